@@ -1,0 +1,251 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/batch/internal/meta"
+)
+
+// StreamWriter writes records as an Arrow IPC stream: the schema message,
+// then dictionary and record batch messages, then the end-of-stream
+// marker on Close.
+type StreamWriter struct {
+	w       io.Writer
+	enc     *Encoder
+	started bool
+	closed  bool
+	scratch []byte
+	err     error // sticky: a failed write leaves the stream unusable
+}
+
+// NewStreamWriter returns a writer of records of schema to w.
+func NewStreamWriter(w io.Writer, schema *arrow.Schema, opts WriteOptions) (*StreamWriter, error) {
+	enc, err := NewEncoder(schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &StreamWriter{w: w, enc: enc}, nil
+}
+
+func (s *StreamWriter) write(m Message) error {
+	var err error
+	_, _, s.scratch, err = writeMessage(s.w, m, s.scratch)
+	return err
+}
+
+func (s *StreamWriter) start() error {
+	if s.started {
+		return nil
+	}
+	s.started = true
+	return s.write(s.enc.SchemaMessage())
+}
+
+// Write encodes and writes one record.
+func (s *StreamWriter) Write(rec arrow.RecordBatch) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.closed {
+		return errors.New("batch: write to a closed stream writer")
+	}
+	if err := s.start(); err != nil {
+		s.err = err
+		return err
+	}
+	msgs, err := s.enc.Encode(rec)
+	if err != nil {
+		return err // nothing written: the stream stays usable
+	}
+	for _, m := range msgs {
+		if err := s.write(m); err != nil {
+			s.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+// Close writes the schema if no record was written, then the
+// end-of-stream marker. It does not close the underlying writer.
+func (s *StreamWriter) Close() error {
+	if s.closed {
+		return s.err
+	}
+	s.closed = true
+	defer s.enc.Release()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.start(); err != nil {
+		return err
+	}
+	_, err := s.w.Write(endOfStream)
+	return err
+}
+
+// StreamReader reads an Arrow IPC stream written by any Arrow
+// implementation, treating every byte as untrusted.
+type StreamReader struct {
+	r       io.Reader
+	dec     *Decoder
+	opts    ReadOptions
+	lim     Limits
+	metaBuf []byte
+	bodyBuf []byte
+	index   int // record batches read so far
+	done    bool
+}
+
+// NewStreamReader reads the schema message of the stream r.
+func NewStreamReader(r io.Reader, opts ReadOptions) (*StreamReader, error) {
+	s := &StreamReader{r: r, opts: opts, lim: opts.Limits.withDefaults()}
+	msg, err := s.readMeta()
+	if err == io.EOF {
+		return nil, corruptf("stream ends before its schema message")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if msg.Header != meta.HeaderSchema {
+		return nil, corruptf("stream starts with message type %d, not a schema", msg.Header)
+	}
+	if msg.BodyLength != 0 {
+		if err := s.skip(msg.BodyLength); err != nil {
+			return nil, err
+		}
+	}
+	if s.dec, err = newDecoderFromMeta(msg.Schema, opts); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readMeta reads and decodes the next message's metadata.
+func (s *StreamReader) readMeta() (*meta.Message, error) {
+	size, err := readMetaPrefix(s.r, s.lim)
+	if err != nil {
+		return nil, err
+	}
+	s.metaBuf = grow(s.metaBuf, int(size))
+	if _, err := io.ReadFull(s.r, s.metaBuf); err != nil {
+		return nil, corruptf("message metadata cut off (%d bytes expected): %v", size, err)
+	}
+	msg, err := meta.DecodeMessage(s.metaBuf, s.metaLimits())
+	if err != nil {
+		return nil, classify(err)
+	}
+	if err := checkBodyLen(msg.BodyLength, s.lim); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+func (s *StreamReader) metaLimits() meta.Limits {
+	return meta.Limits{MaxFields: s.lim.MaxFields, MaxDepth: s.lim.MaxDepth, MaxNodes: s.lim.MaxNodes,
+		MaxBuffers: s.lim.MaxBuffers, MaxMetadata: meta.DefaultLimits.MaxMetadata}
+}
+
+// grow returns b resized to n bytes, keeping its contents.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return append(b[:cap(b)], make([]byte, n-cap(b))...)[:n]
+	}
+	return b[:n]
+}
+
+// readBody reads an n-byte body, growing the destination only as bytes
+// arrive (from 1 MiB, doubling), so a message that claims a huge body
+// but ends early costs no more memory than the bytes it really sent.
+func readBody(r io.Reader, n int64, dst []byte, resize func(b []byte, size int) []byte) ([]byte, error) {
+	have := 0
+	for int64(have) < n {
+		size := int(min(n, max(int64(2*have), 1<<20)))
+		dst = resize(dst, size)
+		if _, err := io.ReadFull(r, dst[have:size]); err != nil {
+			return nil, corruptf("message body cut off (%d bytes expected): %v", n, err)
+		}
+		have = size
+	}
+	return resize(dst, int(n)), nil
+}
+
+func (s *StreamReader) skip(n int64) error {
+	if _, err := io.CopyN(io.Discard, s.r, n); err != nil {
+		return corruptf("message body cut off (%d bytes expected): %v", n, err)
+	}
+	return nil
+}
+
+// Schema returns the schema of the records Next returns (projected).
+func (s *StreamReader) Schema() *arrow.Schema { return s.dec.Schema() }
+
+// Next returns the next record, which the caller must Release, or io.EOF
+// at the end of the stream.
+func (s *StreamReader) Next() (arrow.RecordBatch, error) {
+	for !s.done {
+		msg, err := s.readMeta()
+		if err == io.EOF {
+			s.done = true
+			break
+		}
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		rec, err := s.readBodyAndDecode(msg)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		if rec != nil {
+			s.index++
+			return rec, nil
+		}
+	}
+	return nil, io.EOF
+}
+
+func (s *StreamReader) wrap(err error) error {
+	return fmt.Errorf("record batch %d: %w", s.index, err)
+}
+
+// readBodyAndDecode reads the body of msg and decodes it. Uncompressed
+// bodies are read into Arrow memory so buffers can be zero-copy slices;
+// compressed bodies go through a reused scratch buffer. A count-only
+// projection skips record bodies without reading them into memory.
+func (s *StreamReader) readBodyAndDecode(msg *meta.Message) (arrow.RecordBatch, error) {
+	n := msg.BodyLength
+	if msg.Header == meta.HeaderRecordBatch && s.dec.cols != nil && len(s.dec.cols) == 0 {
+		if err := s.skip(n); err != nil {
+			return nil, err
+		}
+		return s.dec.decodeMessage(msg, body{})
+	}
+	compressed := (msg.Record != nil && msg.Record.Compression != meta.CompressionNone) ||
+		(msg.Dictionary != nil && msg.Dictionary.Data.Compression != meta.CompressionNone)
+	if compressed {
+		var err error
+		s.bodyBuf, err = readBody(s.r, n, s.bodyBuf[:0], func(b []byte, size int) []byte { return grow(b, size) })
+		if err != nil {
+			return nil, err
+		}
+		return s.dec.decodeMessage(msg, body{bytes: s.bodyBuf})
+	}
+	owner := memory.NewResizableBuffer(s.opts.alloc())
+	defer owner.Release()
+	b, err := readBody(s.r, n, owner.Bytes(), func(_ []byte, size int) []byte {
+		owner.Resize(size)
+		return owner.Bytes()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.dec.decodeMessage(msg, body{bytes: b, owner: owner})
+}
+
+// Release drops the dictionaries the reader holds.
+func (s *StreamReader) Release() { s.dec.Release() }

@@ -1,0 +1,322 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/codec"
+)
+
+// CodecsConfig configures RunCodecs. Zero fields take the defaults given.
+type CodecsConfig struct {
+	// Rows of the Comet relation; default DefaultCometRows.
+	Rows int
+	// BatchRows per record; default DefaultCometBatch.
+	BatchRows int
+	// Runs is how many times each cell is measured, interleaved; the
+	// report gives medians. Default 5.
+	Runs int
+	// Goroutines lists the concurrency levels; default 1 and 2. Each cell
+	// runs with GOMAXPROCS set to its level (see withProcs).
+	Goroutines []int
+	// Codecs are quiver's settings; default none, lz4, zstd:1, zstd:3.
+	// arrow-go always runs none, lz4 and its only zstd.
+	Codecs []codec.Setting
+	// Alloc is the allocator both sides use for records, buffers and
+	// streams; default a fresh memory.GoAllocator.
+	Alloc memory.Allocator
+	// Progress, when set, gets a line per phase.
+	Progress io.Writer
+}
+
+func (c CodecsConfig) withDefaults() CodecsConfig {
+	if c.Rows == 0 {
+		c.Rows = DefaultCometRows
+	}
+	if c.BatchRows == 0 {
+		c.BatchRows = DefaultCometBatch
+	}
+	if c.Runs == 0 {
+		c.Runs = 5
+	}
+	if c.Goroutines == nil {
+		c.Goroutines = []int{1, 2}
+	}
+	if c.Codecs == nil {
+		c.Codecs = []codec.Setting{codec.SettingNone, codec.SettingLZ4, {Kind: codec.Zstd, Level: 1}, {Kind: codec.Zstd, Level: 3}}
+	}
+	if c.Alloc == nil {
+		c.Alloc = memory.NewGoAllocator()
+	}
+	return c
+}
+
+// Validate reports a negative or otherwise unusable field.
+func (c CodecsConfig) Validate() error {
+	if c.Rows < 0 || c.BatchRows < 0 || c.Runs < 0 {
+		return fmt.Errorf("bench: negative Rows %d, BatchRows %d or Runs %d", c.Rows, c.BatchRows, c.Runs)
+	}
+	for _, g := range c.Goroutines {
+		if g < 1 {
+			return fmt.Errorf("bench: goroutines %d < 1", g)
+		}
+	}
+	for _, s := range c.Codecs {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ipcCell is one side × codec × concurrency of the end-to-end comparison.
+type ipcCell struct {
+	impl, codec    string
+	goroutines     int
+	run            ipcRunner
+	bytes          int64
+	encode, decode []time.Duration
+}
+
+// aloneCell is one codec × concurrency of the codec-alone comparison.
+type aloneCell struct {
+	run                  *aloneRunner
+	goroutines           int
+	bytes                int64
+	compress, decompress []time.Duration
+}
+
+// cCell is one C decoder over the frames of one quiver codec.
+type cCell struct {
+	codec string
+	dec   cDecoder
+	runs  []time.Duration
+}
+
+// cDecoder is a C library decoding a fixed set of frames (cref_on.go).
+type cDecoder interface {
+	Name() string
+	Run() (time.Duration, error)
+	Close()
+}
+
+// RunCodecs measures, in one process on the same records, quiver's batch
+// codec against arrow-go's IPC writer and reader, and each codec alone
+// against copy() (and against C with -tags cref). Every cell is measured
+// cfg.Runs times, interleaved, after a warm-up pass that checks every
+// output against the input. The tables and targets go to out.
+func RunCodecs(ctx context.Context, cfg CodecsConfig, out io.Writer) (*CodecsReport, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, format+"\n", args...)
+		}
+	}
+	start := time.Now()
+	recs := CometRecords(cfg.Alloc, cfg.Rows, cfg.BatchRows)
+	defer release(recs)
+	if len(recs) == 0 {
+		return nil, errors.New("bench: no rows to measure")
+	}
+	rep := &CodecsReport{Config: cfg, Rows: cfg.Rows, Records: len(recs), ArrowBytes: ArrowBytes(recs), CVersions: cVersions()}
+	bufs := recordBuffers(recs)
+	rep.Buffers = len(bufs)
+	logf("bench: %d rows, %d records, %d buffers, %.1f MB of Arrow buffers, built in %v",
+		cfg.Rows, len(recs), len(bufs), float64(rep.ArrowBytes)/1e6, time.Since(start).Round(time.Millisecond))
+
+	ipcCells, alone := buildCells(cfg, recs, bufs)
+	if err := warmUp(ctx, ipcCells, alone, recs, logf); err != nil {
+		return nil, err
+	}
+	cCells, note := buildCCells(alone, bufs)
+	rep.CNote = note
+	defer func() {
+		for _, c := range cCells {
+			c.dec.Close()
+		}
+	}()
+	for run := range cfg.Runs {
+		logf("bench: run %d of %d", run+1, cfg.Runs)
+		if err := measureRun(ctx, ipcCells, alone, cCells); err != nil {
+			return nil, err
+		}
+	}
+	rep.fill(ipcCells, alone, cCells)
+	return rep, rep.Write(out)
+}
+
+// buildCells lays the cells out in measuring order. Uncompressed cells
+// come first so the warm-up grows the shared stream buffers to their
+// largest size before anything is timed.
+func buildCells(cfg CodecsConfig, recs []arrow.RecordBatch, bufs [][]byte) ([]*ipcCell, []*aloneCell) {
+	qbuf, abuf := new([]byte), new(bytes.Buffer)
+	var ipcs []*ipcCell
+	var alone []*aloneCell
+	out := new([][]byte)
+	runners := map[string]*aloneRunner{}
+	for _, g := range cfg.Goroutines {
+		for _, s := range cfg.Codecs {
+			ipcs = append(ipcs, &ipcCell{impl: "quiver", codec: s.String(), goroutines: g, run: newQuiverIPC(recs, s, g, cfg.Alloc, qbuf)})
+		}
+		for _, c := range arrowGoCodecs {
+			ipcs = append(ipcs, &ipcCell{impl: "arrow-go", codec: c, goroutines: g, run: newArrowGoIPC(recs, c, g, cfg.Alloc, abuf)})
+		}
+		for _, s := range cfg.Codecs {
+			name, c := "copy()", codec.MustNew(s)
+			if s.Kind == codec.None {
+				c = nil
+			} else {
+				name = s.String()
+			}
+			r := runners[name]
+			if r == nil {
+				r = newAloneRunner(name, c, bufs, out)
+				runners[name] = r
+			}
+			alone = append(alone, &aloneCell{run: r, goroutines: g})
+		}
+	}
+	sortNoneFirst(ipcs)
+	return ipcs, alone
+}
+
+// sortNoneFirst moves the uncompressed cells to the front, keeping order.
+func sortNoneFirst(cells []*ipcCell) {
+	var none, rest []*ipcCell
+	for _, c := range cells {
+		if c.codec == "none" {
+			none = append(none, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	copy(cells, append(none, rest...))
+}
+
+// warmUp runs every cell once, untimed, and checks that what comes back
+// equals what went in.
+func warmUp(ctx context.Context, ipcs []*ipcCell, alone []*aloneCell, recs []arrow.RecordBatch, logf func(string, ...any)) error {
+	for _, c := range ipcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := 0
+		check := func(i int, rec arrow.RecordBatch) error {
+			n++
+			if i >= len(recs) || !array.RecordEqual(rec, recs[i]) {
+				return fmt.Errorf("bench: %s %s goroutines=%d: record %d does not round-trip", c.impl, c.codec, c.goroutines, i)
+			}
+			return nil
+		}
+		err := withProcs(c.goroutines, func() error {
+			var err error
+			if c.bytes, err = c.run.encode(); err != nil {
+				return err
+			}
+			return c.run.decode(check)
+		})
+		if err == nil && n != len(recs) {
+			err = fmt.Errorf("bench: %s %s: read %d records of %d", c.impl, c.codec, n, len(recs))
+		}
+		if err != nil {
+			return err
+		}
+		logf("bench: warm-up %s %s goroutines=%d: %d bytes, round trip checked", c.impl, c.codec, c.goroutines, c.bytes)
+	}
+	for _, c := range alone {
+		c.bytes = c.run.compress(c.goroutines)
+		if err := c.run.decompress(c.goroutines); err != nil {
+			return err
+		}
+		if err := c.run.verify(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildCCells prepares the C decoders for the lz4 and zstd frames of the
+// codec-alone runners, or says why there are none.
+func buildCCells(alone []*aloneCell, bufs [][]byte) ([]*cCell, string) {
+	var cells []*cCell
+	seen := map[*aloneRunner]bool{}
+	for _, a := range alone {
+		if a.run.c == nil || seen[a.run] {
+			continue
+		}
+		seen[a.run] = true
+		decs, err := newCDecoders(a.run.c.Setting().Kind, a.run.frames, bufs)
+		if err != nil {
+			for _, c := range cells {
+				c.dec.Close()
+			}
+			return nil, err.Error()
+		}
+		for _, d := range decs {
+			cells = append(cells, &cCell{codec: a.run.name, dec: d})
+		}
+	}
+	return cells, ""
+}
+
+// measureRun times every cell once.
+func measureRun(ctx context.Context, ipcs []*ipcCell, alone []*aloneCell, cs []*cCell) error {
+	for _, c := range ipcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := withProcs(c.goroutines, func() error {
+			enc, err := timed(func() error { _, err := c.run.encode(); return err })
+			if err != nil {
+				return err
+			}
+			dec, err := timed(func() error { return c.run.decode(nil) })
+			c.encode, c.decode = append(c.encode, enc), append(c.decode, dec)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range alone {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := withProcs(c.goroutines, func() error {
+			comp, _ := timed(func() error { c.run.compress(c.goroutines); return nil })
+			dec, err := timed(func() error { return c.run.decompress(c.goroutines) })
+			c.compress, c.decompress = append(c.compress, comp), append(c.decompress, dec)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, c := range cs {
+		err := withProcs(1, func() error {
+			var d time.Duration
+			_, err := timed(func() error {
+				var err error
+				d, err = c.dec.Run()
+				return err
+			})
+			c.runs = append(c.runs, d)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

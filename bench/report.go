@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// CodecsReport is what RunCodecs measured. Speeds are MB/s of ArrowBytes
+// (see the package doc); spreads are (max-min)/median over the runs.
+type CodecsReport struct {
+	Config     CodecsConfig
+	Rows       int
+	Records    int
+	Buffers    int
+	ArrowBytes int64
+	IPC        []IPCResult
+	Alone      []AloneResult
+	C          []CResult
+	// CNote says why C is missing (built without -tags cref).
+	CNote string
+	// CVersions names the C libraries measured.
+	CVersions string
+	Targets   []TargetResult
+}
+
+// IPCResult is one side × codec × concurrency, end to end.
+type IPCResult struct {
+	Impl       string // "quiver" or "arrow-go"
+	Codec      string
+	Goroutines int
+	Bytes      int64 // the whole stream
+	Ratio      float64
+	EncodeMBps float64
+	DecodeMBps float64
+	EncodeSpread,
+	DecodeSpread float64
+	Encode, Decode []time.Duration // every run, in order
+}
+
+// AloneResult is one codec × concurrency over the records' buffers.
+type AloneResult struct {
+	Codec          string // a codec setting, or "copy()"
+	Goroutines     int
+	Bytes          int64
+	Ratio          float64
+	CompressMBps   float64
+	DecompressMBps float64
+	CompressSpread,
+	DecompressSpread float64
+}
+
+// CResult is a C library decoding the frames a quiver codec wrote.
+type CResult struct {
+	Impl        string // e.g. "C LZ4F_decompress"
+	Codec       string // whose frames
+	MBps        float64
+	Spread      float64
+	QuiverOverC float64 // quiver's decode of the same frames ÷ this, one goroutine
+}
+
+// TargetResult is one speed target, evaluated on this run's medians.
+type TargetResult struct {
+	Name     string
+	Need     string // e.g. "≥ 2.00"
+	Got      string
+	Measured bool
+	Pass     bool
+	Note     string
+}
+
+// fill turns the cells' runs into results and evaluates the targets.
+func (r *CodecsReport) fill(ipcs []*ipcCell, alone []*aloneCell, cs []*cCell) {
+	for _, c := range ipcs {
+		r.IPC = append(r.IPC, IPCResult{
+			Impl: c.impl, Codec: c.codec, Goroutines: c.goroutines, Bytes: c.bytes,
+			Ratio:        float64(r.ArrowBytes) / float64(c.bytes),
+			EncodeMBps:   mbps(r.ArrowBytes, median(c.encode)),
+			DecodeMBps:   mbps(r.ArrowBytes, median(c.decode)),
+			EncodeSpread: spread(c.encode), DecodeSpread: spread(c.decode),
+			Encode: c.encode, Decode: c.decode,
+		})
+	}
+	for _, c := range alone {
+		r.Alone = append(r.Alone, AloneResult{
+			Codec: c.run.name, Goroutines: c.goroutines, Bytes: c.bytes,
+			Ratio:          float64(r.ArrowBytes) / float64(c.bytes),
+			CompressMBps:   mbps(r.ArrowBytes, median(c.compress)),
+			DecompressMBps: mbps(r.ArrowBytes, median(c.decompress)),
+			CompressSpread: spread(c.compress), DecompressSpread: spread(c.decompress),
+		})
+	}
+	for _, c := range cs {
+		res := CResult{Impl: c.dec.Name(), Codec: c.codec, MBps: mbps(r.ArrowBytes, median(c.runs)), Spread: spread(c.runs)}
+		if q, ok := r.alone(c.codec, 1); ok {
+			res.QuiverOverC = q.DecompressMBps / res.MBps
+		}
+		r.C = append(r.C, res)
+	}
+	r.Targets = r.targets()
+}
+
+func (r *CodecsReport) ipc(impl, codec string, g int) (IPCResult, bool) {
+	for _, x := range r.IPC {
+		if x.Impl == impl && x.Codec == codec && x.Goroutines == g {
+			return x, true
+		}
+	}
+	return IPCResult{}, false
+}
+
+func (r *CodecsReport) alone(codec string, g int) (AloneResult, bool) {
+	for _, x := range r.Alone {
+		if x.Codec == codec && x.Goroutines == g {
+			return x, true
+		}
+	}
+	return AloneResult{}, false
+}
+
+// Write prints the tables and the targets.
+func (r *CodecsReport) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Comet relation: %s rows in %d records, %d buffers, %s bytes of Arrow buffers (the MB/s numerator; MB = 10^6 B). Medians of %d interleaved runs; spread = (max-min)/median. Each cell runs with GOMAXPROCS = goroutines.\n\n",
+		commas(int64(r.Rows)), r.Records, r.Buffers, commas(r.ArrowBytes), r.Config.Runs)
+
+	b.WriteString("End to end (quiver: Encoder.Encode per record, Decoder.Decode per message; arrow-go: ipc.Writer / ipc.Reader on an in-memory stream; arrow-go reads serially at any goroutines)\n\n")
+	t := newTable("impl", "codec", ">goroutines", ">bytes", ">ratio", ">encode MB/s", ">enc spread", ">decode MB/s", ">dec spread")
+	for _, x := range r.IPC {
+		t.add(x.Impl, x.Codec, fmt.Sprint(x.Goroutines), commas(x.Bytes), fmtRatio(x.Ratio),
+			fmtMBps(x.EncodeMBps), fmtPct(x.EncodeSpread), fmtMBps(x.DecodeMBps), fmtPct(x.DecodeSpread))
+	}
+	t.write(&b)
+
+	b.WriteString("\nCodec alone (Compress/Decompress per Arrow buffer, no IPC; copy() is the physical limit)\n\n")
+	t = newTable("codec", ">goroutines", ">bytes", ">ratio", ">compress MB/s", ">comp spread", ">decompress MB/s", ">dec spread")
+	for _, x := range r.Alone {
+		t.add(x.Codec, fmt.Sprint(x.Goroutines), commas(x.Bytes), fmtRatio(x.Ratio),
+			fmtMBps(x.CompressMBps), fmtPct(x.CompressSpread), fmtMBps(x.DecompressMBps), fmtPct(x.DecompressSpread))
+	}
+	t.write(&b)
+
+	b.WriteString("\nC libraries decoding the same frames (one goroutine)")
+	if r.CVersions != "" {
+		b.WriteString(", " + r.CVersions)
+	}
+	b.WriteString("\n\n")
+	if r.CNote != "" {
+		b.WriteString("Not measured: " + r.CNote + ".\n")
+	} else {
+		t = newTable("C decoder", "frames of", ">decode MB/s", ">spread", ">quiver ÷ C")
+		for _, x := range r.C {
+			t.add(x.Impl, x.Codec, fmtMBps(x.MBps), fmtPct(x.Spread), fmtRatio(x.QuiverOverC))
+		}
+		t.write(&b)
+	}
+
+	b.WriteString("\nTargets\n\n")
+	t = newTable("target", "need", "got", "result")
+	for _, x := range r.Targets {
+		res := "not measured"
+		if x.Measured {
+			res = "MISS"
+			if x.Pass {
+				res = "PASS"
+			}
+		}
+		if x.Note != "" {
+			res += " (" + x.Note + ")"
+		}
+		t.add(x.Name, x.Need, x.Got, res)
+	}
+	t.write(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
