@@ -21,6 +21,7 @@ type assembler struct {
 	mem   memory.Allocator
 	dicts func(path []int) (arrow.ArrayData, error)
 	path  []int
+	name  string // top-level column name, for errors
 }
 
 func unsupportedType(dt arrow.DataType) error {
@@ -117,7 +118,10 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 const maxArrayLen = 1<<31 - 1
 
 func (a *assembler) where(dt arrow.DataType) string {
-	return fmt.Sprintf("column %v (%s)", a.path, dt)
+	if len(a.path) > 1 {
+		return fmt.Sprintf("column %q, child %v (%s)", a.name, a.path[1:], dt)
+	}
+	return fmt.Sprintf("column %q (%s)", a.name, dt)
 }
 
 func (a *assembler) buildChildren(dt arrow.DataType) ([]arrow.ArrayData, error) {

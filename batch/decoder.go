@@ -79,6 +79,15 @@ func newDecoderFromMeta(s *meta.Schema, opts ReadOptions) (*Decoder, error) {
 
 func pathKey(p []int) string { return fmt.Sprint(p) }
 
+// names returns the top-level column names, for error messages.
+func (d *Decoder) names() []string {
+	out := make([]string, len(d.types))
+	for i, f := range d.schema.Fields() {
+		out[i] = f.Name
+	}
+	return out
+}
+
 // Schema returns the schema of the records Decode returns (projected).
 func (d *Decoder) Schema() *arrow.Schema { return d.out }
 
@@ -145,7 +154,7 @@ func (d *Decoder) decodeRecord(rb *meta.RecordBatch, b body) (arrow.RecordBatch,
 	if len(cols) == 0 {
 		return array.NewRecordBatch(d.out, nil, rb.Length), nil // count only: body untouched
 	}
-	arrs, err := d.decodeColumns(d.types, cols, nil, rb, b)
+	arrs, err := d.decodeColumns(d.types, d.names(), cols, nil, rb, b)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +186,7 @@ func releaseArrays(arrs []arrow.Array) {
 // decodeColumns loads and assembles the columns cols of types. prefix is
 // the path of the first column's parent for dictionary lookups (nil for
 // record batches).
-func (d *Decoder) decodeColumns(types []arrow.DataType, cols []int, dictPrefix []int, rb *meta.RecordBatch, b body) ([]arrow.Array, error) {
+func (d *Decoder) decodeColumns(types []arrow.DataType, names []string, cols []int, dictPrefix []int, rb *meta.RecordBatch, b body) ([]arrow.Array, error) {
 	c, err := codecFor(rb.Compression)
 	if err != nil {
 		return nil, err
@@ -203,7 +212,7 @@ func (d *Decoder) decodeColumns(types []arrow.DataType, cols []int, dictPrefix [
 	arrs := make([]arrow.Array, 0, len(cols))
 	for _, col := range cols {
 		s := spans[col]
-		a := &assembler{rb: rb, bufs: bufs, c: cursor{s.node, s.buf, s.vari}, mem: d.opts.alloc(), dicts: d.dictionary}
+		a := &assembler{rb: rb, bufs: bufs, c: cursor{s.node, s.buf, s.vari}, mem: d.opts.alloc(), dicts: d.dictionary, name: names[col]}
 		a.path = append(append(a.path, dictPrefix...), col)
 		data, err := a.build(types[col])
 		if err != nil {
@@ -243,7 +252,8 @@ func (d *Decoder) decodeDictionary(db *meta.DictionaryBatch, b body) error {
 	if db.Data.Length < 0 || db.Data.Length > maxArrayLen {
 		return corruptf("dictionary batch length %d", db.Data.Length)
 	}
-	arrs, err := d.decodeColumns([]arrow.DataType{e.typ.ValueType}, []int{0}, []int{-1 - int(db.ID)}, &db.Data, b)
+	name := fmt.Sprintf("dictionary %d", db.ID)
+	arrs, err := d.decodeColumns([]arrow.DataType{e.typ.ValueType}, []string{name}, []int{0}, []int{-1 - int(db.ID)}, &db.Data, b)
 	if err != nil {
 		return fmt.Errorf("dictionary %d: %w", db.ID, err)
 	}

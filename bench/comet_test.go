@@ -47,12 +47,11 @@ func TestCometValues(t *testing.T) {
 		}
 		for _, r := range recs {
 			for _, c := range r.Columns() {
-				v, ok := c.(interface{ ValidateFull() error })
-				if !ok {
-					t.Fatalf("%T has no ValidateFull", c)
-				}
-				if err := v.ValidateFull(); err != nil {
-					t.Fatalf("batch %d: %s", batch, err)
+				// Strings have ValidateFull (offsets within data); ints do not.
+				if v, ok := c.(interface{ ValidateFull() error }); ok {
+					if err := v.ValidateFull(); err != nil {
+						t.Fatalf("batch %d: %s", batch, err)
+					}
 				}
 			}
 			r.Release()

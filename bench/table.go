@@ -52,11 +52,11 @@ func (t *table) write(w io.Writer) error {
 	}
 	line(t.head)
 	for i := range t.head {
-		dash := strings.Repeat("-", width[i])
+		dash := strings.Repeat("-", width[i]+2)
 		if t.right[i] {
 			dash = dash[1:] + ":"
 		}
-		b.WriteString("|-" + dash + "-")
+		b.WriteString("|" + dash)
 	}
 	b.WriteString("|\n")
 	for _, r := range t.rows {

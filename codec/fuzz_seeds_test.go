@@ -49,8 +49,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"random-input": {zstdAt(3).Compress(nil, codectest.Random(200)), 200},
 	}
 	noneSeeds := map[string]seed{"text": {text[:100], 100}, "short": {text[:10], 11}}
+	for file, s := range lz4Seeds {
+		writeSeed(t, "FuzzLZ4Decompress", file, fmt.Sprintf("[]byte(%q)\nint(%d)\nbool(false)\n", s.src, s.n))
+	}
 	for name, seeds := range map[string]map[string]seed{
-		"FuzzLZ4Decompress":  lz4Seeds,
 		"FuzzZstdDecompress": zstdSeeds,
 		"FuzzNoneDecompress": noneSeeds,
 	} {

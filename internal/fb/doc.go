@@ -41,7 +41,9 @@
 //	 T           T+4          T+size      V        V+2       V+4      V+6
 //
 //	slot i is present when 4+2i+2 <= vtable size and its u16 is non-zero;
-//	its value sits at T + offset and must end within the object size.
+//	its value sits at T + offset and must end within the buffer. (The
+//	object size is not trusted: the Go Builder shares one vtable between
+//	tables of different sizes whose field offsets match.)
 //	Absent scalars take the schema default; absent tables, vectors and
 //	strings are "not set".
 //

@@ -81,17 +81,15 @@ func (r *Reader) table(pos int64) Table {
 		r.failf("table at %d: vtable at %d beyond buffer of %d bytes", pos, vt, len(r.buf))
 		return Table{}
 	}
+	// The object size at vt+2 is not checked: the Go Builder shares a
+	// vtable between tables whose field offsets match even when their sizes
+	// differ, so fields are checked against the buffer instead.
 	vtSize := int64(binary.LittleEndian.Uint16(r.buf[vt:]))
-	objSize := int64(binary.LittleEndian.Uint16(r.buf[vt+2:]))
-	switch {
-	case vtSize < 4 || vtSize%2 != 0 || !r.fits(vt, vtSize):
+	if vtSize < 4 || vtSize%2 != 0 || !r.fits(vt, vtSize) {
 		r.failf("table at %d: vtable at %d has size %d (buffer %d bytes)", pos, vt, vtSize, len(r.buf))
 		return Table{}
-	case objSize < 4 || !r.fits(pos, objSize):
-		r.failf("table at %d: object size %d (buffer %d bytes)", pos, objSize, len(r.buf))
-		return Table{}
 	}
-	return Table{r: r, pos: pos, vt: vt, vtSize: vtSize, size: objSize}
+	return Table{r: r, pos: pos, vt: vt, vtSize: vtSize}
 }
 
 // vector checks the vector a uoffset at pos points to.

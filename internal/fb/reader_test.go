@@ -194,15 +194,15 @@ func TestCorrupt(t *testing.T) {
 	}
 }
 
-func TestSlotBeyondObject(t *testing.T) {
-	// The vtable says slot 0 is at +4 but the object is only 6 bytes long,
-	// so an int16 there reads and an int32 would reach past the object.
+func TestSlotBeyondBuffer(t *testing.T) {
+	// The vtable says slot 0 is at +4 and the buffer ends two bytes later,
+	// so an int16 there reads and an int32 would reach past the end.
 	buf := []byte{
 		12, 0, 0, 0, // root -> table at 12
 		0, 0, // pad
 		6, 0, 6, 0, 4, 0, // vtable at 6: size 6, object 6, slot 0 at +4
 		6, 0, 0, 0, // table at 12: soffset 6 -> vtable at 6
-		1, 2, 3, 4, // object ends after 1, 2
+		1, 2, // slot 0
 	}
 	r := NewReader(buf)
 	root := r.Root()
@@ -210,11 +210,11 @@ func TestSlotBeyondObject(t *testing.T) {
 		t.Fatal(r.Err())
 	}
 	if root.Int16(0, 0) != 0x0201 {
-		t.Errorf("int16 within the object should read")
+		t.Errorf("int16 within the buffer should read")
 	}
 	root.Int32(0, 0)
 	if !errors.Is(r.Err(), ErrInvalid) {
-		t.Fatalf("int32 reaching past the object: err = %v", r.Err())
+		t.Fatalf("int32 reaching past the buffer: err = %v", r.Err())
 	}
 }
 

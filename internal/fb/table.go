@@ -10,7 +10,6 @@ type Table struct {
 	pos    int64 // of the table's soffset
 	vt     int64 // of its vtable
 	vtSize int64 // vtable bytes, header included
-	size   int64 // inline object bytes, soffset included
 }
 
 // Exists reports whether t is a table read from the buffer (not absent, not
@@ -21,7 +20,7 @@ func (t Table) Exists() bool { return t.r != nil }
 func (t Table) Pos() int { return int(t.pos) }
 
 // field returns the position of slot's value if the slot is present and its
-// n bytes fit in the object, or -1. A present slot that does not fit records
+// n bytes fit in the buffer, or -1. A present slot that does not fit records
 // an error.
 func (t Table) field(slot, n int) int64 {
 	if t.r == nil || t.r.err != nil {
@@ -35,8 +34,8 @@ func (t Table) field(slot, n int) int64 {
 	if off == 0 {
 		return -1
 	}
-	if off+int64(n) > t.size {
-		t.r.failf("table at %d: slot %d at +%d (%d bytes) beyond object size %d", t.pos, slot, off, n, t.size)
+	if !t.r.fits(t.pos+off, int64(n)) {
+		t.r.failf("table at %d: slot %d at +%d (%d bytes) beyond buffer of %d bytes", t.pos, slot, off, n, len(t.r.buf))
 		return -1
 	}
 	return t.pos + off

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/quiverdb/quiver/bench"
+	"github.com/quiverdb/quiver/codec"
+)
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		fmt.Fprintln(stdout, "Usage: quiver bench <benchmark> [flags]\n\nBenchmarks:\n  codecs   quiver's batch codec against arrow-go's ipc and each codec against copy()")
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "codecs":
+		return runBenchCodecs(ctx, args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("%w: unknown benchmark %q (want codecs)", errUsage, args[0])
+}
+
+func runBenchCodecs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench codecs", flag.ContinueOnError)
+	rows := fs.Int("rows", 1_000_000, "rows of the Comet relation (the issue's measurement uses 5000000)")
+	batchRows := fs.Int("batch-rows", 8192, "rows per record batch")
+	runs := fs.Int("runs", 3, "measurements per cell; the table shows medians")
+	codecs := fs.String("codecs", "none,lz4,zstd:1,zstd:3", "comma-separated quiver codec settings")
+	goroutines := fs.String("goroutines", "1,2", "comma-separated concurrency levels")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printHelp(stdout, fs, "bench codecs [flags]",
+			"Measures, side by side in one run on the same records, quiver's batch codec and\narrow-go's ipc writer/reader (encoded bytes, encode and decode MB/s), and each codec\nalone against copy() of the same buffers, then prints the targets as ratios.")
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if *rows <= 0 || *batchRows <= 0 || *runs <= 0 {
+		return fmt.Errorf("%w: --rows, --batch-rows and --runs must be positive", errUsage)
+	}
+	cfg := bench.CodecsConfig{Rows: *rows, BatchRows: *batchRows, Runs: *runs}
+	for _, s := range strings.Split(*codecs, ",") {
+		c, err := codec.ParseSetting(s)
+		if err != nil {
+			return fmt.Errorf("%w: --codecs: %v", errUsage, err)
+		}
+		cfg.Codecs = append(cfg.Codecs, c)
+	}
+	for _, s := range strings.Split(*goroutines, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("%w: --goroutines: bad level %q", errUsage, s)
+		}
+		cfg.Goroutines = append(cfg.Goroutines, n)
+	}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	_, err = bench.RunCodecs(ctx, cfg, stdout)
+	return err
+}
