@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -138,7 +139,14 @@ func checkViews(views *memory.Buffer, data []*memory.Buffer, n int64) error {
 			return fmt.Errorf("view %d has negative length %d", i, size)
 		}
 		if size <= arrow.ViewPrefixLen+8 {
-			continue // inline
+			// Inline: the bytes after the value are padding and must be
+			// zero, or two equal values would compare unequal.
+			for _, p := range v[4+size : arrow.ViewHeaderSizeBytes] {
+				if p != 0 {
+					return fmt.Errorf("inline view %d of %d bytes has non-zero padding", i, size)
+				}
+			}
+			continue
 		}
 		idx := int64(int32(binary.LittleEndian.Uint32(v[8:])))
 		off := int64(int32(binary.LittleEndian.Uint32(v[12:])))
@@ -147,6 +155,10 @@ func checkViews(views *memory.Buffer, data []*memory.Buffer, n int64) error {
 		}
 		if off < 0 || off+size > blen(data[idx]) {
 			return fmt.Errorf("view %d at [%d, +%d) outside data buffer %d of %d bytes", i, off, size, idx, blen(data[idx]))
+		}
+		// The view repeats the value's first bytes; comparisons trust them.
+		if !bytes.Equal(v[4:4+arrow.ViewPrefixLen], data[idx].Bytes()[off:off+arrow.ViewPrefixLen]) {
+			return fmt.Errorf("view %d prefix % x differs from its data % x", i, v[4:8], data[idx].Bytes()[off:off+4])
 		}
 	}
 	return nil
@@ -164,6 +176,7 @@ func checkUnion(ut arrow.UnionType, dense bool, bufs []*memory.Buffer, n int64, 
 	}
 	codes := ut.ChildIDs()
 	ids := bufs[0].Bytes()
+	last := make([]int64, len(children)) // dense: offsets per child only grow
 	for i := range int(n) {
 		code := int8(ids[i])
 		if code < 0 || int(code) >= len(codes) || codes[code] == arrow.InvalidUnionChildID {
@@ -175,6 +188,10 @@ func checkUnion(ut arrow.UnionType, dense bool, bufs []*memory.Buffer, n int64, 
 			if o < 0 || o >= int64(child.Len()) {
 				return fmt.Errorf("row %d points at offset %d of a %d-row child", i, o, child.Len())
 			}
+			if o < last[codes[code]] {
+				return fmt.Errorf("row %d has offset %d, below the %d before it for the same child", i, o, last[codes[code]])
+			}
+			last[codes[code]] = o
 		} else if int64(child.Len()) < n {
 			return fmt.Errorf("sparse union of %d rows has a child of %d rows", n, child.Len())
 		}

@@ -25,6 +25,7 @@ type Encoder struct {
 	// changes; Release drops them.
 	lastDicts map[int64]arrow.Array
 	fileMode  bool
+	check     *Decoder // invariants builds: decodes every message again
 
 	flat  flattener
 	body  []byte
@@ -98,6 +99,7 @@ func (e *Encoder) Encode(rec arrow.RecordBatch) ([]Message, error) {
 		return nil, err
 	}
 	e.msgs = append(e.msgs, m)
+	e.checkEncoded(rec, e.msgs)
 	return e.msgs, nil
 }
 
@@ -271,4 +273,7 @@ func (e *Encoder) Release() {
 		delete(e.lastDicts, id)
 	}
 	e.flat.reset()
+	if e.check != nil {
+		e.check.Release()
+	}
 }

@@ -129,7 +129,7 @@ func RunCodecs(ctx context.Context, cfg CodecsConfig, out io.Writer) (*CodecsRep
 	if len(recs) == 0 {
 		return nil, errors.New("bench: no rows to measure")
 	}
-	rep := &CodecsReport{Config: cfg, Rows: cfg.Rows, Records: len(recs), ArrowBytes: ArrowBytes(recs), CVersions: cVersions()}
+	rep := &CodecsReport{Config: cfg, Rows: cfg.Rows, Records: len(recs), ArrowBytes: ArrowBytes(recs), CVersions: cVersions(), LoadBefore: loadAverage()}
 	bufs := recordBuffers(recs)
 	rep.Buffers = len(bufs)
 	logf("bench: %d rows, %d records, %d buffers, %.1f MB of Arrow buffers, built in %v",
@@ -152,13 +152,16 @@ func RunCodecs(ctx context.Context, cfg CodecsConfig, out io.Writer) (*CodecsRep
 			return nil, err
 		}
 	}
+	rep.LoadAfter = loadAverage()
 	rep.fill(ipcCells, alone, cCells)
 	return rep, rep.Write(out)
 }
 
-// buildCells lays the cells out in measuring order. Uncompressed cells
-// come first so the warm-up grows the shared stream buffers to their
-// largest size before anything is timed.
+// buildCells lays the cells out in measuring order. The cells a target
+// compares run back to back (quiver's lz4 next to arrow-go's lz4), so
+// that load from other processes, which comes and goes over seconds,
+// hits both alike. Uncompressed cells come first so the warm-up grows the
+// shared stream buffers to their largest size before anything is timed.
 func buildCells(cfg CodecsConfig, recs []arrow.RecordBatch, bufs [][]byte) ([]*ipcCell, []*aloneCell) {
 	qbuf, abuf := new([]byte), new(bytes.Buffer)
 	var ipcs []*ipcCell
@@ -166,10 +169,13 @@ func buildCells(cfg CodecsConfig, recs []arrow.RecordBatch, bufs [][]byte) ([]*i
 	out := new([][]byte)
 	runners := map[string]*aloneRunner{}
 	for _, g := range cfg.Goroutines {
-		for _, s := range cfg.Codecs {
-			ipcs = append(ipcs, &ipcCell{impl: "quiver", codec: s.String(), goroutines: g, run: newQuiverIPC(recs, s, g, cfg.Alloc, qbuf)})
-		}
-		for _, c := range arrowGoCodecs {
+		for _, kind := range []codec.Kind{codec.None, codec.LZ4, codec.Zstd} {
+			for _, s := range cfg.Codecs {
+				if s.Kind == kind {
+					ipcs = append(ipcs, &ipcCell{impl: "quiver", codec: s.String(), goroutines: g, run: newQuiverIPC(recs, s, g, cfg.Alloc, qbuf)})
+				}
+			}
+			c := kind.String()
 			ipcs = append(ipcs, &ipcCell{impl: "arrow-go", codec: c, goroutines: g, run: newArrowGoIPC(recs, c, g, cfg.Alloc, abuf)})
 		}
 		for _, s := range cfg.Codecs {
@@ -187,21 +193,7 @@ func buildCells(cfg CodecsConfig, recs []arrow.RecordBatch, bufs [][]byte) ([]*i
 			alone = append(alone, &aloneCell{run: r, goroutines: g})
 		}
 	}
-	sortNoneFirst(ipcs)
 	return ipcs, alone
-}
-
-// sortNoneFirst moves the uncompressed cells to the front, keeping order.
-func sortNoneFirst(cells []*ipcCell) {
-	var none, rest []*ipcCell
-	for _, c := range cells {
-		if c.codec == "none" {
-			none = append(none, c)
-		} else {
-			rest = append(rest, c)
-		}
-	}
-	copy(cells, append(none, rest...))
 }
 
 // warmUp runs every cell once, untimed, and checks that what comes back
@@ -270,7 +262,8 @@ func buildCCells(alone []*aloneCell, bufs [][]byte) ([]*cCell, string) {
 	return cells, ""
 }
 
-// measureRun times every cell once.
+// measureRun times every cell once. Each C decoder runs right after
+// quiver's one-goroutine decode of the same frames.
 func measureRun(ctx context.Context, ipcs []*ipcCell, alone []*aloneCell, cs []*cCell) error {
 	for _, c := range ipcs {
 		if err := ctx.Err(); err != nil {
@@ -297,26 +290,33 @@ func measureRun(ctx context.Context, ipcs []*ipcCell, alone []*aloneCell, cs []*
 			comp, _ := timed(func() error { c.run.compress(c.goroutines); return nil })
 			dec, err := timed(func() error { return c.run.decompress(c.goroutines) })
 			c.compress, c.decompress = append(c.compress, comp), append(c.decompress, dec)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, c := range cs {
-		err := withProcs(1, func() error {
-			var d time.Duration
-			_, err := timed(func() error {
-				var err error
-				d, err = c.dec.Run()
+			if err != nil || c.goroutines != 1 {
 				return err
-			})
-			c.runs = append(c.runs, d)
-			return err
+			}
+			for _, cc := range cs {
+				if cc.codec == c.run.name {
+					if err := runC(cc); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// runC times one pass of a C decoder; the pass times itself, inside C.
+func runC(c *cCell) error {
+	var d time.Duration
+	_, err := timed(func() error {
+		var err error
+		d, err = c.dec.Run()
+		return err
+	})
+	c.runs = append(c.runs, d)
+	return err
 }

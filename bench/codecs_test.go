@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"flag"
+	"os"
 	"strings"
 	"testing"
 
@@ -52,5 +54,24 @@ func TestTable(t *testing.T) {
 		if got := commas(n); got != want {
 			t.Errorf("commas(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+var (
+	reportRows = flag.Int("codecs.rows", 0, "run TestCodecsReport on this many rows (e.g. 5000000)")
+	reportRuns = flag.Int("codecs.runs", 5, "runs per cell in TestCodecsReport")
+)
+
+// TestCodecsReport is the real measurement, skipped unless -codecs.rows is
+// given:
+//
+//	go test -tags cref -run TestCodecsReport -timeout 2h -v ./bench -codecs.rows 5000000
+func TestCodecsReport(t *testing.T) {
+	if *reportRows == 0 {
+		t.Skip("set -codecs.rows to run the full measurement")
+	}
+	_, err := RunCodecs(context.Background(), CodecsConfig{Rows: *reportRows, Runs: *reportRuns, Progress: os.Stderr}, os.Stdout)
+	if err != nil {
+		t.Fatal(err)
 	}
 }

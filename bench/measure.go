@@ -65,3 +65,20 @@ func release(recs []arrow.RecordBatch) {
 		r.Release()
 	}
 }
+
+// pairedRatio is how many times faster a ran than b: the median over runs
+// of b[i]/a[i]. Cells a target compares run back to back in each run, so
+// a burst of load from other processes slows both and cancels here, where
+// it would skew a ratio of two medians taken from different runs.
+func pairedRatio(a, b []time.Duration) float64 {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return 0
+	}
+	rs := make([]float64, n)
+	for i := range n {
+		rs[i] = float64(b[i]) / float64(a[i])
+	}
+	slices.Sort(rs)
+	return rs[n/2]
+}

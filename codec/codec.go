@@ -162,13 +162,24 @@ var (
 	// ErrTooSmall: the data decodes to fewer bytes than the caller said.
 	ErrTooSmall = corruptKind("decodes to fewer bytes than expected")
 
-	// LZ4 frame errors.
-	ErrNotFrame        = corruptKind("not an LZ4 frame")
+	// LZ4 frame errors (ErrChecksum also for zstd frame checksums).
+
+	// ErrNotFrame: wrong magic, the legacy format, another version, or
+	// reserved descriptor bits set.
+	ErrNotFrame = corruptKind("not an LZ4 frame")
+	// ErrHeaderTruncated: the input ends inside the frame header or a
+	// skippable frame in front of it.
 	ErrHeaderTruncated = corruptKind("cut off inside the frame header")
-	ErrNoEndMark       = corruptKind("cut off before the end mark")
-	ErrBlockOverrun    = corruptKind("block runs past the end of the input")
-	ErrBlockCorrupt    = corruptKind("block does not decode")
-	ErrChecksum        = corruptKind("checksum mismatch")
+	// ErrNoEndMark: the input ends before the end mark or, when the frame
+	// has one, inside the content checksum after it.
+	ErrNoEndMark = corruptKind("cut off before the end of the frame")
+	// ErrBlockOverrun: a block claims more bytes than the input has left.
+	ErrBlockOverrun = corruptKind("block runs past the end of the input")
+	// ErrBlockCorrupt: a block claims more than the frame's block maximum
+	// or its data is not valid LZ4.
+	ErrBlockCorrupt = corruptKind("block does not decode")
+	// ErrChecksum: a header, block or content checksum does not match.
+	ErrChecksum = corruptKind("checksum mismatch")
 )
 
 // kindError is a sentinel that also matches ErrCorrupt.

@@ -62,8 +62,9 @@ const (
 )
 
 // LZ4FOptions are the LZ4F_preferences_t fields tests vary. The zero value
-// is liblz4's default frame: 64 KiB linked blocks, no checksums, no
-// content size, fast level.
+// is liblz4's default frame but with independent blocks (liblz4 links
+// them by default): 64 KiB blocks, no checksums, no content size, fast
+// level.
 type LZ4FOptions struct {
 	BlockSize       LZ4BlockSize
 	Linked          bool // blocks may refer to the previous 64 KiB

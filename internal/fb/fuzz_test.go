@@ -8,12 +8,13 @@ import (
 )
 
 // walk reads every slot of t in every way the reader offers and follows
-// tables, vectors of tables and unions down to depth. It must never panic,
-// whatever the bytes.
-func walk(t Table, depth int) {
-	if depth == 0 || !t.Exists() {
+// tables, vectors of tables and unions down to depth, visiting at most
+// *budget tables. It must never panic, whatever the bytes.
+func walk(t Table, depth int, budget *int) {
+	if depth == 0 || !t.Exists() || *budget <= 0 {
 		return
 	}
+	*budget--
 	for slot := range 8 {
 		t.Has(slot)
 		t.Bool(slot, false)
@@ -22,9 +23,9 @@ func walk(t Table, depth int) {
 		t.Int32(slot, 0)
 		t.Int64(slot, 0)
 		t.Bytes(slot)
-		walk(t.Table(slot), depth-1)
+		walk(t.Table(slot), depth-1, budget)
 		_, u := t.Union(slot, slot+1)
-		walk(u, depth-1)
+		walk(u, depth-1, budget)
 		for _, size := range []int{1, 2, 4, 8, 16, 24} {
 			v := t.Vector(slot, size)
 			for i := range min(v.Len(), 8) {
@@ -36,7 +37,7 @@ func walk(t Table, depth int) {
 				case 4:
 					v.Int32(i)
 					v.Bytes(i)
-					walk(v.Table(i), depth-1)
+					walk(v.Table(i), depth-1, budget)
 				case 8:
 					v.Int64(i)
 				default:
@@ -55,7 +56,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte{4, 0, 0, 0, 0xfc, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := NewReader(data)
-		walk(r.Root(), 4)
+		budget := 256
+		walk(r.Root(), 4, &budget)
 	})
 }
 

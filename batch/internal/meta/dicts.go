@@ -9,7 +9,8 @@ import (
 // NewSchema wraps s for encoding: it numbers the dictionary-encoded fields
 // of s, at any depth, 0, 1, 2, ... in depth-first pre-order (a dictionary
 // before the dictionaries nested in its value type), the order arrow-go's
-// and Arrow C++'s writers use, and lists them in Dicts in that order.
+// writer uses (TestSchemaFromArrowGo checks it), and lists them in Dicts in
+// that order.
 // Extension types are looked through to their storage type.
 func NewSchema(s *arrow.Schema) *Schema {
 	out := &Schema{Schema: s}

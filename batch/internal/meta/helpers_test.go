@@ -47,6 +47,9 @@ type pairArray struct{ array.ExtensionArrayBase }
 // registerPair registers pairType for the duration of the test.
 func registerPair(t *testing.T) {
 	t.Helper()
+	if arrow.GetExtensionType("quiver.test.pair") != nil {
+		return
+	}
 	if err := arrow.RegisterExtensionType(newPairType()); err != nil {
 		t.Fatal(err)
 	}

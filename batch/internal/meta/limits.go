@@ -2,9 +2,16 @@ package meta
 
 import "fmt"
 
+// maxDepthCap bounds Limits.MaxDepth whatever the caller asks: decoding
+// recurses once per level, and the Go stack must not be what stops it.
+const maxDepthCap = 1024
+
 // Validate reports whether every limit is zero (take the default) or
-// positive.
+// positive, and MaxDepth at most 1024.
 func (l Limits) Validate() error {
+	if l.MaxDepth > maxDepthCap {
+		return fmt.Errorf("meta: Limits.MaxDepth is %d, at most %d", l.MaxDepth, maxDepthCap)
+	}
 	for _, f := range []struct {
 		name string
 		v    int
@@ -23,7 +30,7 @@ func (l Limits) Validate() error {
 }
 
 // orDefault returns l with zero (or negative) fields replaced by the
-// DefaultLimits ones.
+// DefaultLimits ones and MaxDepth clamped to maxDepthCap.
 func (l Limits) orDefault() Limits {
 	pick := func(v, def int) int {
 		if v <= 0 {
@@ -33,7 +40,7 @@ func (l Limits) orDefault() Limits {
 	}
 	return Limits{
 		MaxFields:   pick(l.MaxFields, DefaultLimits.MaxFields),
-		MaxDepth:    pick(l.MaxDepth, DefaultLimits.MaxDepth),
+		MaxDepth:    min(pick(l.MaxDepth, DefaultLimits.MaxDepth), maxDepthCap),
 		MaxNodes:    pick(l.MaxNodes, DefaultLimits.MaxNodes),
 		MaxBuffers:  pick(l.MaxBuffers, DefaultLimits.MaxBuffers),
 		MaxMetadata: pick(l.MaxMetadata, DefaultLimits.MaxMetadata),

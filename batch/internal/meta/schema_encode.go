@@ -15,7 +15,7 @@ import (
 // in the caller and panics.
 func (e *Encoder) schema(s *Schema) (flatbuffers.UOffsetT, error) {
 	if s == nil || s.Schema == nil {
-		panic("meta: encoding a Schema message without a schema")
+		panic("meta: encoding a Schema message or Footer without a schema")
 	}
 	if s.Schema.Endianness() != endian.LittleEndian {
 		return 0, unsupportedf("schema endianness %v: quiver writes little-endian data only", s.Schema.Endianness())

@@ -119,9 +119,9 @@ type Footer struct {
 // the bytes. Zero fields take the defaults of DefaultLimits.
 type Limits struct {
 	MaxFields   int // total fields in a schema, all depths
-	MaxDepth    int // nesting depth of a schema
-	MaxNodes    int // field nodes in one batch
-	MaxBuffers  int // buffers in one batch
+	MaxDepth    int // nesting depth of a schema (a top-level field is at depth 1)
+	MaxNodes    int // field nodes in one batch; also its variadic counts and each footer Block vector
+	MaxBuffers  int // buffers in one batch; also the largest variadic buffer count
 	MaxMetadata int // custom metadata entries per table
 }
 

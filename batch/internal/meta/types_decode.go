@@ -139,18 +139,35 @@ func (d *decoder) floatType(t fb.Table) (arrow.DataType, error) {
 	}
 }
 
-// decimalMaxPrecision is the largest precision each decimal width holds.
-var decimalMaxPrecision = map[int32]int32{32: 9, 64: 18, 128: 38, 256: 76}
+// decimalMaxPrecision returns the largest precision a decimal of bits
+// holds, or false for a width the format does not have.
+func decimalMaxPrecision(bits int32) (int32, bool) {
+	switch bits {
+	case 32:
+		return 9, true
+	case 64:
+		return 18, true
+	case 128:
+		return 38, true
+	case 256:
+		return 76, true
+	}
+	return 0, false
+}
 
 func (d *decoder) decimalType(t fb.Table) (arrow.DataType, error) {
 	prec, scale := t.Int32(decimalPrecision, 0), t.Int32(decimalScale, 0)
 	bits := t.Int32(decimalBitWidth, 128)
-	maxPrec, ok := decimalMaxPrecision[bits]
+	maxPrec, ok := decimalMaxPrecision(bits)
 	switch {
 	case !ok:
 		return nil, corruptf("field %v: Decimal bitWidth %d, want 32, 64, 128 or 256", d.path, bits)
 	case prec < 1 || prec > maxPrec:
 		return nil, corruptf("field %v: Decimal%d precision %d outside [1, %d]", d.path, bits, prec, maxPrec)
+	case scale < -maxPrec || scale > maxPrec:
+		// The format sets no bound, but arrow-go indexes tables of powers
+		// of ten by scale and panics beyond them.
+		return nil, corruptf("field %v: Decimal%d scale %d outside [-%d, %d]", d.path, bits, scale, maxPrec, maxPrec)
 	}
 	switch bits {
 	case 32:

@@ -137,9 +137,9 @@ func (e *Encoder) int32Table(slot int, v int32) flatbuffers.UOffsetT {
 
 func (e *Encoder) decimal(dt arrow.DecimalType) (uint8, flatbuffers.UOffsetT, error) {
 	bits := int32(dt.BitWidth())
-	maxPrec, ok := decimalMaxPrecision[bits]
-	if !ok || dt.GetPrecision() < 1 || dt.GetPrecision() > maxPrec {
-		return 0, 0, unsupportedf("field %v: %v: precision outside [1, %d]", e.path, dt, maxPrec)
+	maxPrec, ok := decimalMaxPrecision(bits)
+	if !ok || dt.GetPrecision() < 1 || dt.GetPrecision() > maxPrec || dt.GetScale() < -maxPrec || dt.GetScale() > maxPrec {
+		return 0, 0, unsupportedf("field %v: %v: precision outside [1, %d] or scale outside [-%d, %d]", e.path, dt, maxPrec, maxPrec, maxPrec)
 	}
 	e.b.StartObject(decimalSlots)
 	e.b.PrependInt32Slot(decimalPrecision, dt.GetPrecision(), 0)
