@@ -182,6 +182,19 @@ func (r *CodecsReport) Write(w io.Writer) error {
 		t.write(&b)
 	}
 
+	b.WriteString("\nEvery run, MB/s in run order (cells of one run are measured back to back; a slow column is load from elsewhere)\n\n")
+	t = newTable("impl", "codec", ">goroutines", "encode", "decode")
+	for _, x := range r.IPC {
+		t.add(x.Impl, x.Codec, fmt.Sprint(x.Goroutines), r.perRun(x.Encode), r.perRun(x.Decode))
+	}
+	for _, x := range r.Alone {
+		t.add("alone", x.Codec, fmt.Sprint(x.Goroutines), r.perRun(x.Compress), r.perRun(x.Decompress))
+	}
+	for _, x := range r.C {
+		t.add(x.Impl, x.Codec, "1", "", r.perRun(x.Runs))
+	}
+	t.write(&b)
+
 	b.WriteString("\nTargets (got: median of the per-run ratios of two cells run back to back; of medians: ratio of the medians above)\n\n")
 	t = newTable("target", "need", "got", "of medians", "result")
 	for _, x := range r.Targets {
@@ -200,6 +213,15 @@ func (r *CodecsReport) Write(w io.Writer) error {
 	t.write(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// perRun lists the speed of every run.
+func (r *CodecsReport) perRun(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = fmtMBps(mbps(r.ArrowBytes, d))
+	}
+	return strings.Join(parts, " ")
 }
 
 // loadAverage is the first three fields of /proc/loadavg, or "".

@@ -61,7 +61,7 @@
 //	04 22 4d 18  magic
 //	60           FLG: version 01, independent blocks
 //	70           BD: 4 MiB blocks
-//	73           HC: xxh32({60 70}) = 0x...73.. -> 0x73
+//	73           HC: xxh32({60 70}) = 0x789F73AA, >> 8, low byte
 //	06 00 00 80  block 0: 6 bytes, stored raw (too short to compress)
 //	71 75 69 76 65 72   "quiver"
 //	00 00 00 00  end mark

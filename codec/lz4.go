@@ -67,7 +67,8 @@ type lz4Codec struct {
 
 // lz4Shared is the LZ4 codec New returns. It uses lz4.Compressor, not
 // lz4.CompressorCCompat: on the string-value data in BENCHMARKS.part.md the
-// default compressor's output is about 25% smaller, at roughly half the
+// default compressor's output is about 28% smaller (ratio 1.55 vs 1.12)
+// for 1 MiB buffers (4% for 64 KiB ones), at roughly half the
 // compression speed, and both decode at the same speed. Quiver compresses a
 // buffer once and reads and ships it many times, so ratio wins.
 var lz4Shared = newLZ4Codec(func() blockCompressor { return new(lz4.Compressor) })
@@ -87,7 +88,9 @@ func (*lz4Codec) CompressBound(n int) int {
 
 // Compress appends one LZ4 frame holding src. Each 4 MiB block is
 // compressed straight into dst; a block that would not shrink is stored raw
-// instead, so the frame never exceeds CompressBound.
+// instead, so the frame never exceeds CompressBound. dst grows once, to
+// CompressBound, so a caller keeping the result long-term may want to clip
+// or copy it.
 func (c *lz4Codec) Compress(dst, src []byte) []byte {
 	dst = slices.Grow(dst, c.CompressBound(len(src)))
 	dst = append(dst, lz4Header[:]...)
