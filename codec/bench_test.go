@@ -151,9 +151,11 @@ func BenchmarkEncode(b *testing.B) {
 	forEachBench(b, func(b *testing.B, c benchCodec, src []byte) {
 		dst := make([]byte, 0, 2*len(src)+1024)
 		var out []byte
+		start := cpuTime()
 		for b.Loop() {
 			out = c.compress(dst[:0], src)
 		}
+		reportCPU(b, start, len(src))
 		b.ReportMetric(float64(len(src))/float64(len(out)), "ratio")
 	})
 }
@@ -162,11 +164,13 @@ func BenchmarkDecode(b *testing.B) {
 	forEachBench(b, func(b *testing.B, c benchCodec, src []byte) {
 		comp := c.compress(nil, src)
 		dst := make([]byte, 0, len(src))
+		start := cpuTime()
 		for b.Loop() {
 			if _, err := c.decode(dst[:0], comp, len(src)); err != nil {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, start, len(src))
 		b.ReportMetric(float64(len(src))/float64(len(comp)), "ratio")
 	})
 }

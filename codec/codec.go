@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"fmt"
+	"github.com/quiverdb/quiver/internal/invariants"
 	"strconv"
 	"strings"
 )
@@ -197,15 +198,19 @@ func New(s Setting) (Codec, error) {
 		return nil, err
 	}
 	s = s.normalized()
+	var c Codec
 	switch s.Kind {
 	case None:
-		return noneCodec{}, nil
+		c = noneCodec{}
 	case LZ4:
-		return lz4Shared, nil
+		c = lz4Shared
 	case Zstd:
-		return zstdFor(s.Level), nil
+		c = zstdFor(s.Level)
 	}
-	panic("unreachable")
+	if invariants.Enabled {
+		c = checked{c}
+	}
+	return c, nil
 }
 
 // MustNew is New for settings known to be valid; it panics otherwise.

@@ -93,19 +93,21 @@
 //
 // pierrec/lz4's frame Reader and Writer are streams: they copy through
 // their own block buffers, and Reader with default options (4 MiB blocks,
-// content checksum) decodes at about 60% of the speed of its block
-// decoder, which runs at C liblz4's speed (shared/reference/codecs.md:
-// 860 vs 1,040 MB/s on sequential int64, 2,259 vs 4,135 on strings,
-// 3.8 vs 19.7 GB/s on random bytes). Writing the frame ourselves also lets
+// content checksum) decodes at 55-83% of the speed of pierrec's block
+// decoder on compressible data and at 20% on incompressible data, while
+// the block decoder runs at C liblz4's speed (shared/reference/codecs.md,
+// out of cache: 860 vs 1,040 MB/s on sequential int64, 2,110 vs 3,490 on
+// small ints, 2,260 vs 4,140 on strings, 3.8 vs 19.7 GB/s on random bytes). Writing the frame ourselves also lets
 // us decode into the caller's buffer with a hard bound of n bytes, give each
 // kind of corruption its own error with sizes, choose the compressor, and
 // store incompressible blocks raw without a second pass.
 //
 // lz4.Compressor rather than lz4.CompressorCCompat: on string values the
-// default compressor's output is about 30% smaller (ratio 1.5 vs 1.1) at
-// roughly half the encode speed; elsewhere ratios match and both decode
-// alike. Quiver compresses a buffer once and keeps, reads and ships it many
-// times, so it takes the ratio. Compressors hold a hash table and are not
+// default compressor's output is 28% smaller for 1 MiB buffers (ratio 1.55
+// vs 1.12; 4% at 64 KiB) at 0.4-0.7x the encode speed; elsewhere its ratio
+// is the same or better (2.65 vs 2.56 on small ints) and both decode at the
+// same speed. Quiver compresses a buffer once and keeps, reads and ships it
+// many times, so it takes the ratio. Compressors hold a hash table and are not
 // safe for concurrent use, so they are pooled; the Codec is stateless.
 //
 // # zstd
@@ -124,7 +126,7 @@
 //	zstd level                 klauspost speed          libzstd equivalent
 //	<= 1 (all negative levels) SpeedFastest             about level 1
 //	2..5 (3 is the default)    SpeedDefault             about level 3
-//	6..9                       SpeedBetterCompression   about level 7-8
+//	6..9                       SpeedBetterCompression   about level 7
 //	>= 10                      SpeedBestCompression     about level 11
 //
 // Levels in one band write identical bytes. There is one shared encoder per
@@ -138,9 +140,23 @@
 //
 // # Measured
 //
-// See BENCHMARKS.part.md for the full table; a summary, 1 MiB buffers,
-// one goroutine, medians of 5 runs (MB/s of uncompressed bytes, encode /
-// decode, and ratio):
+// BENCHMARKS.part.md has the full tables and the command. 1 MiB buffers,
+// one goroutine, medians of 5 runs, MB of uncompressed data per CPU second
+// (the machine was shared, see there), encode / decode, then the ratio:
 //
-//	MEASURED-TABLE
+//	codec          i64seq           i64rand1000      i64rand           strvalues        i32offsets
+//	copy()         37064/36998 1.00 35160/37470 1.00 35542/37119  1.00 35785/36575 1.00 37183/37664  1.00
+//	lz4              681/1846  2.00   737/4180  2.65 30362/35998  1.00   255/5849  1.55 29678/34869  1.00
+//	lz4 CCompat      889/1826  2.00   871/4262  2.56 23143/37103  1.00   603/6913  1.12 23608/35587  1.00
+//	pierrec frame    782/1844  2.00   740/3925  2.56  9479/30470  1.00   276/6065  1.29  9207/30738  1.00
+//	zstd:1           332/1150  7.85   300/1185  4.99 15108/53855  1.00   237/1395  2.31 14734/53266  1.00
+//	zstd:3           258/1221  5.93   268/1211  4.14 11575/53621  1.00   136/1284  2.48 11508/52665  1.00
+//	zstd:7           130/1241  5.87   264/1687  4.39  2418/53149  1.00    70/1460  2.40   635/1598  1.28
+//	zstd:19           17/1182  7.78    57/2071  4.60  1003/53939  1.00    15/1302  2.59   404/1646  1.28
+//
+// "pierrec frame" is pierrec's Writer/Reader as arrow-go uses them (64 KiB
+// blocks, no checksum). The buffer stays in cache, hence copy() at 37 GB/s
+// (17-20 GB/s out of cache in shared/reference/codecs.md). Decoding runs at
+// 1.1-6.9 GB/s on compressible data, 5-30x slower than copy(); stored
+// (incompressible) blocks cost about one copy.
 package codec

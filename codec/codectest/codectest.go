@@ -20,7 +20,8 @@ import (
 // Run checks c against the codec.Codec contract: round trips on several
 // data shapes and sizes, empty and incompressible input, the decoded-size
 // limit in both directions, dst reuse with a prefix, corrupt input and
-// concurrent use. Subtests are named so that -run can pick one.
+// concurrent use. Subtests are named so that -run can pick one; with
+// -short, inputs over 1 MiB are skipped.
 func Run(t *testing.T, c codec.Codec) {
 	t.Helper()
 	t.Run("setting", func(t *testing.T) { testSetting(t, c) })
@@ -85,7 +86,7 @@ func roundTrip(t *testing.T, c codec.Codec, src []byte) []byte {
 	if bound := c.CompressBound(len(src)); len(comp) > bound {
 		t.Fatalf("%d bytes compress to %d, over CompressBound %d", len(src), len(comp), bound)
 	}
-	got, err := decodeWithCanary(t, c, nil, comp, len(src))
+	got, err := Decompress(t, c, nil, comp, len(src))
 	if err != nil {
 		t.Fatalf("Decompress(%d bytes, n=%d): %v", len(comp), len(src), err)
 	}
@@ -136,7 +137,7 @@ func testLimit(t *testing.T, c codec.Codec) {
 					want = codec.ErrTooLarge
 				}
 				for _, dst := range [][]byte{nil, []byte("prefix")} {
-					got, err := decodeWithCanary(t, c, dst, comp, m)
+					got, err := Decompress(t, c, dst, comp, m)
 					if !errors.Is(err, want) || !errors.Is(err, codec.ErrCorrupt) {
 						t.Fatalf("%s: %d bytes decoded with n=%d: err %v, want %v", shape.name, n, m, err, want)
 					}
@@ -165,7 +166,7 @@ func testPrefix(t *testing.T, c codec.Codec) {
 			t.Fatalf("Compress after a prefix (spare %d) wrote different bytes", spare)
 		}
 		dst = append(make([]byte, 0, len(prefix)+spare), prefix...)
-		got, err := decodeWithCanary(t, c, dst, plain, len(src))
+		got, err := Decompress(t, c, dst, plain, len(src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +183,7 @@ func testCorrupt(t *testing.T, c codec.Codec) {
 	for _, src := range [][]byte{Text(300), append(Int64Seq(2000), Random(200)...)} {
 		comp := c.Compress(nil, src)
 		for k := range len(comp) {
-			_, err := decodeWithCanary(t, c, []byte("p"), comp[:k], len(src))
+			_, err := Decompress(t, c, []byte("p"), comp[:k], len(src))
 			if !errors.Is(err, codec.ErrCorrupt) {
 				t.Fatalf("truncated to %d of %d bytes: err %v, want ErrCorrupt", k, len(comp), err)
 			}
@@ -191,7 +192,7 @@ func testCorrupt(t *testing.T, c codec.Codec) {
 		for i := range len(comp) * 8 {
 			copy(flipped, comp)
 			flipped[i/8] ^= 1 << (i % 8)
-			_, err := decodeWithCanary(t, c, nil, flipped, len(src))
+			_, err := Decompress(t, c, nil, flipped, len(src))
 			if err != nil && !errors.Is(err, codec.ErrCorrupt) {
 				t.Fatalf("bit %d flipped: err %v does not match ErrCorrupt", i, err)
 			}
@@ -203,7 +204,7 @@ func testCorrupt(t *testing.T, c codec.Codec) {
 		if i%2 == 0 && len(junk) > 0 { // start like the real thing
 			junk = append(c.Compress(nil, Text(50))[:min(len(junk), 6)], junk...)
 		}
-		_, err := decodeWithCanary(t, c, nil, junk, rng.IntN(1000))
+		_, err := Decompress(t, c, nil, junk, rng.IntN(1000))
 		if err != nil && !errors.Is(err, codec.ErrCorrupt) {
 			t.Fatalf("garbage %x: err %v does not match ErrCorrupt", junk, err)
 		}
@@ -234,12 +235,6 @@ func testConcurrent(t *testing.T, c codec.Codec) {
 
 // canary fills spare capacity after the decode window.
 const canary = 0xA5
-
-// decodeWithCanary is Decompress for the suite's own checks.
-func decodeWithCanary(t *testing.T, c codec.Codec, dst, src []byte, n int) ([]byte, error) {
-	t.Helper()
-	return Decompress(t, c, dst, src, n)
-}
 
 // Decompress calls c.Decompress(dst, src, n) and fails t if the call breaks
 // the contract, whatever the input: it gives dst 64 bytes of capacity past
