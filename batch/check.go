@@ -15,8 +15,16 @@ import (
 // every offset, size, view, type id and run end points inside its buffers.
 func (a *assembler) check(dt arrow.DataType, lay layout, width int, n, nulls int64, bufs []*memory.Buffer, children []arrow.ArrayData) error {
 	hasValidity := lay != layoutNull && lay != layoutRunEnd && lay != layoutSparseUnion && lay != layoutDenseUnion
-	if hasValidity && nulls > 0 && !bitmapFits(bufs[0], n) {
-		return fmt.Errorf("%d nulls but a validity bitmap of %d bytes for %d rows", nulls, blen(bufs[0]), n)
+	if hasValidity && nulls > 0 {
+		if !bitmapFits(bufs[0], n) {
+			return fmt.Errorf("%d nulls but a validity bitmap of %d bytes for %d rows", nulls, blen(bufs[0]), n)
+		}
+		// arrow-go takes NullN() on trust (its IPC writer sends an
+		// all-zero bitmap when the count says all null); it must be the
+		// bitmap's.
+		if got := n - int64(bitutil.CountSetBits(bufs[0].Bytes(), 0, int(n))); got != nulls {
+			return fmt.Errorf("null count %d, but the validity bitmap has %d nulls in %d rows", nulls, got, n)
+		}
 	}
 	switch lay {
 	case layoutBool:
@@ -61,6 +69,12 @@ func (a *assembler) check(dt arrow.DataType, lay layout, width int, n, nulls int
 	case layoutSparseUnion, layoutDenseUnion:
 		return checkUnion(physical(dt).(arrow.UnionType), lay == layoutDenseUnion, bufs, n, children)
 	case layoutRunEnd:
+		if nulls != 0 {
+			// The format gives a run-end encoded array no validity and a
+			// null count of 0 (its nulls are null values); arrow-go's
+			// ValidateFull refuses any other count.
+			return fmt.Errorf("run-end encoded array has null count %d, want 0", nulls)
+		}
 		return checkRunEnds(children[0], children[1], n)
 	}
 	return nil
@@ -75,19 +89,26 @@ func checkOffsets(b *memory.Buffer, width int, n, limit int64) error {
 	if need := (n + 1) * int64(width); blen(b) < need {
 		return fmt.Errorf("%d rows need %d offset bytes, have %d", n, need, blen(b))
 	}
-	bs := b.Bytes()
-	prev := readInt(bs, 0, width)
+	if width == 4 {
+		return checkOffsetRun(arrow.Int32Traits.CastFromBytes(b.Bytes())[:n+1], limit)
+	}
+	return checkOffsetRun(arrow.Int64Traits.CastFromBytes(b.Bytes())[:n+1], limit)
+}
+
+// checkOffsetRun is checkOffsets' loop on a typed slice: it runs for every
+// variable-width buffer decoded, so it is kept to one compare per offset.
+func checkOffsetRun[T int32 | int64](offs []T, limit int64) error {
+	prev := offs[0]
 	if prev < 0 {
 		return fmt.Errorf("first offset %d is negative", prev)
 	}
-	for i := int64(1); i <= n; i++ {
-		o := readInt(bs, int(i), width)
+	for i, o := range offs[1:] {
 		if o < prev {
-			return fmt.Errorf("offset %d at row %d is below offset %d before it", o, i, prev)
+			return fmt.Errorf("offset %d at row %d is below offset %d before it", o, i+1, prev)
 		}
 		prev = o
 	}
-	if prev > limit {
+	if int64(prev) > limit {
 		return fmt.Errorf("last offset %d passes the %d values present", prev, limit)
 	}
 	return nil
@@ -174,6 +195,15 @@ func checkUnion(ut arrow.UnionType, dense bool, bufs []*memory.Buffer, n int64, 
 	if dense && blen(bufs[1]) < n*4 {
 		return fmt.Errorf("%d rows need %d dense offset bytes, have %d", n, n*4, blen(bufs[1]))
 	}
+	if !dense {
+		// arrow-go slices every child of a sparse union to the union's
+		// rows when it builds the array, used by a row or not.
+		for i, c := range children {
+			if int64(c.Len()) < n {
+				return fmt.Errorf("sparse union of %d rows has child %d of %d rows", n, i, c.Len())
+			}
+		}
+	}
 	codes := ut.ChildIDs()
 	ids := bufs[0].Bytes()
 	last := make([]int64, len(children)) // dense: offsets per child only grow
@@ -192,8 +222,6 @@ func checkUnion(ut arrow.UnionType, dense bool, bufs []*memory.Buffer, n int64, 
 				return fmt.Errorf("row %d has offset %d, below the %d before it for the same child", i, o, last[codes[code]])
 			}
 			last[codes[code]] = o
-		} else if int64(child.Len()) < n {
-			return fmt.Errorf("sparse union of %d rows has a child of %d rows", n, child.Len())
 		}
 	}
 	return nil

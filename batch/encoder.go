@@ -156,7 +156,8 @@ func (e *Encoder) appendBody() {
 	e.specs = e.specs[:0]
 	start := len(e.body)
 	compress := e.opts.Codec.Kind != codec.None
-	if compress && e.opts.Concurrency > 1 && len(bufs) > 1 {
+	parallel := compress && e.opts.Concurrency > 1 && len(bufs) > 1
+	if parallel {
 		e.compressParallel(bufs)
 	}
 	for i, b := range bufs {
@@ -166,7 +167,7 @@ func (e *Encoder) appendBody() {
 			// Empty buffers take no bytes, not even a prefix, as in Arrow C++.
 		case !compress:
 			e.body = append(e.body, b...)
-		case e.parts != nil:
+		case parallel:
 			e.body = append(e.body, e.parts[i]...)
 		default:
 			e.body = e.appendCompressed(e.body, b)
@@ -174,7 +175,6 @@ func (e *Encoder) appendBody() {
 		e.specs = append(e.specs, meta.Buffer{Offset: int64(off - start), Length: int64(len(e.body) - off)})
 		e.body = append(e.body, make([]byte, padLen(int64(len(e.body)-start)))...)
 	}
-	e.parts = nil
 }
 
 // appendCompressed appends the int64 uncompressed length and the codec's
@@ -192,10 +192,11 @@ func (e *Encoder) appendCompressed(dst, src []byte) []byte {
 }
 
 // compressParallel compresses bufs into e.parts on opts.Concurrency
-// goroutines; appendBody then copies them into the body in order.
+// goroutines; appendBody then copies them into the body in order. The
+// parts keep their capacity from batch to batch.
 func (e *Encoder) compressParallel(bufs [][]byte) {
-	if cap(e.parts) < len(bufs) {
-		e.parts = make([][]byte, len(bufs))
+	for len(e.parts) < len(bufs) {
+		e.parts = append(e.parts, nil)
 	}
 	parts := e.parts[:len(bufs)]
 	var next sync.Mutex
@@ -211,14 +212,14 @@ func (e *Encoder) compressParallel(bufs [][]byte) {
 				if j >= len(bufs) {
 					return
 				}
+				parts[j] = parts[j][:0]
 				if len(bufs[j]) > 0 {
-					parts[j] = e.appendCompressed(parts[j][:0], bufs[j])
+					parts[j] = e.appendCompressed(parts[j], bufs[j])
 				}
 			}
 		})
 	}
 	wg.Wait()
-	e.parts = parts
 }
 
 // encodeDictionaries appends a DictionaryBatch message for each

@@ -89,17 +89,35 @@ func planBuffers(rb *meta.RecordBatch, from, to int, b body, allowance int64, us
 }
 
 // loadBuffers materializes plans into out (indexed like rb.Buffers) on up
-// to workers goroutines. On error every buffer it made is released.
+// to workers goroutines. Buffers that are not zero-copy slices of the
+// body are cut from one slab allocated for the whole batch: one
+// allocation instead of one per buffer, each slice 64-byte aligned (the
+// slab stays alive while any array of the batch does). On error every
+// buffer it made is released.
 func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, mem memory.Allocator, workers int) error {
-	load := func(p loadPlan) error {
-		if p.raw && b.owner != nil && p.srcOff%alignment == 0 {
+	zeroCopy := func(p loadPlan) bool { return p.raw && b.owner != nil && p.srcOff%alignment == 0 }
+	slabOff := make([]int, len(plans))
+	slabLen := 0
+	for i, p := range plans {
+		if !zeroCopy(p) {
+			slabOff[i] = slabLen
+			slabLen += int(p.size+63) &^ 63
+		}
+	}
+	var slab *memory.Buffer
+	if slabLen > 0 {
+		slab = memory.NewResizableBuffer(mem)
+		slab.Resize(slabLen)
+		defer slab.Release() // the slices below hold their own references
+	}
+	load := func(i int) error {
+		p := plans[i]
+		if zeroCopy(p) {
 			out[p.index] = memory.SliceBuffer(b.owner, p.srcOff, len(p.src))
 			return nil
 		}
-		buf := memory.NewResizableBuffer(mem)
-		buf.Resize(int(p.size))
-		out[p.index] = buf
-		dst := buf.Bytes()[:0:p.size]
+		out[p.index] = memory.SliceBuffer(slab, slabOff[i], int(p.size))
+		dst := slab.Bytes()[slabOff[i] : slabOff[i] : slabOff[i]+int(p.size)]
 		if p.raw {
 			copy(dst[:p.size], p.src)
 			return nil
@@ -111,13 +129,13 @@ func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, 
 	}
 	var err error
 	if workers <= 1 || len(plans) <= 1 {
-		for _, p := range plans {
-			if err = load(p); err != nil {
+		for i := range plans {
+			if err = load(i); err != nil {
 				break
 			}
 		}
 	} else {
-		err = loadParallel(plans, load, workers)
+		err = loadParallel(len(plans), load, workers)
 	}
 	if err != nil {
 		releaseAll(out)
@@ -125,17 +143,17 @@ func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, 
 	return err
 }
 
-// loadParallel runs load over plans on workers goroutines and returns the
+// loadParallel runs load(0..n-1) on workers goroutines and returns the
 // first error. Each worker takes the next unclaimed plan, so one large
 // buffer does not hold up the others.
-func loadParallel(plans []loadPlan, load func(loadPlan) error, workers int) error {
+func loadParallel(n int, load func(int) error, workers int) error {
 	var (
 		mu    sync.Mutex
 		next  int
 		first error
 		wg    sync.WaitGroup
 	)
-	for range min(workers, len(plans)) {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for {
 				mu.Lock()
@@ -143,10 +161,10 @@ func loadParallel(plans []loadPlan, load func(loadPlan) error, workers int) erro
 				next++
 				stop := first != nil
 				mu.Unlock()
-				if stop || j >= len(plans) {
+				if stop || j >= n {
 					return
 				}
-				if err := load(plans[j]); err != nil {
+				if err := load(j); err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
