@@ -55,6 +55,12 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 		return nil, corruptf("%s: field node length %d, null count %d", where, n, nulls)
 	}
 	lay, width := layoutOf(dt)
+	if lay == layoutFixed && width == 0 && n > 0 {
+		// FixedSizeBinary of width 0 is valid Arrow, but arrow-go's
+		// ValidateFull refuses any non-empty array of it (with a values
+		// buffer or without), even those its own builder makes.
+		return nil, fmt.Errorf("%w: %s: %d values of width 0", ErrUnsupported, where, n)
+	}
 	nb := lay.bufferCount()
 	if lay == layoutView {
 		nb += int(a.rb.VariadicCounts[a.c.vari])
@@ -81,8 +87,15 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 			c.Release()
 		}
 	}
-	if lay == layoutNull {
+	switch lay {
+	case layoutNull:
 		nulls = n
+	case layoutSparseUnion, layoutDenseUnion:
+		// A union has no validity (since format 1.0): its slots are null
+		// when the child values they select are. Arrow C++ reads its
+		// node's null count as 0 whatever a writer put there, and
+		// arrow-go's ValidateFull wants 0.
+		nulls = 0
 	}
 	if err := a.check(dt, lay, width, n, nulls, bufs, children); err != nil {
 		release()
@@ -90,8 +103,11 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 		return nil, corruptf("%s: %w", where, err)
 	}
 	bufs = a.fillEmpty(lay, n, nulls, bufs)
-	if lay == layoutSparseUnion || lay == layoutDenseUnion {
-		bufs = append([]*memory.Buffer{nil}, bufs...) // arrow-go keeps a nil validity slot
+	switch lay {
+	case layoutNull, layoutRunEnd, layoutSparseUnion, layoutDenseUnion:
+		// arrow-go keeps a nil validity slot for the layouts that have
+		// none (its IPC reader and builders do; its validation counts it).
+		bufs = append([]*memory.Buffer{nil}, bufs...)
 	}
 	var data *array.Data
 	if dictType, ok := physical(dt).(*arrow.DictionaryType); ok {
@@ -154,6 +170,10 @@ func (a *assembler) fillEmpty(lay layout, n, nulls int64, bufs []*memory.Buffer)
 			if bufs[i] != nil {
 				bufs[i].Release()
 			}
+			if size == 0 {
+				bufs[i] = memory.NewBufferBytes(nil)
+				return
+			}
 			b := memory.NewResizableBuffer(a.mem)
 			b.Resize(size)
 			clear(b.Bytes())
@@ -165,6 +185,11 @@ func (a *assembler) fillEmpty(lay layout, n, nulls int64, bufs []*memory.Buffer)
 		zeros(1, int(n+1)*4)
 	case layoutLargeVar, layoutLargeList:
 		zeros(1, int(n+1)*8)
+	case layoutDenseUnion:
+		// arrow-go's DenseUnion.ValidateFull reads the offsets buffer
+		// even when the union is empty, which writers send as no bytes;
+		// the type ids of a non-empty union were checked present.
+		zeros(1, 0)
 	}
 	if nulls == 0 && len(bufs) > 0 && lay != layoutSparseUnion && lay != layoutDenseUnion && lay != layoutRunEnd {
 		if bufs[0] != nil {

@@ -22,29 +22,39 @@ import (
 var writeCorpus = flag.Bool("corpus", false, "rewrite the committed fuzz seed corpus under testdata/fuzz")
 
 // seedStreams returns small valid streams and files: every codec, a
-// dictionary-bearing schema, a sliced record.
+// dictionary-bearing schema, a sliced record, and (uncompressed) an empty
+// record, whose arrays arrow-go builds from empty buffers.
 func seedStreams(t testing.TB) (streams, files [][]byte) {
 	mem := memory.NewGoAllocator()
 	rec := testrec.Build(mem, 12, 11)
 	defer rec.Release()
 	small := rec.NewSlice(2, 9)
 	defer small.Release()
-	for _, s := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
-		for _, r := range []arrow.RecordBatch{rec, small} {
-			var sb, fb bytes.Buffer
-			sw, _ := NewStreamWriter(&sb, r.Schema(), WriteOptions{Codec: s})
-			fw, _ := NewFileWriter(&fb, r.Schema(), WriteOptions{Codec: s})
-			if err := sw.Write(r); err != nil {
-				t.Fatal(err)
-			}
-			if err := fw.Write(r); err != nil {
-				t.Fatal(err)
-			}
-			sw.Close()
-			fw.Close()
-			streams = append(streams, sb.Bytes())
-			files = append(files, fb.Bytes())
+	empty := rec.NewSlice(5, 5)
+	defer empty.Release()
+	seeds := []struct {
+		codec codec.Setting
+		rec   arrow.RecordBatch
+	}{
+		{codec.SettingNone, rec}, {codec.SettingNone, small},
+		{codec.SettingLZ4, rec}, {codec.SettingLZ4, small},
+		{codec.SettingZstd, rec}, {codec.SettingZstd, small},
+		{codec.SettingNone, empty},
+	}
+	for _, seed := range seeds {
+		var sb, fb bytes.Buffer
+		sw, _ := NewStreamWriter(&sb, seed.rec.Schema(), WriteOptions{Codec: seed.codec})
+		fw, _ := NewFileWriter(&fb, seed.rec.Schema(), WriteOptions{Codec: seed.codec})
+		if err := sw.Write(seed.rec); err != nil {
+			t.Fatal(err)
 		}
+		if err := fw.Write(seed.rec); err != nil {
+			t.Fatal(err)
+		}
+		sw.Close()
+		fw.Close()
+		streams = append(streams, sb.Bytes())
+		files = append(files, fb.Bytes())
 	}
 	return streams, files
 }
@@ -113,31 +123,172 @@ func FuzzFileReader(f *testing.F) {
 	})
 }
 
-// touch reads every value through arrow-go's accessors (String walks
-// offsets, views, dictionaries and children), so an array that passed
-// our checks but is not safe would panic here.
-// Only the first rows are walked: a hostile batch may rightly claim two
-// billion rows of a type that needs no buffer (null, empty struct).
+// touch reads the first rows of every column through arrow-go's
+// accessors (String walks offsets, views, dictionaries and children), so
+// an array that passed our checks but is not safe would panic here. The
+// whole columns as decoded are validated too: a slice forgets its null
+// count, and nested arrays are only validated here.
+//
+// Only the first rows are walked, and only when that prints a bounded
+// number of values: a hostile batch may rightly claim two billion rows of
+// a type that needs no buffer (null, empty struct), as top-level rows or
+// inside a few lists, and list views and string views may overlap.
 func touch(rec arrow.RecordBatch) {
 	head := rec.NewSlice(0, min(rec.NumRows(), 1000))
 	defer head.Release()
-	for _, c := range head.Columns() {
-		_ = c.String()
-		if err := validateArray(c); err != nil {
-			panic(fmt.Sprintf("decoded array fails arrow-go validation: %v", err))
+	for i, c := range head.Columns() {
+		for _, a := range []arrow.Array{rec.Column(i), c} {
+			if err := validateArray(a); err != nil {
+				panic(fmt.Sprintf("decoded array fails arrow-go validation: %v", err))
+			}
+		}
+		if printCost(c.Data(), 0, int64(c.Len()), printBudget) <= printBudget {
+			_ = c.String()
 		}
 	}
 }
 
-// validateArray runs arrow-go's own full validation where it has one.
-// Invalid UTF-8 in a string column is let through, as Arrow C++'s IPC
-// reader lets it through: it is a content problem, not a memory-safety
-// one, and Go strings hold any bytes.
+// printBudget is how many values and bytes touch lets String print for
+// one column.
+const printBudget = 1 << 20
+
+// printCost returns about how many values and bytes String prints for
+// rows [off, off+n) of d, or some number above limit once it passes it.
+// It runs on validated arrays only.
+func printCost(d arrow.ArrayData, off, n, limit int64) int64 {
+	cost := n
+	over := func(c int64) bool {
+		cost += c
+		return cost > limit
+	}
+	off += int64(d.Offset())
+	bufs, kids := d.Buffers(), d.Children()
+	switch dt := d.DataType().(type) {
+	case *arrow.BinaryType, *arrow.StringType, *arrow.ListType, *arrow.MapType:
+		if n > 0 {
+			lo, hi := readInt(bufs[1].Bytes(), int(off), 4), readInt(bufs[1].Bytes(), int(off+n), 4)
+			if len(kids) == 0 {
+				over(hi - lo)
+			} else {
+				over(printCost(kids[0], lo, hi-lo, limit-cost))
+			}
+		}
+	case *arrow.LargeBinaryType, *arrow.LargeStringType, *arrow.LargeListType:
+		if n > 0 {
+			lo, hi := readInt(bufs[1].Bytes(), int(off), 8), readInt(bufs[1].Bytes(), int(off+n), 8)
+			if len(kids) == 0 {
+				over(hi - lo)
+			} else {
+				over(printCost(kids[0], lo, hi-lo, limit-cost))
+			}
+		}
+	case *arrow.BinaryViewType, *arrow.StringViewType:
+		for i := off; i < off+n; i++ {
+			if over(readInt(bufs[1].Bytes(), int(i)*4, 4)) { // the length opens each 16-byte view
+				break
+			}
+		}
+	case *arrow.ListViewType, *arrow.LargeListViewType:
+		w := 4
+		if dt.ID() == arrow.LARGE_LIST_VIEW {
+			w = 8
+		}
+		for i := off; i < off+n; i++ {
+			o, size := readInt(bufs[1].Bytes(), int(i), w), readInt(bufs[2].Bytes(), int(i), w)
+			if over(printCost(kids[0], o, size, limit-cost)) {
+				break
+			}
+		}
+	case *arrow.FixedSizeListType:
+		k := int64(dt.Len())
+		over(printCost(kids[0], off*k, n*k, limit-cost))
+	case *arrow.StructType, *arrow.SparseUnionType:
+		for _, k := range kids {
+			if over(printCost(k, off, n, limit-cost)) {
+				break
+			}
+		}
+	case *arrow.DenseUnionType:
+		ids := dt.ChildIDs()
+		for i := off; i < off+n; i++ {
+			k := kids[ids[int8(bufs[1].Bytes()[i])]]
+			if over(printCost(k, readInt(bufs[2].Bytes(), int(i), 4), 1, limit-cost)) {
+				break
+			}
+		}
+	case *arrow.RunEndEncodedType:
+		// The runs that cover the rows, each printed once.
+		ends, values := kids[0], kids[1]
+		first, last := -1, -1
+		for j := 0; j < ends.Len() && last < 0; j++ {
+			e := runEndAt(ends, j)
+			if first < 0 && e > off {
+				first = j
+			}
+			if e >= off+n {
+				last = j
+			}
+		}
+		if first >= 0 && last >= first {
+			over(printCost(values, int64(first), int64(last-first+1), limit-cost))
+		}
+	case *arrow.DictionaryType:
+		dict := d.Dictionary()
+		over(printCost(dict, 0, int64(dict.Len()), limit-cost))
+	}
+	return cost
+}
+
+// validateArray runs arrow-go's full validation (layout, null count,
+// offsets, dictionary indices, recursively through children and
+// dictionaries). Invalid UTF-8 in a string array is let through, as Arrow
+// C++'s IPC reader lets it through: it is a content problem, not a
+// memory-safety one, and Go strings hold any bytes. arrow-go stops at the
+// first invalid string, so the rest is then validated piece by piece.
 func validateArray(a arrow.Array) error {
-	if v, ok := a.(interface{ ValidateFull() error }); ok {
-		if err := v.ValidateFull(); err != nil && !strings.Contains(err.Error(), "not valid utf8") {
+	err := array.ValidateFull(a)
+	if err == nil || !strings.Contains(err.Error(), "not valid utf8") {
+		return err
+	}
+	d := a.Data()
+	if bin := binaryOf(d.DataType()); bin != nil {
+		// A string array checks its UTF-8 last; validate it as binary.
+		bd := array.NewData(bin, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		defer bd.Release()
+		b := array.MakeFromData(bd)
+		defer b.Release()
+		return array.ValidateFull(b)
+	}
+	// The array's own checks passed before arrow-go walked down into
+	// what holds the invalid string.
+	if ext, ok := a.(array.ExtensionArray); ok {
+		return validateArray(ext.Storage())
+	}
+	nested := d.Children()
+	if d.DataType().ID() == arrow.DICTIONARY {
+		nested = append(nested[:len(nested):len(nested)], d.Dictionary())
+	}
+	for _, c := range nested {
+		ca := array.MakeFromData(c)
+		err := validateArray(ca)
+		ca.Release()
+		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// binaryOf returns the binary type with the layout of string type dt, or
+// nil when dt is not a string type.
+func binaryOf(dt arrow.DataType) arrow.DataType {
+	switch dt.ID() {
+	case arrow.STRING:
+		return arrow.BinaryTypes.Binary
+	case arrow.LARGE_STRING:
+		return arrow.BinaryTypes.LargeBinary
+	case arrow.STRING_VIEW:
+		return arrow.BinaryTypes.BinaryView
 	}
 	return nil
 }
@@ -181,6 +332,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if !array.RecordEqual(part, got) {
 			t.Fatal("round trip differs")
 		}
+		touch(got)
 	})
 }
 

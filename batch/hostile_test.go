@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch/internal/meta"
@@ -206,4 +207,56 @@ func mustEncode(m *meta.Message) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestPrefetchError: a bad batch read ahead is reported at its place in
+// the stream, after the good batches before it, and ends the stream.
+func TestPrefetchError(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	enc, _ := NewEncoder(int64Schema, WriteOptions{Codec: codec.SettingLZ4})
+	defer enc.Release()
+	b := arrayOfInt64(mem, 1000)
+	defer b.Release()
+	msgs, err := enc.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := enc.SchemaMessage().AppendEncapsulated(nil)
+	for range 3 {
+		stream = msgs[0].AppendEncapsulated(stream)
+	}
+	stream = hugeClaim().AppendEncapsulated(stream)
+	stream = msgs[0].AppendEncapsulated(stream)
+	stream = append(stream, endOfStream...)
+	r, err := NewStreamReader(bytes.NewReader(stream), ReadOptions{Prefetch: 3, Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	for i := range 3 {
+		rec, err := r.Next()
+		if err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		rec.Release()
+	}
+	if _, err := r.Next(); !errors.Is(err, ErrLimit) {
+		t.Fatalf("batch 3: got %v, want ErrLimit", err)
+	}
+	if rec, err := r.Next(); err == nil {
+		rec.Release()
+		t.Fatal("reading on after an error returned a record")
+	}
+}
+
+func arrayOfInt64(mem memory.Allocator, n int) arrow.RecordBatch {
+	bld := array.NewInt64Builder(mem)
+	defer bld.Release()
+	for i := range n {
+		bld.Append(int64(i))
+	}
+	col := bld.NewArray()
+	defer col.Release()
+	return array.NewRecordBatch(int64Schema, []arrow.Array{col}, int64(n))
 }

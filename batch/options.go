@@ -61,6 +61,11 @@ type ReadOptions struct {
 	// Concurrency is how many goroutines decompress the buffers of one
 	// batch. 0 or 1 decompresses on the calling goroutine.
 	Concurrency int
+	// Prefetch is how many record batches a StreamReader decodes ahead,
+	// each on its own goroutine (records still come out in stream
+	// order). 0 or 1 decodes each batch in Next. FileReader.Record may
+	// simply be called from several goroutines instead.
+	Prefetch int
 	// Alloc allocates decoded buffers. nil means memory.DefaultAllocator.
 	Alloc memory.Allocator
 	// Limits bound what hostile bytes can make the decoder allocate.

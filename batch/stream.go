@@ -100,6 +100,12 @@ type StreamReader struct {
 	bodyBuf []byte
 	index   int // record batches read so far
 	done    bool
+
+	// Prefetch state (prefetch.go).
+	queue   []*pending // records being decoded ahead, in stream order
+	readErr error      // the error that stopped reading ahead
+
+	err error // sticky: after a bad batch nothing more is read
 }
 
 // NewStreamReader reads the schema message of the stream r.
@@ -186,8 +192,23 @@ func (s *StreamReader) skip(n int64) error {
 func (s *StreamReader) Schema() *arrow.Schema { return s.dec.Schema() }
 
 // Next returns the next record, which the caller must Release, or io.EOF
-// at the end of the stream.
+// at the end of the stream. With ReadOptions.Prefetch above 1 the records
+// are decoded ahead on their own goroutines and returned in stream order.
 func (s *StreamReader) Next() (arrow.RecordBatch, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.opts.Prefetch > 1 {
+		return s.nextPrefetched()
+	}
+	rec, err := s.nextSerial()
+	if err != nil && err != io.EOF {
+		s.err = err
+	}
+	return rec, err
+}
+
+func (s *StreamReader) nextSerial() (arrow.RecordBatch, error) {
 	for !s.done {
 		msg, err := s.readMeta()
 		if err == io.EOF {
@@ -197,7 +218,12 @@ func (s *StreamReader) Next() (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, s.wrap(err)
 		}
-		rec, err := s.readBodyAndDecode(msg)
+		b, release, err := s.readMessageBody(msg, true)
+		if err != nil {
+			return nil, s.wrap(err)
+		}
+		rec, err := s.dec.decodeMessage(msg, b)
+		release()
 		if err != nil {
 			return nil, s.wrap(err)
 		}
@@ -209,43 +235,58 @@ func (s *StreamReader) Next() (arrow.RecordBatch, error) {
 	return nil, io.EOF
 }
 
-func (s *StreamReader) wrap(err error) error {
-	return fmt.Errorf("record batch %d: %w", s.index, err)
-}
+func (s *StreamReader) wrap(err error) error { return wrapIndex(s.index, err) }
 
-// readBodyAndDecode reads the body of msg and decodes it. Uncompressed
-// bodies are read into Arrow memory so buffers can be zero-copy slices;
-// compressed bodies go through a reused scratch buffer. A count-only
-// projection skips record bodies without reading them into memory.
-func (s *StreamReader) readBodyAndDecode(msg *meta.Message) (arrow.RecordBatch, error) {
+func wrapIndex(i int, err error) error { return fmt.Errorf("record batch %d: %w", i, err) }
+
+// readMessageBody reads the body of msg. Uncompressed bodies are read into
+// Arrow memory so buffers can be zero-copy slices of it; compressed ones
+// into a plain byte slice, the reader's reused scratch when reuse is set
+// (the batch is decoded before the next read). A count-only projection
+// skips record bodies without keeping them. release frees what the body
+// holds once decoding is done.
+func (s *StreamReader) readMessageBody(msg *meta.Message, reuse bool) (body, func(), error) {
 	n := msg.BodyLength
 	if msg.Header == meta.HeaderRecordBatch && s.dec.cols != nil && len(s.dec.cols) == 0 {
-		if err := s.skip(n); err != nil {
-			return nil, err
-		}
-		return s.dec.decodeMessage(msg, body{})
+		return body{}, func() {}, s.skip(n)
 	}
 	compressed := (msg.Record != nil && msg.Record.Compression != meta.CompressionNone) ||
 		(msg.Dictionary != nil && msg.Dictionary.Data.Compression != meta.CompressionNone)
 	if compressed {
-		var err error
-		s.bodyBuf, err = readBody(s.r, n, s.bodyBuf[:0], func(b []byte, size int) []byte { return grow(b, size) })
-		if err != nil {
-			return nil, err
+		var scratch []byte
+		if reuse {
+			scratch = s.bodyBuf[:0]
 		}
-		return s.dec.decodeMessage(msg, body{bytes: s.bodyBuf})
+		b, err := readBody(s.r, n, scratch, func(b []byte, size int) []byte { return grow(b, size) })
+		if err != nil {
+			return body{}, nil, err
+		}
+		if reuse {
+			s.bodyBuf = b
+		}
+		return body{bytes: b}, func() {}, nil
 	}
 	owner := memory.NewResizableBuffer(s.opts.alloc())
-	defer owner.Release()
 	b, err := readBody(s.r, n, owner.Bytes(), func(_ []byte, size int) []byte {
 		owner.Resize(size)
 		return owner.Bytes()
 	})
 	if err != nil {
-		return nil, err
+		owner.Release()
+		return body{}, nil, err
 	}
-	return s.dec.decodeMessage(msg, body{bytes: b, owner: owner})
+	return body{bytes: b, owner: owner}, owner.Release, nil
 }
 
-// Release drops the dictionaries the reader holds.
-func (s *StreamReader) Release() { s.dec.Release() }
+// Release waits for records being decoded ahead, drops them and the
+// dictionaries the reader holds.
+func (s *StreamReader) Release() {
+	for _, p := range s.queue {
+		<-p.done
+		if p.rec != nil {
+			p.rec.Release()
+		}
+	}
+	s.queue = nil
+	s.dec.Release()
+}
