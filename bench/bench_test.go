@@ -31,7 +31,10 @@ var (
 // benchRecords builds the relation once per test binary; the records are
 // not released (GoAllocator memory, kept for the process).
 func benchRecords() []arrow.RecordBatch {
-	benchOnce.Do(func() { benchRecs = CometRecords(memory.DefaultAllocator, *benchRows, DefaultCometBatch) })
+	benchOnce.Do(func() {
+		warmCodecs([]codec.Setting{codec.SettingLZ4, codec.SettingZstd, {Kind: codec.Zstd, Level: 1}})
+		benchRecs = CometRecords(memory.DefaultAllocator, *benchRows, DefaultCometBatch)
+	})
 	return benchRecs
 }
 

@@ -2,12 +2,15 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/codec"
 )
 
 // TestRunCodecs runs the whole harness on a small relation, so CI
@@ -73,5 +76,30 @@ func TestCodecsReport(t *testing.T) {
 	_, err := RunCodecs(context.Background(), CodecsConfig{Rows: *reportRows, Runs: *reportRuns, Progress: os.Stderr}, os.Stdout)
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDecodeSpeedsC: with -tags cref the C decoders read quiver's frames;
+// without it the call says how to get them.
+func TestDecodeSpeedsC(t *testing.T) {
+	want := [][]byte{[]byte(strings.Repeat("quiver ", 1000)), make([]byte, 5000)}
+	for _, s := range []codec.Setting{codec.SettingLZ4, codec.SettingZstd} {
+		c := codec.MustNew(s)
+		var frames [][]byte
+		for _, w := range want {
+			frames = append(frames, c.Compress(nil, w))
+		}
+		speeds, err := DecodeSpeedsC(s.Kind, frames, want, 1)
+		if err != nil {
+			if errors.Is(err, ErrNoCref) {
+				t.Skip(err)
+			}
+			t.Fatal(err)
+		}
+		for _, sp := range speeds {
+			if sp.MBps <= 0 || sp.Bytes != 12000 {
+				t.Errorf("%s: %+v", s, sp)
+			}
+		}
 	}
 }

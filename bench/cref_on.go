@@ -36,3 +36,21 @@ func newCDecoders(kind codec.Kind, frames, want [][]byte) ([]cDecoder, error) {
 }
 
 func cVersions() string { return cref.Versions() }
+
+// DecodeSpeedsC times runs passes of each C decoder for frames of kind
+// (frame i decodes to want[i]) and returns their medians.
+func DecodeSpeedsC(kind codec.Kind, frames, want [][]byte, runs int) ([]CSpeed, error) {
+	formats := []cref.Format{cref.Zstd}
+	if kind == codec.LZ4 {
+		formats = []cref.Format{cref.LZ4Frame, cref.LZ4Block}
+	}
+	speeds, err := cref.DecodeSpeeds(frames, want, formats, runs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CSpeed, len(speeds))
+	for i, s := range speeds {
+		out[i] = CSpeed{Name: s.Name, Bytes: s.Bytes, Median: s.Median, MBps: s.MBps}
+	}
+	return out, nil
+}
