@@ -72,6 +72,11 @@ func (f *flattener) add(d arrow.ArrayData) error {
 	if width < 0 {
 		return fmt.Errorf("%w: cannot write type %s", ErrUnsupported, d.DataType())
 	}
+	if lay == layoutFixed && width == 0 && length > 0 {
+		// The decoder refuses these (see assembler.build); write nothing
+		// it cannot read back.
+		return fmt.Errorf("%w: cannot write %d values of %s (width 0)", ErrUnsupported, length, d.DataType())
+	}
 	f.nodes = append(f.nodes, meta.FieldNode{Length: int64(length), NullCount: int64(nulls)})
 	if lay != layoutRunEnd && lay != layoutSparseUnion && lay != layoutDenseUnion {
 		f.addValidity(d, nulls)

@@ -85,16 +85,54 @@ func FuzzStreamReader(f *testing.F) {
 			return
 		}
 		defer r.Release()
-		for range 100 {
+		// The same stream decoded ahead on goroutines must give the same
+		// records and fail at the same batch with the same error.
+		ahead, err := NewStreamReader(bytes.NewReader(data), ReadOptions{Alloc: mem, Limits: fuzzLimits, Prefetch: 3})
+		if err != nil {
+			t.Fatalf("second reader of the stream: %v", err)
+		}
+		defer ahead.Release()
+		for i := range 100 {
 			rec, err := r.Next()
-			if err != nil {
+			got, aerr := ahead.Next()
+			if err != nil || aerr != nil {
+				release(rec, got)
 				checkErr(t, err)
+				if fmt.Sprint(err) != fmt.Sprint(aerr) {
+					t.Fatalf("batch %d: read in turn: %v; read ahead: %v", i, err, aerr)
+				}
 				return
 			}
 			touch(rec)
-			rec.Release()
+			same := printed(rec) == printed(got)
+			release(rec, got)
+			if !same {
+				t.Fatalf("batch %d differs when read ahead", i)
+			}
 		}
 	})
+}
+
+func release(recs ...arrow.RecordBatch) {
+	for _, r := range recs {
+		if r != nil {
+			r.Release()
+		}
+	}
+}
+
+// printed returns the row count and the first rows of each column as
+// String prints them (when that is bounded; see touch).
+func printed(rec arrow.RecordBatch) string {
+	head := rec.NewSlice(0, min(rec.NumRows(), 1000))
+	defer head.Release()
+	out := fmt.Sprint(rec.NumRows())
+	for _, c := range head.Columns() {
+		if printCost(c.Data(), 0, int64(c.Len()), printBudget) <= printBudget {
+			out += "\n" + c.String()
+		}
+	}
+	return out
 }
 
 func FuzzFileReader(f *testing.F) {
