@@ -3,6 +3,7 @@ package batch
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -268,6 +269,11 @@ func (d *Decoder) decodeDictionary(db *meta.DictionaryBatch, b body) error {
 		old := array.MakeFromData(e.values)
 		defer old.Release()
 		joined, err := array.Concatenate([]arrow.Array{old, values}, d.opts.alloc())
+		// arrow-go cannot concatenate some types (unions): its error is a
+		// plain string, not arrow.ErrNotImplemented.
+		if err != nil && strings.Contains(err.Error(), "not implemented") {
+			return fmt.Errorf("%w: dictionary %d delta of type %s: %v", ErrUnsupported, db.ID, e.typ.ValueType, err)
+		}
 		if err != nil {
 			return corruptf("dictionary %d delta: %v", db.ID, err)
 		}

@@ -107,7 +107,9 @@ func zstdSpeed(level int) zstd.EncoderLevel {
 // zstdCodec writes zstd frames at one level and reads any zstd frames.
 type zstdCodec struct{ level int }
 
-func zstdFor(level int) zstdCodec {
+// zstdGoFor is the klauspost codec at a level; zstdFor picks it unless the
+// build has the cgozstd tag (zstd_select_purego.go).
+func zstdGoFor(level int) zstdCodec {
 	return zstdCodec{level: Setting{Kind: Zstd, Level: level}.normalized().Level}
 }
 
