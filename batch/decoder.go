@@ -99,7 +99,7 @@ func (d *Decoder) FullSchema() *arrow.Schema { return d.schema }
 // caller must Release; a DictionaryBatch message updates the decoder's
 // dictionaries and returns nil, nil.
 func (d *Decoder) Decode(m Message) (arrow.RecordBatch, error) {
-	msg, err := meta.DecodeMessage(m.Meta, d.metaLimits())
+	msg, err := meta.DecodeMessage(m.Meta, d.lim.meta())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -107,16 +107,6 @@ func (d *Decoder) Decode(m Message) (arrow.RecordBatch, error) {
 		return nil, corruptf("message declares a %d-byte body, %d bytes given", msg.BodyLength, len(m.Body))
 	}
 	return d.decodeMessage(msg, body{bytes: m.Body})
-}
-
-func (d *Decoder) metaLimits() meta.Limits {
-	return meta.Limits{
-		MaxFields:   d.lim.MaxFields,
-		MaxDepth:    d.lim.MaxDepth,
-		MaxNodes:    d.lim.MaxNodes,
-		MaxBuffers:  d.lim.MaxBuffers,
-		MaxMetadata: meta.DefaultLimits.MaxMetadata,
-	}
 }
 
 func (d *Decoder) decodeMessage(msg *meta.Message, b body) (arrow.RecordBatch, error) {

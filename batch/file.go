@@ -170,7 +170,7 @@ func NewFileReader(r io.ReaderAt, size int64, opts ReadOptions) (*FileReader, er
 		return nil, fmt.Errorf("batch: reading footer: %w", err)
 	}
 	f := &FileReader{r: r, size: size, lim: lim}
-	footer, err := meta.DecodeFooter(buf, f.metaLimits())
+	footer, err := meta.DecodeFooter(buf, f.lim.meta())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -185,11 +185,6 @@ func NewFileReader(r io.ReaderAt, size int64, opts ReadOptions) (*FileReader, er
 		}
 	}
 	return f, nil
-}
-
-func (f *FileReader) metaLimits() meta.Limits {
-	return meta.Limits{MaxFields: f.lim.MaxFields, MaxDepth: f.lim.MaxDepth, MaxNodes: f.lim.MaxNodes,
-		MaxBuffers: f.lim.MaxBuffers, MaxMetadata: meta.DefaultLimits.MaxMetadata}
 }
 
 // Schema returns the schema of the records Record returns (projected).
@@ -240,7 +235,7 @@ func (f *FileReader) readBlockMeta(blk meta.Block, want meta.HeaderType) (*meta.
 	if err != nil {
 		return nil, 0, err
 	}
-	msg, err := meta.DecodeMessage(mb, f.metaLimits())
+	msg, err := meta.DecodeMessage(mb, f.lim.meta())
 	if err != nil {
 		return nil, 0, classify(err)
 	}

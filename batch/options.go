@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quiverdb/quiver/batch/internal/meta"
 	"github.com/quiverdb/quiver/codec"
 )
 
@@ -153,4 +154,15 @@ func (l Limits) decodedAllowance(bodyLen int64) int64 {
 		allow = bodyLen * l.MaxRatio
 	}
 	return min(allow, l.MaxUncompressed)
+}
+
+// meta returns the limits the metadata decoder enforces.
+func (l Limits) meta() meta.Limits {
+	return meta.Limits{
+		MaxFields:   l.MaxFields,
+		MaxDepth:    l.MaxDepth,
+		MaxNodes:    l.MaxNodes,
+		MaxBuffers:  l.MaxBuffers,
+		MaxMetadata: meta.DefaultLimits.MaxMetadata,
+	}
 }

@@ -142,7 +142,7 @@ func (s *StreamReader) readMeta() (*meta.Message, error) {
 	if _, err := io.ReadFull(s.r, s.metaBuf); err != nil {
 		return nil, corruptf("message metadata cut off (%d bytes expected): %v", size, err)
 	}
-	msg, err := meta.DecodeMessage(s.metaBuf, s.metaLimits())
+	msg, err := meta.DecodeMessage(s.metaBuf, s.lim.meta())
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -150,11 +150,6 @@ func (s *StreamReader) readMeta() (*meta.Message, error) {
 		return nil, err
 	}
 	return msg, nil
-}
-
-func (s *StreamReader) metaLimits() meta.Limits {
-	return meta.Limits{MaxFields: s.lim.MaxFields, MaxDepth: s.lim.MaxDepth, MaxNodes: s.lim.MaxNodes,
-		MaxBuffers: s.lim.MaxBuffers, MaxMetadata: meta.DefaultLimits.MaxMetadata}
 }
 
 // grow returns b resized to n bytes, keeping its contents.
