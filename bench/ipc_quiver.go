@@ -28,8 +28,9 @@ type ipcRunner interface {
 // StreamReader over that buffer, as arrow-go's side reads with
 // ipc.NewReader. With n goroutines the encoder compresses the buffers of
 // a batch on n goroutines (arrow-go: WithCompressConcurrency(n)) and the
-// reader decodes n batches ahead (ReadOptions.Prefetch; arrow-go's reader
-// has no parallel read).
+// reader keeps 2n batches decoding ahead (ReadOptions.Prefetch; a queue of
+// n left a core idle between batches; GOMAXPROCS = n bounds the cores
+// either way; arrow-go's reader has no parallel read).
 type quiverIPC struct {
 	recs  []arrow.RecordBatch
 	wopts batch.WriteOptions
@@ -41,7 +42,7 @@ func newQuiverIPC(recs []arrow.RecordBatch, s codec.Setting, goroutines int, mem
 	return &quiverIPC{
 		recs:  recs,
 		wopts: batch.WriteOptions{Codec: s, Concurrency: goroutines, Alloc: mem},
-		ropts: batch.ReadOptions{Prefetch: goroutines, Alloc: mem},
+		ropts: batch.ReadOptions{Prefetch: 2 * goroutines, Alloc: mem},
 		buf:   buf,
 	}
 }

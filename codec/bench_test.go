@@ -19,7 +19,7 @@ import (
 //
 //	go test -run x -bench . -count 5 ./codec
 //
-// BENCHMARKS.part.md holds the medians.
+// BENCHMARKS.md holds the medians.
 
 // benchData is one buffer of each kind, from fixed seeds, as in
 // shared/reference/codecs.md.

@@ -147,7 +147,7 @@
 // Decompress checks the frames' declared content sizes against n and their
 // windows against 128 MiB before ZSTD_decompressDCtx writes exactly n bytes;
 // errors map to the same sentinels, with libzstd's error name. Frames
-// interoperate with the pure-Go codec both ways. Measured (CGO.part.md, MB
+// interoperate with the pure-Go codec both ways. Measured (CGO.md, MB
 // per CPU second): zstd:1 and zstd:3 encode compressible 1 MiB buffers
 // 1.4-1.9x faster (0.9-1.5x at 64 KiB) and decode them 1.0-1.4x faster at
 // equal ratios, except strvalues at zstd:1 (2.04 vs 2.31); data klauspost
@@ -157,7 +157,7 @@
 //
 // # Measured
 //
-// BENCHMARKS.part.md has the full tables and the command. 1 MiB buffers,
+// BENCHMARKS.md has the full tables and the command. 1 MiB buffers,
 // one goroutine, medians of 5 runs, MB of uncompressed data per CPU second
 // (the machine was shared, see there), encode / decode, then the ratio:
 //

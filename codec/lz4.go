@@ -66,7 +66,7 @@ type lz4Codec struct {
 }
 
 // lz4Shared is the LZ4 codec New returns. It uses lz4.Compressor, not
-// lz4.CompressorCCompat: on the string-value data in BENCHMARKS.part.md the
+// lz4.CompressorCCompat: on the string-value data in BENCHMARKS.md the
 // default compressor's output is about 28% smaller (ratio 1.55 vs 1.12)
 // for 1 MiB buffers (4% for 64 KiB ones), at roughly half the
 // compression speed, and both decode at the same speed. Quiver compresses a
