@@ -50,16 +50,15 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 	node := a.rb.Nodes[a.c.node]
 	a.c.node++
 	n, nulls := node.Length, node.NullCount
-	where := a.where(dt)
 	if n < 0 || nulls < 0 || nulls > n || n > maxArrayLen {
-		return nil, corruptf("%s: field node length %d, null count %d", where, n, nulls)
+		return nil, corruptf("%s: field node length %d, null count %d", a.where(dt), n, nulls)
 	}
 	lay, width := layoutOf(dt)
 	if lay == layoutFixed && width == 0 && n > 0 {
 		// FixedSizeBinary of width 0 is valid Arrow, but arrow-go's
 		// ValidateFull refuses any non-empty array of it (with a values
 		// buffer or without), even those its own builder makes.
-		return nil, fmt.Errorf("%w: %s: %d values of width 0", ErrUnsupported, where, n)
+		return nil, fmt.Errorf("%w: %s: %d values of width 0", ErrUnsupported, a.where(dt), n)
 	}
 	nb := lay.bufferCount()
 	if lay == layoutView {
@@ -100,7 +99,7 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 	if err := a.check(dt, lay, width, n, nulls, bufs, children); err != nil {
 		release()
 		releaseChildren()
-		return nil, corruptf("%s: %w", where, err)
+		return nil, corruptf("%s: %w", a.where(dt), err)
 	}
 	bufs = a.fillEmpty(lay, n, nulls, bufs)
 	switch lay {
@@ -119,7 +118,7 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 		}
 		if err != nil {
 			release()
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", a.where(dt), err)
 		}
 		data = array.NewDataWithDictionary(dt, int(n), bufs, int(nulls), 0, dict.(*array.Data))
 	} else {
@@ -133,6 +132,7 @@ func (a *assembler) build(dt arrow.DataType) (arrow.ArrayData, error) {
 // maxArrayLen bounds a field node's length so int conversions are safe.
 const maxArrayLen = 1<<31 - 1
 
+// where names the field being built, for errors only (it formats).
 func (a *assembler) where(dt arrow.DataType) string {
 	if len(a.path) > 1 {
 		return fmt.Sprintf("column %q, child %v (%s)", a.name, a.path[1:], dt)
