@@ -138,9 +138,11 @@ func (s *StreamReader) readMeta() (*meta.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.metaBuf = grow(s.metaBuf, int(size))
-	if _, err := io.ReadFull(s.r, s.metaBuf); err != nil {
-		return nil, corruptf("message metadata cut off (%d bytes expected): %v", size, err)
+	// Grown as bytes arrive, like bodies: a prefix claiming 64 MiB of
+	// metadata in a 20-byte stream costs 1 MiB, not 64.
+	s.metaBuf, err = readBody(s.r, size, "metadata", s.metaBuf[:0], func(b []byte, n int) []byte { return grow(b, n) })
+	if err != nil {
+		return nil, err
 	}
 	msg, err := meta.DecodeMessage(s.metaBuf, s.lim.meta())
 	if err != nil {
@@ -160,16 +162,17 @@ func grow(b []byte, n int) []byte {
 	return b[:n]
 }
 
-// readBody reads an n-byte body, growing the destination only as bytes
-// arrive (from 1 MiB, doubling), so a message that claims a huge body
-// but ends early costs no more memory than the bytes it really sent.
-func readBody(r io.Reader, n int64, dst []byte, resize func(b []byte, size int) []byte) ([]byte, error) {
+// readBody reads an n-byte body (or metadata: what names it in errors),
+// growing the destination only as bytes arrive (from 1 MiB, doubling), so
+// a message that claims a huge length but ends early costs no more memory
+// than the bytes it really sent.
+func readBody(r io.Reader, n int64, what string, dst []byte, resize func(b []byte, size int) []byte) ([]byte, error) {
 	have := 0
 	for int64(have) < n {
 		size := int(min(n, max(int64(2*have), 1<<20)))
 		dst = resize(dst, size)
 		if _, err := io.ReadFull(r, dst[have:size]); err != nil {
-			return nil, corruptf("message body cut off (%d bytes expected): %v", n, err)
+			return nil, corruptf("message %s cut off (%d bytes expected): %v", what, n, err)
 		}
 		have = size
 	}
@@ -252,7 +255,7 @@ func (s *StreamReader) readMessageBody(msg *meta.Message, reuse bool) (body, fun
 		if reuse {
 			scratch = s.bodyBuf[:0]
 		}
-		b, err := readBody(s.r, n, scratch, func(b []byte, size int) []byte { return grow(b, size) })
+		b, err := readBody(s.r, n, "body", scratch, func(b []byte, size int) []byte { return grow(b, size) })
 		if err != nil {
 			return body{}, nil, err
 		}
@@ -262,7 +265,7 @@ func (s *StreamReader) readMessageBody(msg *meta.Message, reuse bool) (body, fun
 		return body{bytes: b}, func() {}, nil
 	}
 	owner := memory.NewResizableBuffer(s.opts.alloc())
-	b, err := readBody(s.r, n, owner.Bytes(), func(_ []byte, size int) []byte {
+	b, err := readBody(s.r, n, "body", owner.Bytes(), func(_ []byte, size int) []byte {
 		owner.Resize(size)
 		return owner.Bytes()
 	})
