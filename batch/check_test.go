@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch/internal/meta"
+	"github.com/quiverdb/quiver/codec"
 )
 
 // Regression tests for arrays that passed the checks but that arrow-go
@@ -20,7 +21,15 @@ import (
 // metadata and decodes the result with a fresh decoder on mem.
 func decodeEdited(t *testing.T, mem memory.Allocator, rec arrow.RecordBatch, edit func(*meta.RecordBatch)) (arrow.RecordBatch, error) {
 	t.Helper()
-	enc, err := NewEncoder(rec.Schema(), WriteOptions{Alloc: mem})
+	return decodeEditedBody(t, mem, rec, codec.SettingNone, func(rb *meta.RecordBatch, _ []byte) { edit(rb) })
+}
+
+// decodeEditedBody encodes rec with the codec s, applies edit to the
+// record batch metadata and a copy of the body, and decodes the result
+// with a fresh decoder on mem (dictionary batches decoded first).
+func decodeEditedBody(t *testing.T, mem memory.Allocator, rec arrow.RecordBatch, s codec.Setting, edit func(*meta.RecordBatch, []byte)) (arrow.RecordBatch, error) {
+	t.Helper()
+	enc, err := NewEncoder(rec.Schema(), WriteOptions{Codec: s, Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +53,9 @@ func decodeEdited(t *testing.T, mem memory.Allocator, rec arrow.RecordBatch, edi
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit(parsed.Record)
-	return dec.Decode(Message{Meta: mustEncode(parsed), Body: bytes.Clone(last.Body)})
+	body := bytes.Clone(last.Body)
+	edit(parsed.Record, body)
+	return dec.Decode(Message{Meta: mustEncode(parsed), Body: body})
 }
 
 func oneColumn(name string, a arrow.Array) arrow.RecordBatch {

@@ -127,34 +127,7 @@ func TestCorruptMessages(t *testing.T) {
 			defer mem.AssertSize(t, 0)
 			rec := testrec.Build(mem, 100, 3)
 			defer rec.Release()
-			enc, err := NewEncoder(rec.Schema(), WriteOptions{Codec: codec.SettingLZ4, Alloc: mem})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer enc.Release()
-			msgs, err := enc.Encode(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dec, err := NewDecoder(rec.Schema(), ReadOptions{Alloc: mem})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer dec.Release()
-			for _, m := range msgs[:len(msgs)-1] {
-				if _, err := dec.Decode(m); err != nil {
-					t.Fatal(err)
-				}
-			}
-			last := msgs[len(msgs)-1]
-			parsed, err := meta.DecodeMessage(last.Meta, meta.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body := bytes.Clone(last.Body)
-			edit(parsed.Record, body)
-			bad := Message{Meta: mustEncode(parsed), Body: body}
-			got, err := dec.Decode(bad)
+			got, err := decodeEditedBody(t, mem, rec, codec.SettingLZ4, edit)
 			if got != nil || !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrLimit) {
 				t.Fatalf("got %v, %v; want ErrCorrupt", got, err)
 			}
