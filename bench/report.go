@@ -149,7 +149,7 @@ func (r *CodecsReport) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "Load average (1, 5, 15 min) before: %s; after: %s.\n\n", r.LoadBefore, r.LoadAfter)
 	}
 
-	b.WriteString("End to end (quiver: Encoder.Encode per record, Decoder.Decode per message; arrow-go: ipc.Writer / ipc.Reader on an in-memory stream; arrow-go reads serially at any goroutines)\n\n")
+	b.WriteString("End to end (quiver: Encoder.Encode per record into a stream, read back with a StreamReader that decodes 2n batches ahead at n goroutines > 1; arrow-go: ipc.Writer / ipc.Reader on an in-memory stream, reading serially at any goroutines)\n\n")
 	t := newTable("impl", "codec", ">goroutines", ">bytes", ">ratio", ">encode MB/s", ">enc best", ">enc spread", ">decode MB/s", ">dec best", ">dec spread")
 	for _, x := range r.IPC {
 		t.add(x.Impl, x.Codec, fmt.Sprint(x.Goroutines), commas(x.Bytes), fmtRatio(x.Ratio),
