@@ -1,0 +1,68 @@
+package colenc
+
+import "encoding/binary"
+
+// FOR (frame of reference): base = min, then every value - base packed to
+// the bits that hold max - min. Differences are taken in uint64, so the
+// full int64 range (max - min = 2^64-1) is 64 bits and still exact.
+
+// forParams returns the base and bit width for src.
+func forParams(src []byte, width, n int) (base int64, bits uint) {
+	if n == 0 {
+		return 0, 0
+	}
+	lo, hi := value(src, width, 0), value(src, width, 0)
+	if width == 8 {
+		for i := 8; i+8 <= len(src); i += 8 {
+			v := int64(binary.LittleEndian.Uint64(src[i:]))
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	} else {
+		for i := 4; i+4 <= len(src); i += 4 {
+			v := int64(int32(binary.LittleEndian.Uint32(src[i:])))
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo, bitsFor(uint64(hi) - uint64(lo))
+}
+
+func appendFOR(dst, src []byte, width, n int) []byte {
+	base, bits := forParams(src, width, n)
+	dst = appendHeader(dst, FOR, width, n)
+	dst = appendParams(dst, bits, base)
+	p := getScratch(n)
+	vals := *p
+	if width == 8 {
+		for i := range vals {
+			vals[i] = binary.LittleEndian.Uint64(src[8*i:]) - uint64(base)
+		}
+	} else {
+		for i := range vals {
+			vals[i] = uint64(int64(int32(binary.LittleEndian.Uint32(src[4*i:])))) - uint64(base)
+		}
+	}
+	dst = pack(dst, vals, bits)
+	putScratch(p)
+	return dst
+}
+
+// decodeFOR writes base + v for each packed v, wrapping at the width.
+func decodeFOR(win []byte, h header) {
+	p := getScratch(h.n)
+	vals := *p
+	unpack(vals, h.body, h.bits)
+	base := uint64(h.param)
+	out := win
+	if h.width == 8 {
+		for _, v := range vals {
+			binary.LittleEndian.PutUint64(out, base+v)
+			out = out[8:]
+		}
+	} else {
+		for _, v := range vals {
+			binary.LittleEndian.PutUint32(out, uint32(base+v))
+			out = out[4:]
+		}
+	}
+	putScratch(p)
+}
