@@ -13,8 +13,9 @@ type checked struct{ Codec }
 
 func (c checked) Compress(dst, src []byte) []byte {
 	start := len(dst)
+	prefix := bytes.Clone(dst)
 	out := c.Codec.Compress(dst, src)
-	if !bytes.Equal(out[:start], dst[:start]) && &out[0] != &dst[0] {
+	if !bytes.Equal(out[:start], prefix) {
 		panic("codec invariants: Compress changed the prefix of dst")
 	}
 	back, err := c.Codec.Decompress(nil, out[start:], len(src))
