@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -112,11 +113,11 @@ func bounds(arr arrow.Array, v validity) (lo, hi Value, ok bool) {
 	case *array.LargeBinary:
 		return varBytesBounds(a.ValueOffsets(), dataBuffer(a), v)
 	case *array.StringView:
-		return stringViewBounds(a, v)
+		return bytesBounds(a.Len(), v, a.Value, strings.Compare)
 	case *array.BinaryView:
-		return binaryViewBounds(a, v)
+		return bytesBounds(a.Len(), v, a.Value, bytes.Compare)
 	case *array.FixedSizeBinary:
-		return fixedBytesBounds(a, v)
+		return bytesBounds(a.Len(), v, a.Value, bytes.Compare)
 	}
 	return Value{}, Value{}, false
 }
@@ -314,58 +315,26 @@ func varBytesBounds[O int32 | int64](offs []O, data []byte, v validity) (Value, 
 	return Bytes(lo), Bytes(hi), true
 }
 
-func stringViewBounds(a *array.StringView, v validity) (Value, Value, bool) {
-	i := v.first(a.Len())
-	lo := a.Value(i)
+// bytesBounds scans n values read through value: views and fixed-size
+// binary, whose values are not one run of offsets. compare is
+// bytes.Compare or strings.Compare, so string views are read without a
+// copy per value; Bytes copies the two winners out of the array.
+func bytesBounds[T string | []byte](n int, v validity, value func(int) T, compare func(a, b T) int) (Value, Value, bool) {
+	i := v.first(n)
+	lo := value(i)
 	hi := lo
-	for j := i + 1; j < a.Len(); j++ {
+	for j := i + 1; j < n; j++ {
 		if v.bits != nil && !v.valid(j) {
 			continue
 		}
-		x := a.Value(j)
-		if x < lo {
+		x := value(j)
+		if compare(x, lo) < 0 {
 			lo = x
-		} else if x > hi {
+		} else if compare(x, hi) > 0 {
 			hi = x
 		}
 	}
-	return Bytes([]byte(lo)), Bytes([]byte(hi)), true // copy out of arr
-}
-
-func binaryViewBounds(a *array.BinaryView, v validity) (Value, Value, bool) {
-	i := v.first(a.Len())
-	lo := a.Value(i)
-	hi := lo
-	for j := i + 1; j < a.Len(); j++ {
-		if v.bits != nil && !v.valid(j) {
-			continue
-		}
-		x := a.Value(j)
-		if bytes.Compare(x, lo) < 0 {
-			lo = x
-		} else if bytes.Compare(x, hi) > 0 {
-			hi = x
-		}
-	}
-	return Bytes(lo), Bytes(hi), true
-}
-
-func fixedBytesBounds(a *array.FixedSizeBinary, v validity) (Value, Value, bool) {
-	i := v.first(a.Len())
-	lo := a.Value(i)
-	hi := lo
-	for j := i + 1; j < a.Len(); j++ {
-		if v.bits != nil && !v.valid(j) {
-			continue
-		}
-		x := a.Value(j)
-		if bytes.Compare(x, lo) < 0 {
-			lo = x
-		} else if bytes.Compare(x, hi) > 0 {
-			hi = x
-		}
-	}
-	return Bytes(lo), Bytes(hi), true
+	return Bytes([]byte(lo)), Bytes([]byte(hi)), true
 }
 
 // dictStats counts logical nulls exactly and takes bounds from the whole
