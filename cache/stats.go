@@ -99,9 +99,9 @@ func bounds(arr arrow.Array, v validity) (lo, hi Value, ok bool) {
 	case *array.Decimal64:
 		return decimalIntBounds(a.Values(), v)
 	case *array.Decimal128:
-		return decimal128Bounds(a.Values(), v)
+		return lessBounds(a.Values(), v, Decimal128)
 	case *array.Decimal256:
-		return decimal256Bounds(a.Values(), v)
+		return lessBounds(a.Values(), v, Decimal256)
 	case *array.Boolean:
 		return boolBounds(a, v)
 	case *array.String:
@@ -235,7 +235,9 @@ func float16Bounds(vals []float16.Num, v validity) (Value, Value, bool) {
 	return m.values()
 }
 
-func decimal128Bounds(vals []decimal.Decimal128, v validity) (Value, Value, bool) {
+// lessBounds scans values ordered by their own Less (decimal128 and
+// decimal256), converting the two winners with toValue.
+func lessBounds[T interface{ Less(T) bool }](vals []T, v validity, toValue func(T) Value) (Value, Value, bool) {
 	i := v.first(len(vals))
 	lo, hi := vals[i], vals[i]
 	for j := i + 1; j < len(vals); j++ {
@@ -247,22 +249,7 @@ func decimal128Bounds(vals []decimal.Decimal128, v validity) (Value, Value, bool
 			}
 		}
 	}
-	return Decimal128(lo), Decimal128(hi), true
-}
-
-func decimal256Bounds(vals []decimal.Decimal256, v validity) (Value, Value, bool) {
-	i := v.first(len(vals))
-	lo, hi := vals[i], vals[i]
-	for j := i + 1; j < len(vals); j++ {
-		if v.bits == nil || v.valid(j) {
-			if vals[j].Less(lo) {
-				lo = vals[j]
-			} else if hi.Less(vals[j]) {
-				hi = vals[j]
-			}
-		}
-	}
-	return Decimal256(lo), Decimal256(hi), true
+	return toValue(lo), toValue(hi), true
 }
 
 func boolBounds(a *array.Boolean, v validity) (Value, Value, bool) {
