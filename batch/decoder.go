@@ -19,13 +19,14 @@ import (
 // batches is safe for concurrent use; dictionary batches must arrive in
 // stream order and not concurrently with records that need them.
 type Decoder struct {
-	schema *arrow.Schema // as written
-	out    *arrow.Schema // projected
-	types  []arrow.DataType
-	cols   []int // selected columns; nil means all
-	opts   ReadOptions
-	lim    Limits
-	dictID map[string]int64 // path key → dictionary id
+	schema   *arrow.Schema // as written
+	out      *arrow.Schema // projected
+	types    []arrow.DataType
+	colNames []string // top-level names, for errors
+	cols     []int    // selected columns; nil means all
+	opts     ReadOptions
+	lim      Limits
+	dictID   map[string]int64 // path key → dictionary id
 
 	mu    sync.RWMutex
 	dicts map[int64]*dictEntry
@@ -45,12 +46,13 @@ func NewDecoder(schema *arrow.Schema, opts ReadOptions) (*Decoder, error) {
 
 func newDecoderFromMeta(s *meta.Schema, opts ReadOptions) (*Decoder, error) {
 	d := &Decoder{
-		schema: s.Schema,
-		types:  fieldTypes(s.Schema.Fields()),
-		opts:   opts,
-		lim:    opts.Limits.withDefaults(),
-		dictID: map[string]int64{},
-		dicts:  map[int64]*dictEntry{},
+		schema:   s.Schema,
+		types:    fieldTypes(s.Schema.Fields()),
+		colNames: fieldNames(s.Schema),
+		opts:     opts,
+		lim:      opts.Limits.withDefaults(),
+		dictID:   map[string]int64{},
+		dicts:    map[int64]*dictEntry{},
 	}
 	if opts.Concurrency < 0 {
 		return nil, fmt.Errorf("batch: Concurrency %d is negative", opts.Concurrency)
@@ -80,10 +82,10 @@ func newDecoderFromMeta(s *meta.Schema, opts ReadOptions) (*Decoder, error) {
 
 func pathKey(p []int) string { return fmt.Sprint(p) }
 
-// names returns the top-level column names, for error messages.
-func (d *Decoder) names() []string {
-	out := make([]string, len(d.types))
-	for i, f := range d.schema.Fields() {
+// fieldNames returns the top-level column names, for error messages.
+func fieldNames(s *arrow.Schema) []string {
+	out := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
 		out[i] = f.Name
 	}
 	return out
@@ -145,7 +147,7 @@ func (d *Decoder) decodeRecord(rb *meta.RecordBatch, b body) (arrow.RecordBatch,
 	if len(cols) == 0 {
 		return array.NewRecordBatch(d.out, nil, rb.Length), nil // count only: body untouched
 	}
-	arrs, err := d.decodeColumns(d.types, d.names(), cols, nil, rb, b)
+	arrs, err := d.decodeColumns(d.types, d.colNames, cols, nil, rb, b)
 	if err != nil {
 		return nil, err
 	}

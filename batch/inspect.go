@@ -158,10 +158,7 @@ func describe(d *Decoder, msg *meta.Message, b []byte, metaLen int64) (*MessageI
 	var names []string
 	switch msg.Header {
 	case meta.HeaderRecordBatch:
-		rb, types = msg.Record, d.types
-		for _, f := range d.schema.Fields() {
-			names = append(names, f.Name)
-		}
+		rb, types, names = msg.Record, d.types, d.colNames
 	case meta.HeaderDictionaryBatch:
 		e, ok := d.dicts[msg.Dictionary.ID]
 		if !ok {
