@@ -63,9 +63,6 @@ func writeMessage(w io.Writer, m Message, scratch []byte) (int64, int32, []byte,
 // endOfStream is the marker that ends an IPC stream.
 var endOfStream = []byte{0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0}
 
-// errEndOfStream reports the end-of-stream marker (or a clean EOF before
-// any byte of the next message).
-var errEndOfStream = io.EOF
 
 // readMetaPrefix reads the prefix of the next message and returns the
 // padded metadata length. It accepts the pre-1.0 form without a
@@ -75,7 +72,7 @@ func readMetaPrefix(r io.Reader, lim Limits) (int64, error) {
 	var p [4]byte
 	if _, err := io.ReadFull(r, p[:]); err != nil {
 		if errors.Is(err, io.EOF) {
-			return 0, errEndOfStream
+			return 0, io.EOF
 		}
 		return 0, corruptf("message prefix cut off: %v", err)
 	}
@@ -87,7 +84,7 @@ func readMetaPrefix(r io.Reader, lim Limits) (int64, error) {
 		n = binary.LittleEndian.Uint32(p[:])
 	}
 	if n == 0 {
-		return 0, errEndOfStream
+		return 0, io.EOF
 	}
 	size := int64(int32(n))
 	if size < 0 {
@@ -99,9 +96,9 @@ func readMetaPrefix(r io.Reader, lim Limits) (int64, error) {
 	return size, nil
 }
 
-// splitEncapsulated splits one encapsulated message at the front of b,
-// given the body length its metadata declares through bodyLen. It returns
-// the flatbuffer bytes (padding included) and the rest of b after them.
+// splitMetaPrefix reads the prefix of the encapsulated message at the
+// front of b (a file block) and returns its metadata flatbuffer, padding
+// included, and the bytes after it.
 func splitMetaPrefix(b []byte, lim Limits) (meta, rest []byte, err error) {
 	if len(b) < 4 {
 		return nil, nil, corruptf("message prefix cut off: %d bytes", len(b))
