@@ -63,7 +63,6 @@ func writeMessage(w io.Writer, m Message, scratch []byte) (int64, int32, []byte,
 // endOfStream is the marker that ends an IPC stream.
 var endOfStream = []byte{0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0}
 
-
 // readMetaPrefix reads the prefix of the next message and returns the
 // padded metadata length. It accepts the pre-1.0 form without a
 // continuation marker. A clean EOF or the end-of-stream marker return
