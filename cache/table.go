@@ -1,0 +1,152 @@
+package cache
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/colenc"
+)
+
+// table is an immutable snapshot of a cached table: Put builds a new one
+// and swaps it in, so a scan that holds a snapshot reads it unchanged.
+type table struct {
+	name    string
+	schema  *arrow.Schema // as stored: dictionary columns may be decoded
+	setting CodecSetting
+	entries []*entry
+	columns []columnState
+	rows    int64
+
+	compressed int64 // chunk bytes, what the budget counts
+	decoded    int64
+}
+
+// entry is one cached batch.
+type entry struct {
+	rows    int64
+	stats   []ColumnStats // per column
+	chunks  [][]byte      // per column; slices of one allocation
+	decoded []int64       // per column: bytes of the Arrow buffers
+}
+
+// size is the entry's chunk bytes.
+func (e *entry) size() int64 {
+	var n int64
+	for _, c := range e.chunks {
+		n += int64(len(c))
+	}
+	return n
+}
+
+// columnState is what Put decided for a column and what it stored.
+type columnState struct {
+	codec      codec.Setting
+	dictionary string // "", "kept" or "decoded"
+	nulls      int64
+	compressed int64
+	decoded    int64
+	encodings  map[string]int // batches per encoding name
+}
+
+func (t *table) info() TableInfo {
+	info := TableInfo{
+		Name: t.name, Schema: t.schema, Codec: t.setting, Rows: t.rows,
+		Batches: len(t.entries), Compressed: t.compressed, Decoded: t.decoded,
+		Columns: make([]ColumnInfo, len(t.columns)),
+	}
+	for i, c := range t.columns {
+		f := t.schema.Field(i)
+		info.Columns[i] = ColumnInfo{
+			Name: f.Name, Type: f.Type, Nulls: c.nulls,
+			Compressed: c.compressed, Decoded: c.decoded,
+			Codec: c.codec, Encoding: encodingSummary(c.encodings), Dictionary: c.dictionary,
+		}
+	}
+	return info
+}
+
+// encodingName names how a chunk's values reach the codec.
+func encodingName(f columnForm, enc encoded) string {
+	switch {
+	case enc.ipc:
+		return "ipc"
+	case f.form == formVarBinary && enc.encoding == colenc.Lengths:
+		return "lengths"
+	}
+	return enc.encoding.String()
+}
+
+// encodingSummary is "delta" when every batch used delta, else the counts
+// by frequency: "delta 610, plain 1".
+func encodingSummary(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + " " + strconv.Itoa(m[name])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// add accounts one entry into the table.
+func (t *table) add(e *entry, names []string) {
+	t.entries = append(t.entries, e)
+	t.rows += e.rows
+	for i := range t.columns {
+		c := &t.columns[i]
+		c.nulls += e.stats[i].Nulls
+		c.compressed += int64(len(e.chunks[i]))
+		c.decoded += e.decoded[i]
+		c.encodings[names[i]]++
+		t.compressed += int64(len(e.chunks[i]))
+		t.decoded += e.decoded[i]
+	}
+}
+
+// BudgetError is the error of a Put that would pass the budget.
+type BudgetError struct {
+	Table  string
+	Need   int64 // bytes the put held when it stopped, plus the batch it could not add
+	Used   int64 // bytes held by other tables and puts at that moment
+	Budget int64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("cache: table %q does not fit: it needs more than %d compressed bytes, %d of the %d-byte budget are in use by other tables (drop a table, raise the budget, or choose a smaller codec)",
+		e.Table, e.Need, e.Used, e.Budget)
+}
+
+func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
+
+// ChunkError is a scan's failure on a stored chunk.
+type ChunkError struct {
+	Table  string
+	Batch  int
+	Column string
+	Err    error
+}
+
+func (e *ChunkError) Error() string {
+	return fmt.Sprintf("cache: table %q batch %d column %q: %v", e.Table, e.Batch, e.Column, e.Err)
+}
+
+func (e *ChunkError) Unwrap() error { return e.Err }
