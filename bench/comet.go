@@ -58,18 +58,24 @@ func CometRecords(mem memory.Allocator, rows, batchRows int) []arrow.RecordBatch
 
 func cometBatch(mem memory.Allocator, start, n int) arrow.RecordBatch {
 	cols := [...]arrow.Array{
-		int64Column(mem, start, n, 0, func(i int) int64 { return int64(i) }),
-		int64Column(mem, start, n, 1, func(i int) int64 { return int64(i % 1000) }),
-		int64Column(mem, start, n, 2, func(i int) int64 { return int64(i + 1) }),
-		stringColumn(mem, start, n, 3, "str_a_", 100000),
-		stringColumn(mem, start, n, 4, "str_b_", 7919),
-		stringColumn(mem, start, n, 5, "str_c_", 0),
+		int64Column(mem, start, n, nullMod8(0), func(i int) int64 { return int64(i) }),
+		int64Column(mem, start, n, nullMod8(1), func(i int) int64 { return int64(i % 1000) }),
+		int64Column(mem, start, n, nullMod8(2), func(i int) int64 { return int64(i + 1) }),
+		stringColumn(mem, start, n, nullMod8(3), "str_a_", 100000),
+		stringColumn(mem, start, n, nullMod8(4), "str_b_", 7919),
+		stringColumn(mem, start, n, nullMod8(5), "str_c_", 0),
 	}
 	rec := array.NewRecordBatch(CometSchema, cols[:], int64(n))
 	for _, c := range cols {
 		c.Release()
 	}
 	return rec
+}
+
+// nullMod8 is the Comet null pattern of the column with this phase: row
+// i is null when i%8 == phase.
+func nullMod8(phase int) func(row int) bool {
+	return func(row int) bool { return row%8 == phase }
 }
 
 // newBuffer returns an exactly sized buffer from mem.
@@ -79,16 +85,16 @@ func newBuffer(mem memory.Allocator, size int) *memory.Buffer {
 	return b
 }
 
-// validity returns the bitmap of rows start..start+n-1 that are null when
-// row%8 == phase, and the null count. Trailing bits are zero.
-func validity(mem memory.Allocator, start, n, phase int) (*memory.Buffer, int) {
+// validity returns the bitmap of rows start..start+n-1, null where
+// null(row), and the null count. Trailing bits are zero.
+func validity(mem memory.Allocator, start, n int, null func(row int) bool) (*memory.Buffer, int) {
 	buf := newBuffer(mem, (n+7)/8)
 	bits := buf.Bytes()
 	nulls := 0
 	for j := 0; j < n; j += 8 {
 		var b byte
 		for k := 0; k < 8 && j+k < n; k++ {
-			if (start+j+k)%8 != phase {
+			if !null(start + j + k) {
 				b |= 1 << k
 			} else {
 				nulls++
@@ -100,12 +106,12 @@ func validity(mem memory.Allocator, start, n, phase int) (*memory.Buffer, int) {
 }
 
 // int64Column fills value(row) for valid rows and 0 for null ones.
-func int64Column(mem memory.Allocator, start, n, phase int, value func(row int) int64) arrow.Array {
-	valid, nulls := validity(mem, start, n, phase)
+func int64Column(mem memory.Allocator, start, n int, null func(row int) bool, value func(row int) int64) arrow.Array {
+	valid, nulls := validity(mem, start, n, null)
 	vals := newBuffer(mem, n*8)
 	v := arrow.Int64Traits.CastFromBytes(vals.Bytes())
 	for j := range n {
-		if row := start + j; row%8 != phase {
+		if row := start + j; !null(row) {
 			v[j] = value(row)
 		} else {
 			v[j] = 0
@@ -116,7 +122,7 @@ func int64Column(mem memory.Allocator, start, n, phase int, value func(row int) 
 
 // stringColumn writes prefix + decimal(row % mod) (mod 0: row) for valid
 // rows. It sizes the data buffer in a first pass so it is exact.
-func stringColumn(mem memory.Allocator, start, n, phase int, prefix string, mod int) arrow.Array {
+func stringColumn(mem memory.Allocator, start, n int, null func(row int) bool, prefix string, mod int) arrow.Array {
 	value := func(row int) int {
 		if mod > 0 {
 			return row % mod
@@ -125,18 +131,18 @@ func stringColumn(mem memory.Allocator, start, n, phase int, prefix string, mod 
 	}
 	size := 0
 	for j := range n {
-		if row := start + j; row%8 != phase {
+		if row := start + j; !null(row) {
 			size += len(prefix) + decimalLen(value(row))
 		}
 	}
-	valid, nulls := validity(mem, start, n, phase)
+	valid, nulls := validity(mem, start, n, null)
 	offsets := newBuffer(mem, (n+1)*4)
 	data := newBuffer(mem, size)
 	off := arrow.Int32Traits.CastFromBytes(offsets.Bytes())
 	b := data.Bytes()[:0] // appends stay within the exact capacity
 	for j := range n {
 		off[j] = int32(len(b))
-		if row := start + j; row%8 != phase {
+		if row := start + j; !null(row) {
 			b = strconv.AppendInt(append(b, prefix...), int64(value(row)), 10)
 		}
 	}

@@ -195,22 +195,8 @@ func (r *CodecsReport) Write(w io.Writer) error {
 	}
 	t.write(&b)
 
-	b.WriteString("\nTargets (got: median of the per-run ratios of two cells run back to back; of medians: ratio of the medians above)\n\n")
-	t = newTable("target", "need", "got", "of medians", "result")
-	for _, x := range r.Targets {
-		res := "not measured"
-		if x.Measured {
-			res = "MISS"
-			if x.Pass {
-				res = "PASS"
-			}
-		}
-		if x.Note != "" {
-			res += " (" + x.Note + ")"
-		}
-		t.add(x.Name, x.Need, x.Got, x.OfMedians, res)
-	}
-	t.write(&b)
+	b.WriteString("\n")
+	writeTargets(&b, r.Targets)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

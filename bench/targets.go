@@ -1,6 +1,9 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // The speed targets of the codec layer, as ratios within one run:
 //
@@ -90,3 +93,24 @@ func (r *CodecsReport) targets() []TargetResult {
 // fmtTarget shows a third decimal so a ratio just under its bound does
 // not print as the bound itself.
 func fmtTarget(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+// writeTargets prints the targets table of a report (`bench codecs` and
+// `bench cache` alike).
+func writeTargets(w io.Writer, ts []TargetResult) error {
+	io.WriteString(w, "Targets (got: median of the per-run ratios of two cells run back to back; of medians: ratio of the medians above)\n\n")
+	t := newTable("target", "need", "got", "of medians", "result")
+	for _, x := range ts {
+		res := "not measured"
+		if x.Measured {
+			res = "MISS"
+			if x.Pass {
+				res = "PASS"
+			}
+		}
+		if x.Note != "" {
+			res += " (" + x.Note + ")"
+		}
+		t.add(x.Name, x.Need, x.Got, x.OfMedians, res)
+	}
+	return t.write(w)
+}

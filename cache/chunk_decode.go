@@ -284,7 +284,7 @@ func checkOffsets(b []byte, width, n, dataLen int) error {
 func (d *chunkDecoder) ipc(dt arrow.DataType, c chunk, limit int64) (arrow.Array, error) {
 	limit = min(limit, 1<<40)
 	dec, err := batch.NewDecoder(columnSchema(dt), batch.ReadOptions{
-		Alloc:  d.mem,
+		Alloc: d.mem,
 		// Put measured what the column decodes to; the slack covers the
 		// batch layer counting dictionaries and padding its own way.
 		Limits: batch.Limits{MaxMetadata: 1 << 26, MaxBody: 1 << 40, MaxUncompressed: 2*limit + 1<<20, MaxRatio: 1 << 30, RatioFloor: 2*limit + 1<<20},
