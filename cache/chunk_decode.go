@@ -2,8 +2,8 @@ package cache
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"hash/crc32"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,9 +41,14 @@ func corrupt(format string, args ...any) error {
 // is allocated.
 func parseChunk(src []byte, limit int64) (chunk, error) {
 	var c chunk
-	if len(src) < 3 {
-		return c, corrupt("chunk of %d bytes, shorter than its header", len(src))
+	if len(src) < 3+4 {
+		return c, corrupt("chunk of %d bytes, shorter than its header and checksum", len(src))
 	}
+	body := src[:len(src)-4]
+	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(src[len(body):]); got != want {
+		return c, corrupt("checksum %08x, the chunk records %08x", got, want)
+	}
+	src = body
 	if src[0] != chunkVersion {
 		return c, corrupt("chunk format version %d, this build reads %d", src[0], chunkVersion)
 	}
@@ -301,10 +306,9 @@ func (d *chunkDecoder) ipc(dt arrow.DataType, c chunk, limit int64) (arrow.Array
 		}
 		rec, err = dec.Decode(batch.Message{Meta: c.payload[i], Body: c.payload[i+1]})
 		if err != nil {
-			if errors.Is(err, batch.ErrCorrupt) || errors.Is(err, batch.ErrLimit) {
-				return nil, corrupt("IPC message %d: %v", i/2, err)
-			}
-			return nil, err
+			// The cache wrote these messages: whatever the batch layer
+			// refuses (an unknown version included) is damage.
+			return nil, corrupt("IPC message %d: %v", i/2, err)
 		}
 	}
 	if rec == nil {

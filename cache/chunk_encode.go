@@ -63,6 +63,7 @@ func (e *chunkEncoder) encode(dst []byte, arr arrow.Array) ([]byte, encoded, err
 			return dst, info, err
 		}
 	}
+	start := len(dst)
 	dst = append(dst, chunkVersion, byte(f.form), byte(e.kind))
 	dst = appendUvarint(dst, arr.Len())
 	dst = appendUvarint(dst, arr.NullN())
@@ -73,7 +74,8 @@ func (e *chunkEncoder) encode(dst []byte, arr arrow.Array) ([]byte, encoded, err
 		dst = appendUvarint(dst, s.inner)
 		dst = appendUvarint(dst, s.stored)
 	}
-	return append(dst, e.payload...), info, nil
+	dst = append(dst, e.payload...)
+	return appendCRC(dst, start), info, nil
 }
 
 // addPart stores one part: inner through the codec (kept raw when that
