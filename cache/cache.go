@@ -37,8 +37,9 @@ type Options struct {
 	// Concurrency is the default number of goroutines a Put encodes and a
 	// Scan decodes on; default GOMAXPROCS.
 	Concurrency int
-	// Alloc allocates the buffers of the batches scans return; default
-	// memory.DefaultAllocator.
+	// Alloc allocates the buffers of the batches scans return; default a
+	// recycling allocator over Go memory (recycle.go) that reuses the
+	// buffers of released batches.
 	Alloc memory.Allocator
 }
 
@@ -87,7 +88,7 @@ func New(opts Options) (*Cache, error) {
 		opts.Concurrency = runtime.GOMAXPROCS(0)
 	}
 	if opts.Alloc == nil {
-		opts.Alloc = memory.DefaultAllocator
+		opts.Alloc = defaultRecycler
 	}
 	return &Cache{opts: opts, tables: map[string]*table{}}, nil
 }

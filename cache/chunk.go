@@ -2,9 +2,9 @@ package cache
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/zeebo/xxh3"
 )
 
 // A chunk is one column of one cached batch: a header, a part table and the
@@ -97,13 +97,16 @@ type partSpec struct {
 	stored int // bytes in the chunk
 }
 
-// castagnoli is the CRC-32C table; the checksum closing every chunk uses
-// it (hardware-accelerated on amd64 and arm64).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// checksum is the 4 bytes closing every chunk: the low half of the XXH3
+// 64-bit hash of the bytes before it. XXH3 (zeebo/xxh3, already an arrow-go
+// dependency) runs at over 20 GB/s with AVX2, three times the CRC-32C
+// instruction here, and a scan of uncompressed chunks hashes every byte it
+// reads. Chunks live in memory only, so the hash need not be a standard one.
+func checksum(b []byte) uint32 { return uint32(xxh3.Hash(b)) }
 
 // appendCRC appends the checksum of dst[start:].
 func appendCRC(dst []byte, start int) []byte {
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli))
+	return binary.LittleEndian.AppendUint32(dst, checksum(dst[start:]))
 }
 
 func appendUvarint(dst []byte, v int) []byte { return binary.AppendUvarint(dst, uint64(v)) }

@@ -3,7 +3,6 @@ package cache
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -45,7 +44,7 @@ func parseChunk(src []byte, limit int64) (chunk, error) {
 		return c, corrupt("chunk of %d bytes, shorter than its header and checksum", len(src))
 	}
 	body := src[:len(src)-4]
-	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(src[len(body):]); got != want {
+	if got, want := checksum(body), binary.LittleEndian.Uint32(src[len(body):]); got != want {
 		return c, corrupt("checksum %08x, the chunk records %08x", got, want)
 	}
 	src = body
@@ -267,19 +266,33 @@ var decoders = [...]codec.Codec{
 // checkOffsets checks that an offsets buffer of n+1 values starts at 0,
 // never decreases and ends at dataLen, so no value reads outside the data.
 func checkOffsets(b []byte, width, n, dataLen int) error {
-	prev := readOffset(b, width, 0)
-	if prev != 0 {
-		return corrupt("offsets start at %d", prev)
+	if width == 4 {
+		return checkOffsetRun(arrow.Int32Traits.CastFromBytes(b)[:n+1], dataLen)
 	}
-	for i := 1; i <= n; i++ {
-		o := readOffset(b, width, i)
-		if o < prev {
-			return corrupt("offset %d (%d) below offset %d (%d)", i, o, i-1, prev)
+	return checkOffsetRun(arrow.Int64Traits.CastFromBytes(b)[:n+1], dataLen)
+}
+
+func checkOffsetRun[T int32 | int64](offs []T, dataLen int) error {
+	if offs[0] != 0 {
+		return corrupt("offsets start at %d", offs[0])
+	}
+	// Count the decreases without branching on each value; find one only
+	// to report it.
+	bad := 0
+	for i := 1; i < len(offs); i++ {
+		if offs[i] < offs[i-1] {
+			bad++
 		}
-		prev = o
 	}
-	if prev != int64(dataLen) {
-		return corrupt("offsets end at %d, data holds %d bytes", prev, dataLen)
+	if bad > 0 {
+		for i := 1; i < len(offs); i++ {
+			if offs[i] < offs[i-1] {
+				return corrupt("offset %d (%d) below offset %d (%d)", i, offs[i], i-1, offs[i-1])
+			}
+		}
+	}
+	if last := int64(offs[len(offs)-1]); last != int64(dataLen) {
+		return corrupt("offsets end at %d, data holds %d bytes", last, dataLen)
 	}
 	return nil
 }
