@@ -34,6 +34,10 @@ const (
 
 var defaultRecycler = &recycler{}
 
+// RecyclingAllocator returns the allocator scans use when Options.Alloc is
+// nil, for readers of other formats that should be measured on equal terms.
+func RecyclingAllocator() memory.Allocator { return defaultRecycler }
+
 var _ memory.Allocator = (*recycler)(nil)
 
 func classOf(size int) int {

@@ -24,7 +24,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"inspect", "describe an Arrow IPC file or stream: schema, batches, codecs, bytes per column", runInspect},
-		{"bench", "run a benchmark (codecs) and print its table", runBench},
+		{"bench", "run a benchmark (codecs, cache) and print its tables", runBench},
 		{"version", "print the version", runVersion},
 	}
 }
