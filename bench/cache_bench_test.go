@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-
 	"github.com/quiverdb/quiver/cache"
 )
 
