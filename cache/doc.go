@@ -1,13 +1,103 @@
-// Package cache is quiver's compressed columnar cache (issue 3): named tables
-// held in memory as sequences of compressed batches within a budget, scanned
-// by projection and predicate, skipping batches whose statistics prove the
+// Package cache is quiver's compressed columnar cache: named tables held in
+// memory as sequences of compressed batches within a budget, scanned by
+// projection and predicate, skipping batches whose statistics prove the
 // predicate false.
 //
-// This file set is the first layer, self-contained and storage-free:
-// per-column batch statistics ([ColumnStats], [ComputeStats]) and the
-// predicate tree with statistics-based pruning ([Predicate], [CanSkip]).
-// Statistics are computed once per batch at put time, by a tight loop per
-// physical type.
+// # Using it
+//
+//	c, _ := cache.New(cache.Options{Budget: 4 << 30})
+//	info, err := c.Put(ctx, "lineitem", reader, cache.TableOptions{Codec: cache.Auto})
+//	s, err := c.Scan(ctx, "lineitem", cache.ScanOptions{
+//		Columns: []int{0, 4},
+//		Filter:  cache.Between{Col: 0, Lo: cache.Int(100), Hi: cache.Int(200)},
+//	})
+//	defer s.Release()
+//	for s.Next() { use(s.RecordBatch()) }
+//	err = s.Err(); m := s.Metrics() // batches skipped and decoded, bytes
+//
+// Put reads an array.RecordReader to the end and encodes each batch once
+// (on TableOptions.Concurrency goroutines): per column, encodings, then the
+// codec, then a checksum, plus the statistics of stats.go. The table becomes
+// visible only when every batch is stored; until then the bytes it holds
+// count against the budget next to the table it replaces, and a put that
+// would pass the budget fails with a *BudgetError before any of it is seen.
+// A table is an immutable snapshot: a scan keeps reading the snapshot it
+// started with whatever Put or Drop does meanwhile.
+//
+// Scan decodes only the selected columns' chunks of the batches CanSkip
+// cannot rule out, on ScanOptions.Concurrency goroutines, and returns them in
+// table order. With no columns selected it returns row counts alone and
+// never touches a chunk. A chunk that fails to decode fails the scan with a
+// *ChunkError naming table, batch and column; the other columns of the batch
+// still read.
+//
+// # Chunk format (version 1)
+//
+// A chunk is one column of one batch, held in memory only (one allocation
+// per batch holds all its chunks). Integers in the header are unsigned
+// LEB128 varints ("uv").
+//
+//	+---------+------+-------+------+-------+--------+--------------------+-----------+----------+
+//	| version | form | codec | rows | nulls | nparts | part table         | payloads  | checksum |
+//	|   u8=1  |  u8  |  u8   |  uv  |  uv   |   uv   | nparts × (u8 flags,| in order, | u32 LE   |
+//	|         |      |       |      |       |        |  uv final, uv      | stored    |          |
+//	|         |      |       |      |       |        |  inner, uv stored) | bytes each|          |
+//	+---------+------+-------+------+-------+--------+--------------------+-----------+----------+
+//
+// codec is codec.Kind (0 none, 1 lz4, 2 zstd); the checksum is the low 32
+// bits of XXH3-64 over every byte before it. Each part becomes one Arrow
+// buffer of final bytes:
+//
+//	stored --codec--> inner --colenc--> final
+//
+// flags bit 0 (encoded): inner is a colenc buffer (delta, frame of
+// reference or lengths, with its own versioned header, see package colenc)
+// decoding to final bytes; else inner = final. Bit 1 (compressed): stored is
+// the codec's output, decompressing to exactly inner bytes; else stored =
+// inner (a part the codec would not shrink is kept raw). The forms:
+//
+//	form 1 fixed       parts: validity, values      booleans (values are a
+//	                   bitmap), ints, floats, decimals, dates, times,
+//	                   timestamps, durations, intervals, fixed-size binary
+//	form 2 var-binary  parts: validity, offsets, data   utf8, binary and
+//	                   their large variants; offsets start at 0
+//	form 3 ipc         parts: (metadata, body) pairs of batch-layer Arrow
+//	                   IPC messages, dictionaries first, then one record
+//	                   batch of the one column; every other type
+//
+// The validity part is empty (final 0) when nulls is 0, and otherwise holds
+// exactly ceil(rows/8) bytes with exactly nulls bits clear. A decoder checks
+// the checksum, then every header field against the chunk's length and the
+// decoded size Put recorded for the column, before it allocates; then the
+// null count against the bitmap and each offset against the data, so that
+// no arrow-go accessor can read out of bounds.
+//
+// # Encodings and codecs
+//
+// int32, int64, date, time, timestamp and duration values go through
+// colenc.Choose, which picks delta or frame of reference when that is at
+// least 25% smaller than plain; null slots are first filled with the
+// previous valid value (their content is undefined in Arrow, and a builder's
+// zeros would break a run of equal deltas). String and binary offsets are
+// stored as lengths. A dictionary-encoded column is kept as dictionaries or
+// decoded to its values, whichever makes the first batches smaller under
+// lz4; the choice is made once per table, so the table has one schema, and
+// TableInfo reports it.
+//
+// A table's codec is none, lz4, zstd:N or Auto. Auto picks a codec per column
+// from the first batches (at most 4, 32768 rows): the sizes under none, lz4
+// and zstd:3 are measured and the fastest-decoding one within reach of the
+// smallest is taken (none when compression saves under 10%, lz4 when within
+// 25% of the smallest, else zstd:3; see decide.go). Every chunk records its
+// codec, so chunks of any setting read back whatever the setting is later.
+//
+// # Footprint
+//
+// TableInfo and ColumnInfo give, exactly, the chunk bytes held (what the
+// budget counts) and the Arrow buffer bytes a full scan produces (the
+// planner's table size, the same under every codec). Statistics and the
+// snapshot's small bookkeeping, about 100 bytes per column per batch, are
+// outside both.
 //
 // # Values and order
 //
