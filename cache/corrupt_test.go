@@ -24,6 +24,12 @@ var scramblers = map[string]func([]byte) []byte{
 // scanning the damaged one fails with an error naming table, batch and
 // column.
 func TestCorruptChunkFailsOnlyItsColumn(t *testing.T) {
+	scramble := scramblers
+	batches := 4
+	if testing.Short() { // under -race: two ways, first batch, one setting
+		scramble = map[string]func([]byte) []byte{"flip middle": scramblers["flip middle"], "truncate": scramblers["truncate"]}
+		batches = 1
+	}
 	for _, st := range []TableOptions{{Codec: Fixed(codec.SettingLZ4)}, {Codec: Fixed(codec.SettingNone), Plain: true}, {Codec: Auto}} {
 		mem := checked(t)
 		in := allTypesInput(mem)
@@ -31,14 +37,14 @@ func TestCorruptChunkFailsOnlyItsColumn(t *testing.T) {
 		info := put(t, c, "tbl", in[0].Schema(), in, st)
 		tab, _ := c.snapshot("tbl")
 		n := len(info.Columns)
-		for b, e := range tab.entries {
+		for b, e := range tab.entries[:min(batches, len(tab.entries))] {
 			for col := range n {
-				for name, scramble := range scramblers {
+				for name, damage := range scramble {
 					if len(e.chunks[col]) == 0 {
 						continue
 					}
 					saved := e.chunks[col]
-					e.chunks[col] = scramble(append([]byte(nil), saved...))
+					e.chunks[col] = damage(append([]byte(nil), saved...))
 
 					others := make([]int, 0, n-1)
 					for i := range n {

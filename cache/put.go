@@ -190,6 +190,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 	e := &entry{rows: rec.NumRows(), stats: make([]ColumnStats, n), chunks: make([][]byte, n), decoded: make([]int64, n)}
 	names := make([]string, n)
 	ends := make([]int, n)
+	stored := make([]arrow.Array, n) // what was encoded, for checkChunks
 	var blob []byte
 	for i := range n {
 		col := rec.Column(i)
@@ -201,6 +202,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 			defer dense.Release()
 			col = dense
 		}
+		stored[i] = col
 		e.stats[i] = ComputeStats(col)
 		enc.use(b.columns[i].codec)
 		var info encoded
@@ -231,6 +233,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 			e.decoded[i] = size
 		}
 	}
+	checkChunks(dec, stored, e)
 	return e, names, nil
 }
 

@@ -114,31 +114,3 @@ func statsOf(cols []testCol) []ColumnStats {
 	}
 	return stats
 }
-
-// sameArray is array.Equal except that floats compare by their bits, so
-// NaN equals NaN (the cache stores bits; Equal says NaN != NaN).
-func sameArray(a, b arrow.Array) bool {
-	if array.Equal(a, b) {
-		return true
-	}
-	f := formOf(a.DataType())
-	switch a.DataType().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
-	default:
-		return false
-	}
-	if !arrow.TypeEqual(a.DataType(), b.DataType()) || a.Len() != b.Len() || a.NullN() != b.NullN() {
-		return false
-	}
-	av, bv := a.Data().Buffers()[1].Bytes(), b.Data().Buffers()[1].Bytes()
-	ao, bo, w := a.Data().Offset()*f.width, b.Data().Offset()*f.width, f.width
-	for i := range a.Len() {
-		if a.IsNull(i) != b.IsNull(i) {
-			return false
-		}
-		if a.IsValid(i) && string(av[ao+i*w:ao+i*w+w]) != string(bv[bo+i*w:bo+i*w+w]) {
-			return false
-		}
-	}
-	return true
-}
