@@ -205,7 +205,9 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 		return nil, corrupt("part %d holds %d bytes, the column needs %d", i, s.final, size)
 	}
 	buf := memory.NewResizableBuffer(d.mem)
-	buf.Resize(size)
+	// The slack lets zstd decode with its fast copies (codec.DecodeSlack).
+	buf.Reserve(size + codec.DecodeSlack)
+	buf.ResizeNoShrink(size)
 	out := buf.Bytes()
 	var err error
 	switch {
@@ -220,7 +222,7 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 				err = corrupt("part %d: %d encoded bytes for a %d-byte buffer", i, s.inner, size)
 				break
 			}
-			d.scratch = grow(d.scratch, s.inner)
+			d.scratch = grow(d.scratch, s.inner+codec.DecodeSlack)[:s.inner]
 			if err = d.decompress(d.scratch, c, i); err != nil {
 				break
 			}
@@ -246,7 +248,7 @@ func (d *chunkDecoder) decompress(out []byte, c chunk, i int) error {
 	if c.kind == codec.None {
 		return corrupt("part %d marked compressed in a chunk without a codec", i)
 	}
-	got, err := decoders[c.kind].Decompress(out[:0], c.payload[i], len(out))
+	got, err := codec.DecompressSlack(decoders[c.kind], out[:0], c.payload[i], len(out))
 	if err != nil {
 		return corrupt("part %d: %v", i, err)
 	}

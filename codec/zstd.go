@@ -134,6 +134,16 @@ func (c zstdCodec) Compress(dst, src []byte) []byte {
 // to dst. DecodeAll writes into spare capacity past the bytes it decodes
 // (about 16 bytes), so it only ever sees dst capped at len(dst)+n.
 func (zstdCodec) Decompress(dst, src []byte, n int) ([]byte, error) {
+	return zstdDecompress(dst, src, n, 0)
+}
+
+// decompressSlack is Decompress letting DecodeAll use up to DecodeSlack
+// bytes of dst's capacity past n (see DecompressSlack).
+func (zstdCodec) decompressSlack(dst, src []byte, n int) ([]byte, error) {
+	return zstdDecompress(dst, src, n, DecodeSlack)
+}
+
+func zstdDecompress(dst, src []byte, n, slack int) ([]byte, error) {
 	if err := checkSize(n); err != nil {
 		return dst, err
 	}
@@ -146,9 +156,9 @@ func (zstdCodec) Decompress(dst, src []byte, n int) ([]byte, error) {
 	base := len(dst)
 	var out []byte
 	if cap(dst)-base >= n {
-		out = dst[: base : base+n]
+		out = dst[:base : base+min(n+slack, cap(dst)-base)]
 	} else {
-		out = make([]byte, base, base+n)
+		out = make([]byte, base, base+n+slack)
 		copy(out, dst)
 	}
 	out, err := zstdDecoder().DecodeAll(src, out)
