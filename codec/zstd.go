@@ -156,7 +156,7 @@ func zstdDecompress(dst, src []byte, n, slack int) ([]byte, error) {
 	base := len(dst)
 	var out []byte
 	if cap(dst)-base >= n {
-		out = dst[:base : base+min(n+slack, cap(dst)-base)]
+		out = dst[: base : base+min(n+slack, cap(dst)-base)]
 	} else {
 		out = make([]byte, base, base+n+slack)
 		copy(out, dst)
