@@ -101,7 +101,7 @@ func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, 
 	for i, p := range plans {
 		if !zeroCopy(p) {
 			slabOff[i] = slabLen
-			slabLen += int(p.size+63) &^ 63
+			slabLen += int(p.size+slackFor(p)+63) &^ 63
 		}
 	}
 	var slab *memory.Buffer
@@ -117,12 +117,12 @@ func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, 
 			return nil
 		}
 		out[p.index] = memory.SliceBuffer(slab, slabOff[i], int(p.size))
-		dst := slab.Bytes()[slabOff[i] : slabOff[i] : slabOff[i]+int(p.size)]
+		dst := slab.Bytes()[slabOff[i] : slabOff[i] : slabOff[i]+int(p.size+slackFor(p))]
 		if p.raw {
 			copy(dst[:p.size], p.src)
 			return nil
 		}
-		if _, err := c.Decompress(dst, p.src, int(p.size)); err != nil {
+		if _, err := codec.DecompressSlack(c, dst, p.src, int(p.size)); err != nil {
 			return corruptf("buffer %d: %w", p.index, err)
 		}
 		return nil
@@ -141,6 +141,16 @@ func loadBuffers(plans []loadPlan, out []*memory.Buffer, c codec.Codec, b body, 
 		releaseAll(out)
 	}
 	return err
+}
+
+// slackFor is the room a compressed buffer gets in the slab past its
+// bytes, which only its own decompression may scribble on, so that zstd
+// can take its fast copies (codec.DecodeSlack).
+func slackFor(p loadPlan) int64 {
+	if p.raw {
+		return 0
+	}
+	return codec.DecodeSlack
 }
 
 // loadParallel runs load(0..n-1) on workers goroutines and returns the

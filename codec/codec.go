@@ -145,8 +145,9 @@ const DecodeSlack = 32
 // DecodeSlack bytes of dst's spare capacity past len(dst)+n. Give it that
 // much capacity and zstd decodes with klauspost/compress's wide-copy loops,
 // which need 32 bytes of room past a block and otherwise fall back to
-// bounds-exact copies about a third slower (measured on the Comet
-// relation's string columns). Other codecs ignore the slack.
+// bounds-exact copies: on the Comet relation's buffers, zstd:3 frames
+// decode 8% faster with the slack (1,936 against 1,794 MB/s), zstd:1
+// frames the same. Other codecs ignore the slack.
 func DecompressSlack(c Codec, dst, src []byte, n int) ([]byte, error) {
 	if s, ok := c.(interface {
 		decompressSlack(dst, src []byte, n int) ([]byte, error)
