@@ -151,3 +151,24 @@ func TestZstdReadsCLIFrames(t *testing.T) {
 		t.Fatalf("two frames: %d bytes, %v", len(got), err)
 	}
 }
+
+// TestDecompressSlack: with room past n the result is the same bytes, a
+// frame decoding to more than n is still ErrTooLarge, and the prefix of
+// dst is kept.
+func TestDecompressSlack(t *testing.T) {
+	src := bytes.Repeat([]byte("quiver slack "), 5000)
+	for _, s := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, {Kind: codec.Zstd, Level: 3}} {
+		c := codec.MustNew(s)
+		frame := c.Compress(nil, src)
+		dst := make([]byte, 3, 3+len(src)+codec.DecodeSlack)
+		copy(dst, "abc")
+		got, err := codec.DecompressSlack(c, dst, frame, len(src))
+		if err != nil || !bytes.Equal(got[3:], src) || string(got[:3]) != "abc" {
+			t.Fatalf("%s: %v", s, err)
+		}
+		short := make([]byte, 0, len(src)-10+codec.DecodeSlack)
+		if got, err := codec.DecompressSlack(c, short, frame, len(src)-10); !errors.Is(err, codec.ErrTooLarge) && !errors.Is(err, codec.ErrCorrupt) || len(got) != 0 {
+			t.Errorf("%s: frame longer than n: %v, %d bytes", s, err, len(got))
+		}
+	}
+}
