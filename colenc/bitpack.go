@@ -42,6 +42,10 @@ func unpack(out []uint64, src []byte, bits uint) {
 		clear(out)
 		return
 	}
+	if 64%bits == 0 {
+		unpackWords(out, src, bits)
+		return
+	}
 	mask := ^uint64(0) >> (64 - bits)
 	var acc uint64
 	var have uint // unread bits in acc, at its bottom
@@ -66,6 +70,33 @@ func unpack(out []uint64, src []byte, bits uint) {
 		out[i] = (acc | w<<have) & mask
 		acc = w >> (bits - have)
 		have += 64 - bits
+	}
+}
+
+// unpackWords is unpack for widths dividing 64 (1, 2, 4, 8, 16, 32, 64):
+// no value straddles two words, so each word yields 64/bits values by
+// shifts alone, with no test per value.
+func unpackWords(out []uint64, src []byte, bits uint) {
+	per := int(64 / bits)
+	mask := ^uint64(0) >> (64 - bits)
+	i := 0
+	for ; i+per <= len(out) && len(src) >= 8; i += per {
+		w := binary.LittleEndian.Uint64(src)
+		src = src[8:]
+		vals := out[i : i+per]
+		for k := range vals {
+			vals[k] = w & mask
+			w >>= bits % 64
+		}
+	}
+	// The last, partial word.
+	var w uint64
+	for j := len(src) - 1; j >= 0; j-- {
+		w = w<<8 | uint64(src[j])
+	}
+	for ; i < len(out); i++ {
+		out[i] = w & mask
+		w >>= bits % 64
 	}
 }
 

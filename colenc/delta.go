@@ -61,13 +61,24 @@ func decodeDelta(win []byte, h header) {
 	cur, step := uint64(h.param), uint64(h.step)
 	store(win, h.width, 0, cur)
 	out := win[h.width:]
-	if h.width == 8 {
+	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
+	case h.width == 8 && v64 != nil:
+		for i, v := range vals {
+			cur += step + v
+			v64[i] = cur
+		}
+	case h.width == 4 && v32 != nil:
+		for i, v := range vals {
+			cur += step + v
+			v32[i] = uint32(cur)
+		}
+	case h.width == 8:
 		for _, v := range vals {
 			cur += step + v
 			binary.LittleEndian.PutUint64(out, cur)
 			out = out[8:]
 		}
-	} else {
+	default:
 		for _, v := range vals {
 			cur += step + v
 			binary.LittleEndian.PutUint32(out, uint32(cur))

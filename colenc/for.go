@@ -53,12 +53,21 @@ func decodeFOR(win []byte, h header) {
 	unpack(vals, h.body, h.bits)
 	base := uint64(h.param)
 	out := win
-	if h.width == 8 {
+	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
+	case h.width == 8 && v64 != nil:
+		for i, v := range vals {
+			v64[i] = base + v
+		}
+	case h.width == 4 && v32 != nil:
+		for i, v := range vals {
+			v32[i] = uint32(base + v)
+		}
+	case h.width == 8:
 		for _, v := range vals {
 			binary.LittleEndian.PutUint64(out, base+v)
 			out = out[8:]
 		}
-	} else {
+	default:
 		for _, v := range vals {
 			binary.LittleEndian.PutUint32(out, uint32(base+v))
 			out = out[4:]

@@ -73,12 +73,33 @@ func decodeLengths(win []byte, h header) error {
 	unpack(vals, h.body, h.bits)
 	cur := uint64(h.param)
 	store(win, h.width, 0, cur)
-	for i, v := range vals {
-		if v > limit-cur {
-			return fmt.Errorf("%w: lengths: offset %d + length %d passes %d", ErrCorrupt, cur, v, limit)
+	// Lengths of bits bits cannot pass limit when even n of the largest
+	// would not: then the loop needs no test per value.
+	maxLen := ^uint64(0) >> (64 - max(h.bits, 1))
+	if h.bits == 0 {
+		maxLen = 0
+	}
+	unchecked := h.bits < 32 && cur <= limit && uint64(len(vals)) <= (limit-cur)/max(maxLen, 1)
+	out := win[h.width:]
+	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
+	case unchecked && h.width == 8 && v64 != nil:
+		for i, v := range vals {
+			cur += v
+			v64[i] = cur
 		}
-		cur += v
-		store(win, h.width, i+1, cur)
+	case unchecked && h.width == 4 && v32 != nil:
+		for i, v := range vals {
+			cur += v
+			v32[i] = uint32(cur)
+		}
+	default:
+		for i, v := range vals {
+			if v > limit-cur {
+				return fmt.Errorf("%w: lengths: offset %d + length %d passes %d", ErrCorrupt, cur, v, limit)
+			}
+			cur += v
+			store(win, h.width, i+1, cur)
+		}
 	}
 	return nil
 }
