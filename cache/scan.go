@@ -178,7 +178,10 @@ func (s *Scanner) Next() bool {
 	switch {
 	case s.order != nil:
 		f, ok := <-s.order
-		if !ok {
+		if !ok { // the end, or the producer stopped on cancellation
+			if err := s.ctx.Err(); err != nil {
+				s.fail(fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, err))
+			}
 			return false
 		}
 		select {
