@@ -85,7 +85,7 @@
 // TableInfo reports it.
 //
 // A table's codec is none, lz4, zstd:N or Auto. Auto picks a codec per column
-// from the first batches (at most 4, 32768 rows): the sizes under none, lz4
+// from the first batches (at most 4 batches, 32768 rows, 16 MiB): the sizes under none, lz4
 // and zstd:3 are measured and the fastest-decoding one within reach of the
 // smallest is taken (none when compression saves under 10%, lz4 when within
 // 25% of the smallest, else zstd:3; see decide.go). Every chunk records its
