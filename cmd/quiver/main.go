@@ -24,6 +24,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"inspect", "describe an Arrow IPC file or stream: schema, batches, codecs, bytes per column", runInspect},
+		{"query", "load tables into the cache and answer one SQL statement over them", runQuery},
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
 		{"bench", "run a benchmark (codecs, cache) and print its tables", runBench},
 		{"version", "print the version", runVersion},

@@ -1,0 +1,164 @@
+package agg
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Func is an aggregate function.
+type Func int
+
+const (
+	CountStar     Func = iota // count(*)
+	Count                     // count(x): non-NULL values
+	CountDistinct             // count(DISTINCT x): distinct non-NULL values
+	Sum                       // sum(x)
+	Min                       // min(x)
+	Max                       // max(x)
+	Avg                       // avg(x)
+)
+
+var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg"}
+
+func (f Func) String() string {
+	if f < 0 || int(f) >= len(funcNames) {
+		return fmt.Sprintf("Func(%d)", int(f))
+	}
+	return funcNames[f]
+}
+
+// Spec is one aggregate of a GROUP BY.
+type Spec struct {
+	Func Func
+	Arg  int // index into the args passed to Add; ignored for CountStar
+	// Name names the output column and appears in errors, for example
+	// "sum(l_quantity)". Empty: the function and argument index, "sum(#2)".
+	Name string
+}
+
+func (s Spec) name(i int) string {
+	switch {
+	case s.Name != "":
+		return s.Name
+	case s.Func == CountStar:
+		return "count(*)"
+	case s.Func == CountDistinct:
+		return fmt.Sprintf("count(DISTINCT #%d)", s.Arg)
+	}
+	return fmt.Sprintf("%s(#%d)", s.Func, s.Arg)
+}
+
+// Options configure a HashAggregator.
+type Options struct {
+	// Mem allocates the arrays Result and Partial return. nil: the Go
+	// allocator. The hash table and states live on the Go heap, counted
+	// by MemoryUsage.
+	Mem memory.Allocator
+	// MemoryLimit bounds MemoryUsage. 0: none. An Add or Merge that would
+	// pass it fails with ErrMemoryLimit and leaves the aggregator as it was.
+	MemoryLimit int64
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if o.MemoryLimit < 0 {
+		return fmt.Errorf("%w: negative memory limit %d", ErrInput, o.MemoryLimit)
+	}
+	return nil
+}
+
+var (
+	// ErrMemoryLimit: the aggregation needs more memory than
+	// Options.MemoryLimit allows.
+	ErrMemoryLimit = errors.New("agg: memory limit exceeded")
+	// ErrOverflow: a sum does not fit its result type.
+	ErrOverflow = errors.New("agg: overflow")
+	// ErrUnsupported: a function or type the aggregator does not take.
+	ErrUnsupported = errors.New("agg: unsupported")
+	// ErrInput: Add or Merge was given columns that do not match.
+	ErrInput = errors.New("agg: bad input")
+)
+
+// supported reports whether dt is an engine type keys and arguments take.
+func supported(dt arrow.DataType) bool {
+	if dt == nil {
+		return false
+	}
+	switch dt.ID() {
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32:
+		return true
+	}
+	return false
+}
+
+// ResultType is the output type of f over an argument of type arg: count →
+// int64; sum(int64) → int64 (overflow is an error naming the aggregate);
+// sum(decimal(p,s)) → decimal(38,s); sum(float64) → float64;
+// avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg. arg is
+// ignored for CountStar.
+func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
+	if f == CountStar {
+		return arrow.PrimitiveTypes.Int64, nil
+	}
+	if !supported(arg) {
+		return nil, fmt.Errorf("%w: %s over %v", ErrUnsupported, f, arg)
+	}
+	switch f {
+	case Count, CountDistinct:
+		return arrow.PrimitiveTypes.Int64, nil
+	case Min, Max:
+		return arg, nil
+	case Sum, Avg:
+		switch arg.ID() {
+		case arrow.INT64:
+			if f == Avg {
+				return arrow.PrimitiveTypes.Float64, nil
+			}
+			return arrow.PrimitiveTypes.Int64, nil
+		case arrow.FLOAT64:
+			return arrow.PrimitiveTypes.Float64, nil
+		case arrow.DECIMAL128:
+			if f == Avg {
+				return arrow.PrimitiveTypes.Float64, nil
+			}
+			return &arrow.Decimal128Type{Precision: 38, Scale: arg.(*arrow.Decimal128Type).Scale}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s over %v", ErrUnsupported, f, arg)
+}
+
+// stateKey identifies the state a spec needs: sum(x) and avg(x) share one.
+func stateKey(s Spec) Spec {
+	switch s.Func {
+	case CountStar:
+		return Spec{Func: CountStar, Arg: -1}
+	case Avg:
+		return Spec{Func: Sum, Arg: s.Arg}
+	}
+	return Spec{Func: s.Func, Arg: s.Arg}
+}
+
+// newState returns the state for a stateKey over an argument of type dt.
+func newState(a *account, spec Spec, dt arrow.DataType) state {
+	switch spec.Func {
+	case CountStar, Count:
+		return &countState{acct: a, star: spec.Func == CountStar}
+	case CountDistinct:
+		return newDistinct(a, dt)
+	case Min, Max:
+		return newMinMax(a, dt, spec.Func == Min)
+	}
+	switch dt.ID() {
+	case arrow.INT64:
+		return &sumIntState{acct: a}
+	case arrow.FLOAT64:
+		return &sumFloatState{acct: a}
+	}
+	if dec := dt.(*arrow.Decimal128Type); dec.Precision <= 18 {
+		return &sumIntState{acct: a, dec: dec}
+	}
+	return &sumDecState{acct: a, scale: dt.(*arrow.Decimal128Type).Scale}
+}

@@ -1,0 +1,91 @@
+// Package agg is quiver's hash aggregation: GROUP BY with count(*),
+// count(x), count(DISTINCT x), sum, min, max and avg over Arrow arrays of
+// the engine's types (boolean, int64, float64, decimal128(p,s), utf8,
+// date32), with SQL semantics.
+//
+// # Using it
+//
+//	h, err := agg.NewHashAggregator(
+//		[]arrow.DataType{utf8, utf8},                 // GROUP BY l_returnflag, l_linestatus
+//		[]arrow.DataType{decimal(15,2), decimal(15,2)},
+//		[]agg.Spec{{Func: agg.Sum, Arg: 0}, {Func: agg.Avg, Arg: 1}, {Func: agg.CountStar}},
+//		agg.Options{Mem: mem, MemoryLimit: 256 << 20})
+//	defer h.Release()
+//	for each batch { err = h.Add(keyColumns, argColumns) }
+//	recs, err := h.Result(8192) // keys, then one column per spec, first-seen group order
+//
+// # Semantics
+//
+// NULL keys form their own group. count(x) counts non-NULL values;
+// sum, min, max and avg skip NULLs and are NULL over none. count(DISTINCT
+// x) counts distinct non-NULL values. -0.0 and 0.0 are one key and one
+// distinct value (the key reads back as 0.0), every NaN is one NaN, and
+// min/max order NaN above every number, as DuckDB and PostgreSQL do.
+// Strings order by bytes. Result types are ResultType's: sum(int64) is
+// int64 and fails with ErrOverflow (naming the aggregate) if a group's
+// final sum does not fit, sum(decimal(p,s)) is decimal(38,s), avg is
+// float64. Without keys there is one group even over no rows.
+//
+// # Design
+//
+// Everything runs one column at a time over a batch; nothing is called
+// through an interface or allocated per row.
+//
+//  1. Hash (hash.go). Every row's hash starts at a seed; each key column
+//     folds its values in with a 64×64→128-bit multiply (wyhash's mum),
+//     strings of up to 8 bytes as one little-endian word and longer ones
+//     through XXH3. Floats are hashed and stored as canonical bits.
+//  2. Find or insert (table.go). Open addressing with linear probing over
+//     64-bit slots: a 32-bit tag from the hash's high half and the group
+//     id. A pass walks every row to its first tag match (a candidate) or
+//     empty slot (a new group, claimed at once so later rows of the batch
+//     find it); the new groups' keys are appended column by column; the
+//     candidates are compared column by column; the few rows whose tag
+//     matched another key go around again. Group ids are dense, in
+//     first-seen order, in a []uint32 per batch.
+//  3. Keys (keys.go, strkeys.go) are stored column-wise in Arrow's layout:
+//     a values slice and a validity bitmap; strings as offsets into one
+//     byte arena plus each key's first 8 bytes, so most comparisons of
+//     short strings read no bytes. Result copies them out with memcpy.
+//  4. Aggregates (count.go, sum.go, sumdec.go, minmax.go, minmaxstr.go,
+//     distinct.go) keep one slice of small structs per aggregate indexed by
+//     group id, and each batch runs one tight loop per aggregate over
+//     (group id, value), with a dense loop when the column has no NULLs.
+//     Sums are exact whatever the batch order: int64 in 128 bits, decimals
+//     of precision ≤ 18 in 128 and wider ones in 192, checked once at
+//     Result. sum(x) and avg(x) share one state. count(DISTINCT x) inserts
+//     (group id, x) pairs into a second table of the same kind. String
+//     min/max keep their values in an arena compacted when garbage
+//     outweighs live bytes.
+//
+// Why this shape: loops over one column keep each loop small and its
+// branches predictable, let keys of any types and number share one table,
+// and leave no per-row dispatch on type or aggregate; dense group ids make
+// every state a flat slice that is cheap to grow, truncate and export.
+// BenchmarkGroupByInt64 and BenchmarkQ1 measure it against a hand-written
+// map[key]*state filled row by row, in the same run.
+//
+// # Memory and spilling
+//
+// MemoryUsage is the sum of the capacities of every slice the aggregator
+// holds (table, hashes, keys, states, scratch), charged when a slice
+// grows, not estimated per group. Options.MemoryLimit is checked before
+// each growth. Add runs in two phases, first everything that allocates
+// (grouping, growing the states, inserting distinct pairs, reserving
+// string bytes), then the updates, which cannot fail; a failed first phase
+// is undone, so an Add (or Merge) that fails with ErrMemoryLimit leaves
+// the aggregator as it was and the caller can spill and retry the batch.
+//
+// The state is ready to spill: Partial exports the groups with partial
+// aggregates (PartialSchema: keys, then per state its sum and count, min
+// or max, count, or list of distinct values) as ordinary Arrow record
+// batches, Merge folds such batches into any aggregator of the same shape,
+// and Reset empties the aggregator keeping its memory. A spilling operator
+// Adds until MemoryUsage passes its share, sorts Partial's batches by group
+// key into a run, Resets, and at the end merges the runs, Merging each key
+// range in turn. The sort and the run files belong to the spill and
+// extsort packages.
+//
+// The arrays Result and Partial return come from Options.Mem; the table
+// and states live on the Go heap.
+package agg

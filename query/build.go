@@ -1,0 +1,660 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/agg"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// builder turns one SELECT into a plan.
+type builder struct {
+	sql  string
+	c    *cache.Cache
+	opts Options
+
+	table   string
+	alias   string
+	info    cache.TableInfo
+	scanCol map[int]int // table column -> scan position
+	scan    *scanNode
+}
+
+// selectItem is one output column of the SELECT list.
+type selectItem struct {
+	node  ast.ExprNode
+	name  string
+	alias string
+}
+
+func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
+	if err := b.checkSupported(s); err != nil {
+		return nil, err
+	}
+	if err := b.resolveTable(s); err != nil {
+		return nil, err
+	}
+	items, err := b.selectItems(s)
+	if err != nil {
+		return nil, err
+	}
+	b.planScan(s, items)
+
+	var plan planNode = b.scan
+	ts := &tableScope{}
+	if s.Where != nil {
+		pred, err := b.expr(s.Where, ts)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
+			return nil, b.at(ErrInvalid, s.Where, "WHERE %s is %s, not boolean", restore(s.Where), pred.Type())
+		}
+		if p, text := b.pushdown(s.Where); p != nil && !b.opts.NoPruning {
+			b.scan.pushed, b.scan.pushedText = p, text
+		}
+		plan = &filterNode{in: plan, pred: pred, what: "Filter"}
+	}
+
+	// After WHERE: expressions see the table's columns (ts), or, with
+	// GROUP BY or aggregates, the keys and aggregates (as).
+	var sc scope = ts
+	if s.GroupBy != nil || hasAggregate(s) {
+		an, as, err := b.buildAggregate(s, items, ts, plan)
+		if err != nil {
+			return nil, err
+		}
+		plan, sc = an, as
+		if s.Having != nil {
+			pred, err := b.expr(s.Having.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			plan = &filterNode{in: plan, pred: pred, what: "Having"}
+		}
+	} else if s.Having != nil {
+		return nil, b.at(ErrInvalid, s.Having.Expr, "HAVING without GROUP BY or an aggregate")
+	}
+
+	// The projection computes the SELECT list, then any ORDER BY key that
+	// is not one of its columns (hidden, dropped after the sort).
+	exprs := make([]expr.Expr, len(items))
+	names := make([]string, len(items))
+	for i, it := range items {
+		if exprs[i], err = b.expr(it.node, sc); err != nil {
+			return nil, err
+		}
+		names[i] = it.name
+	}
+	limit, offset, err := b.limit(s)
+	if err != nil {
+		return nil, err
+	}
+	var keys []sortKey
+	var keyText []string
+	if s.OrderBy != nil {
+		keys, keyText, exprs, names, err = b.orderBy(s.OrderBy, items, exprs, names, sc)
+		if err != nil {
+			return nil, err
+		}
+	}
+	plan = &projectNode{in: plan, exprs: exprs, names: names}
+	if keys != nil {
+		topK := int64(-1)
+		if limit >= 0 {
+			topK = limit + offset
+		}
+		plan = &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
+	}
+	if len(exprs) > len(items) { // drop the hidden sort keys
+		final := make([]expr.Expr, len(items))
+		ps := plan.schema()
+		for i := range items {
+			final[i] = expr.Column(i, names[i], ps.Field(i).Type)
+		}
+		plan = &projectNode{in: plan, exprs: final, names: names[:len(items)]}
+	}
+	if limit >= 0 || offset > 0 {
+		plan = &limitNode{in: plan, limit: limit, offset: offset}
+	}
+	return plan, nil
+}
+
+// checkSupported refuses, by name and position, what the engine does not do.
+func (b *builder) checkSupported(s *ast.SelectStmt) error {
+	switch {
+	case s.With != nil:
+		return b.at(ErrUnsupported, s.With, "WITH (common table expressions)")
+	case s.Kind != ast.SelectStmtKindSelect:
+		return b.at(ErrUnsupported, s, "%v statements", s.Kind)
+	case s.Distinct:
+		return b.at(ErrUnsupported, s, "SELECT DISTINCT (use GROUP BY)")
+	case s.WindowSpecs != nil:
+		return b.at(ErrUnsupported, s, "WINDOW clauses")
+	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
+		return b.at(ErrUnsupported, s, "locking reads")
+	case s.SelectIntoOpt != nil:
+		return b.at(ErrUnsupported, s, "SELECT … INTO")
+	case s.From == nil:
+		return b.at(ErrUnsupported, s, "SELECT without FROM")
+	}
+	return nil
+}
+
+// resolveTable finds the FROM table in the cache: one table, optionally
+// qualified by a schema, with an optional alias.
+func (b *builder) resolveTable(s *ast.SelectStmt) error {
+	refs := s.From.TableRefs
+	if refs.Right != nil {
+		return b.at(ErrUnsupported, refs.Right, "joins (FROM names one table)")
+	}
+	src, ok := refs.Left.(*ast.TableSource)
+	if !ok {
+		if j, ok := refs.Left.(*ast.Join); ok && j.Right != nil {
+			return b.at(ErrUnsupported, j.Right, "joins (FROM names one table)")
+		}
+		return b.at(ErrUnsupported, refs.Left, "FROM %s", restore(refs.Left))
+	}
+	tn, ok := src.Source.(*ast.TableName)
+	if !ok {
+		return b.at(ErrUnsupported, src.Source, "subqueries in FROM")
+	}
+	name, err := b.findTable(tn.Name.O)
+	if err != nil {
+		return b.at(ErrNoTable, tn, "%q (tables: %s)", tn.Name.O, strings.Join(b.c.Tables(), ", "))
+	}
+	b.table, b.alias = name, src.AsName.O
+	b.info, err = b.c.Info(name)
+	if errors.Is(err, cache.ErrNotFound) {
+		return b.at(ErrNoTable, tn, "%q", tn.Name.O)
+	}
+	return err
+}
+
+// findTable matches a table name exactly, else case-insensitively when
+// that is unambiguous.
+func (b *builder) findTable(name string) (string, error) {
+	tables := b.c.Tables()
+	if slices.Contains(tables, name) {
+		return name, nil
+	}
+	var match string
+	for _, t := range tables {
+		if strings.EqualFold(t, name) {
+			if match != "" {
+				return "", cache.ErrNotFound
+			}
+			match = t
+		}
+	}
+	if match == "" {
+		return "", cache.ErrNotFound
+	}
+	return match, nil
+}
+
+// selectItems expands the SELECT list (* becomes every column).
+func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
+	var items []selectItem
+	for _, f := range s.Fields.Fields {
+		if f.WildCard != nil {
+			if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
+				return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
+			}
+			for _, fld := range b.info.Schema.Fields() {
+				items = append(items, selectItem{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(fld.Name)}}, name: fld.Name})
+			}
+			continue
+		}
+		it := selectItem{node: f.Expr, alias: f.AsName.O}
+		switch {
+		case it.alias != "":
+			it.name = it.alias
+		case isColumn(f.Expr):
+			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
+		default:
+			// The parser writes count(*) back as count(1).
+			it.name = strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+func isColumn(n ast.ExprNode) bool {
+	_, ok := n.(*ast.ColumnNameExpr)
+	return ok
+}
+
+// matchesTable reports whether a qualifier names the FROM table (by its
+// alias when it has one).
+func (b *builder) matchesTable(q string) bool {
+	if b.alias != "" {
+		return strings.EqualFold(q, b.alias)
+	}
+	return strings.EqualFold(q, b.table)
+}
+
+// planScan makes the scan node: the table columns any part of the query
+// names, in table order.
+func (b *builder) planScan(s *ast.SelectStmt, items []selectItem) {
+	used := map[int]bool{}
+	collect := func(n ast.Node) {
+		if n == nil {
+			return
+		}
+		n.Accept(&columnCollector{b: b, used: used})
+	}
+	for _, it := range items {
+		collect(it.node)
+	}
+	collect(s.Where)
+	if s.GroupBy != nil {
+		for _, it := range s.GroupBy.Items {
+			collect(it.Expr)
+		}
+	}
+	if s.Having != nil {
+		collect(s.Having.Expr)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			collect(it.Expr)
+		}
+	}
+	cols := make([]int, 0, len(used))
+	for c := range used {
+		cols = append(cols, c)
+	}
+	slices.Sort(cols)
+	b.scanCol = map[int]int{}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		b.scanCol[c] = i
+		f := b.info.Schema.Field(c)
+		et, ok := expr.EngineType(f.Type)
+		if !ok {
+			et = f.Type // refused when an expression uses it
+		}
+		fields[i] = arrow.Field{Name: f.Name, Type: et, Nullable: true}
+	}
+	b.scan = &scanNode{table: b.table, info: b.info, columns: cols, fields: fields, concurrency: b.opts.ScanConcurrency}
+}
+
+// columnIndex finds a column of the table by name: exactly, else
+// case-insensitively when unambiguous.
+func (b *builder) columnIndex(name string) int {
+	fields := b.info.Schema.Fields()
+	for i, f := range fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	found := -1
+	for i, f := range fields {
+		if strings.EqualFold(f.Name, name) {
+			if found >= 0 {
+				return -2
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+// columnCollector records the table columns an AST names.
+type columnCollector struct {
+	b    *builder
+	used map[int]bool
+}
+
+func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok {
+		if i := v.b.columnIndex(c.Name.Name.O); i >= 0 {
+			v.used[i] = true
+		}
+	}
+	return n, false
+}
+
+func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// tableScope resolves names to the scan's columns.
+type tableScope struct{}
+
+func (tableScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	cn := n.Name
+	if cn.Schema.O != "" || (cn.Table.O != "" && !b.matchesTable(cn.Table.O)) {
+		return nil, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
+	}
+	if strings.HasPrefix(cn.Name.L, sentinelPrefix) {
+		return nil, b.at(ErrInvalid, n, "NULLS FIRST/LAST only follows an ORDER BY item")
+	}
+	i := b.columnIndex(cn.Name.O)
+	switch i {
+	case -1:
+		return nil, b.at(ErrInvalid, n, "no column %q in table %s (columns: %s)", cn.Name.O, b.table, columnList(b.info.Schema))
+	case -2:
+		return nil, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
+	}
+	f := b.scan.fields[b.scanCol[i]]
+	if _, ok := expr.EngineType(b.info.Schema.Field(i).Type); !ok {
+		return nil, b.at(ErrUnsupported, n, "column %s of type %s", cn.Name.O, f.Type)
+	}
+	return expr.Column(b.scanCol[i], f.Name, f.Type), nil
+}
+
+func (tableScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error) {
+	return nil, b.at(ErrInvalid, n, "aggregate %s not allowed here (WHERE, GROUP BY or inside another aggregate)", restore(n))
+}
+
+func (tableScope) whole(*builder, ast.ExprNode) (expr.Expr, error) { return nil, nil }
+
+func columnList(s *arrow.Schema) string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// hasAggregate reports an aggregate call in the SELECT list, HAVING or
+// ORDER BY.
+func hasAggregate(s *ast.SelectStmt) bool {
+	f := &aggFinder{}
+	for _, fld := range s.Fields.Fields {
+		if fld.Expr != nil {
+			fld.Expr.Accept(f)
+		}
+	}
+	if s.Having != nil {
+		s.Having.Expr.Accept(f)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(f)
+		}
+	}
+	return len(f.found) > 0
+}
+
+// aggFinder collects aggregate calls, outermost only.
+type aggFinder struct{ found []*ast.AggregateFuncExpr }
+
+func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if a, ok := n.(*ast.AggregateFuncExpr); ok {
+		f.found = append(f.found, a)
+		return n, true
+	}
+	return n, false
+}
+
+func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// buildAggregate plans GROUP BY: keys over the table, the aggregate calls
+// of SELECT, HAVING and ORDER BY, and the scope that resolves those
+// clauses against the aggregate's output.
+func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tableScope, in planNode) (planNode, *aggScope, error) {
+	n := &aggregateNode{in: in}
+	as := &aggScope{keyIndex: map[string]int{}, aggIndex: map[string]int{}}
+	if s.GroupBy != nil {
+		for _, it := range s.GroupBy.Items {
+			node := it.Expr
+			// GROUP BY 2 and GROUP BY alias name SELECT items.
+			if p, ok := node.(*ast.PositionExpr); ok {
+				if p.N < 1 || p.N > len(items) {
+					return nil, nil, b.at(ErrInvalid, it, "GROUP BY %d: the SELECT list has %d items", p.N, len(items))
+				}
+				node = items[p.N-1].node
+			} else if c, ok := node.(*ast.ColumnNameExpr); ok && b.columnIndex(c.Name.Name.O) == -1 {
+				for _, item := range items {
+					if item.alias != "" && strings.EqualFold(item.alias, c.Name.Name.O) {
+						node = item.node
+					}
+				}
+			}
+			k, err := b.expr(node, ts)
+			if err != nil {
+				return nil, nil, err
+			}
+			text := restore(node)
+			if _, dup := as.keyIndex[text]; dup {
+				continue
+			}
+			as.keyIndex[text] = len(n.keys)
+			if c, ok := node.(*ast.ColumnNameExpr); ok {
+				as.keyIndex[strings.ToLower(c.Name.Name.O)] = len(n.keys)
+			}
+			n.keys = append(n.keys, k)
+			name := text
+			if c, ok := node.(*ast.ColumnNameExpr); ok {
+				name = c.Name.Name.O
+			}
+			n.keyNames = append(n.keyNames, name)
+		}
+	}
+	// The aggregate calls, deduplicated by their text.
+	f := &aggFinder{}
+	for _, it := range items {
+		it.node.Accept(f)
+	}
+	if s.Having != nil {
+		s.Having.Expr.Accept(f)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(f)
+		}
+	}
+	argIndex := map[string]int{}
+	for _, call := range f.found {
+		text := restore(call)
+		if _, dup := as.aggIndex[text]; dup {
+			continue
+		}
+		ac, err := b.aggCall(call, ts, n, argIndex)
+		if err != nil {
+			return nil, nil, err
+		}
+		as.aggIndex[text] = len(n.keys) + len(n.aggs)
+		n.aggs = append(n.aggs, ac)
+	}
+	as.schema = n.schema()
+	return n, as, nil
+}
+
+var aggFuncs = map[string]agg.Func{"count": agg.Count, "sum": agg.Sum, "min": agg.Min, "max": agg.Max, "avg": agg.Avg}
+
+func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+	name := strings.ToLower(call.F)
+	fn, ok := aggFuncs[name]
+	if !ok {
+		return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
+	}
+	if call.Order != nil {
+		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside an aggregate")
+	}
+	if len(call.Args) != 1 {
+		return aggCall{}, b.at(ErrInvalid, call, "%s takes one argument", name)
+	}
+	text := restore(call)
+	if fn == agg.Count && !call.Distinct {
+		// count(*) and count(constant) count rows.
+		if v, ok := call.Args[0].(*driver.ValueExpr); ok && v.GetValue() != nil {
+			return aggCall{fn: agg.CountStar, arg: -1, text: "count(*)", typ: arrow.PrimitiveTypes.Int64}, nil
+		}
+	}
+	if call.Distinct {
+		if fn != agg.Count {
+			return aggCall{}, b.at(ErrUnsupported, call, "%s(DISTINCT …)", name)
+		}
+		fn = agg.CountDistinct
+	}
+	arg, err := b.expr(call.Args[0], ts)
+	if err != nil {
+		return aggCall{}, err
+	}
+	typ, err := agg.ResultType(fn, arg.Type())
+	if err != nil {
+		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
+	}
+	argText := arg.String()
+	i, ok := argIndex[argText]
+	if !ok {
+		i = len(n.args)
+		argIndex[argText] = i
+		n.args = append(n.args, arg)
+	}
+	return aggCall{fn: fn, arg: i, text: text, typ: typ}, nil
+}
+
+// aggScope resolves expressions after GROUP BY: a GROUP BY key (matched by
+// its text, or a bare column by name) or an aggregate becomes a column of
+// the aggregate's output; any other column is an error.
+type aggScope struct {
+	schema   *arrow.Schema
+	keyIndex map[string]int
+	aggIndex map[string]int
+}
+
+func (s *aggScope) col(i int) expr.Expr {
+	f := s.schema.Field(i)
+	return expr.Column(i, f.Name, f.Type)
+}
+
+func (s *aggScope) whole(_ *builder, n ast.ExprNode) (expr.Expr, error) {
+	if _, ok := n.(*driver.ValueExpr); ok {
+		return nil, nil
+	}
+	if i, ok := s.keyIndex[restore(n)]; ok {
+		return s.col(i), nil
+	}
+	return nil, nil
+}
+
+func (s *aggScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	if i, ok := s.keyIndex[strings.ToLower(n.Name.Name.O)]; ok {
+		return s.col(i), nil
+	}
+	if b.columnIndex(n.Name.Name.O) < 0 {
+		return tableScope{}.column(b, n) // the usual "no such column"
+	}
+	return nil, b.at(ErrInvalid, n, "column %s must appear in GROUP BY or be used in an aggregate", restore(n))
+}
+
+func (s *aggScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error) {
+	if i, ok := s.aggIndex[restore(n)]; ok {
+		return s.col(i), nil
+	}
+	return nil, b.at(ErrInvalid, n, "aggregate %s not allowed here", restore(n))
+}
+
+// orderBy resolves ORDER BY items to columns of the projection: a position
+// or an alias names a SELECT item, a SELECT expression written again is
+// that item, and anything else is appended as a hidden column. A
+// NULLS FIRST/LAST sentinel item (see parse.go) qualifies the item before
+// it. The default is NULLS LAST in both directions, as in DuckDB.
+func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []expr.Expr, names []string, sc scope) ([]sortKey, []string, []expr.Expr, []string, error) {
+	var keys []sortKey
+	var text, raw []string
+	prevKey := false
+	for _, it := range ob.Items {
+		if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
+			if !prevKey {
+				return nil, nil, nil, nil, b.at(ErrInvalid, it, "NULLS FIRST/LAST without an ORDER BY item before it")
+			}
+			last := len(keys) - 1
+			keys[last].nullsFirst = c.Name.Name.L == nullsFirstSentinel
+			text[last] = orderText(raw[last], keys[last])
+			prevKey = false
+			continue
+		}
+		prevKey = true
+		col := -1
+		switch x := it.Expr.(type) {
+		case *ast.PositionExpr:
+			if x.N < 1 || x.N > len(items) {
+				return nil, nil, nil, nil, b.at(ErrInvalid, it, "ORDER BY %d: the SELECT list has %d items", x.N, len(items))
+			}
+			col = x.N - 1
+		case *ast.ColumnNameExpr:
+			if x.Name.Table.O == "" {
+				for i, item := range items {
+					if item.alias != "" && strings.EqualFold(item.alias, x.Name.Name.O) {
+						col = i
+						break
+					}
+				}
+			}
+		}
+		if col < 0 {
+			t := restore(it.Expr)
+			for i, item := range items {
+				if restore(item.node) == t {
+					col = i
+					break
+				}
+			}
+		}
+		if col < 0 {
+			e, err := b.expr(it.Expr, sc)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		}
+		k := sortKey{col: col, desc: it.Desc}
+		keys = append(keys, k)
+		raw = append(raw, restore(it.Expr))
+		text = append(text, orderText(raw[len(raw)-1], k))
+	}
+	return keys, text, exprs, names, nil
+}
+
+func orderText(name string, k sortKey) string {
+	dir, nulls := "ASC", "NULLS LAST"
+	if k.desc {
+		dir = "DESC"
+	}
+	if k.nullsFirst {
+		nulls = "NULLS FIRST"
+	}
+	return name + " " + dir + " " + nulls
+}
+
+// limit reads LIMIT and OFFSET, which must be non-negative integer
+// constants; -1 means no limit.
+func (b *builder) limit(s *ast.SelectStmt) (int64, int64, error) {
+	if s.Limit == nil {
+		return -1, 0, nil
+	}
+	read := func(n ast.ExprNode, what string) (int64, error) {
+		if n == nil {
+			return 0, nil
+		}
+		v, ok := intLiteral(n)
+		if !ok || v < 0 {
+			return 0, b.at(ErrInvalid, n, "%s must be a non-negative integer constant", what)
+		}
+		return v, nil
+	}
+	limit, err := read(s.Limit.Count, "LIMIT")
+	if err != nil {
+		return 0, 0, err
+	}
+	offset, err := read(s.Limit.Offset, "OFFSET")
+	if s.Limit.Count == nil {
+		limit = -1
+	}
+	return limit, offset, err
+}

@@ -1,0 +1,465 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// scope resolves what an expression can see: the columns of the scan, or
+// after GROUP BY the keys and aggregates.
+type scope interface {
+	// column resolves a column reference.
+	column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error)
+	// aggregate resolves an aggregate call; scopes before GROUP BY refuse
+	// them.
+	aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error)
+	// whole resolves a whole expression before it is taken apart (a GROUP
+	// BY key used in SELECT); nil, nil when it does not apply.
+	whole(b *builder, n ast.ExprNode) (expr.Expr, error)
+}
+
+// restore returns the SQL text of a node, normalized by the parser (used
+// to name columns and to match SELECT expressions with GROUP BY keys).
+func restore(n ast.Node) string {
+	var sb strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreStringWithoutCharset, &sb)); err != nil {
+		return fmt.Sprintf("%T", n)
+	}
+	return sb.String()
+}
+
+// at makes an error about node n, with its position.
+func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
+	e := &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		if off := n.OriginTextPosition(); off > 0 {
+			e.Line, e.Col = position(b.sql, off)
+		}
+	}
+	return e
+}
+
+// typeErr wraps an expr construction error (a type mismatch) with the
+// position of the node.
+func (b *builder) typeErr(n ast.Node, err error) error {
+	return b.at(ErrInvalid, n, "%s: %v", restore(n), err)
+}
+
+// expr converts an expression AST to an engine expression.
+func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
+	if e, err := sc.whole(b, n); e != nil || err != nil {
+		return e, err
+	}
+	switch x := n.(type) {
+	case *ast.ColumnNameExpr:
+		return sc.column(b, x)
+	case *ast.AggregateFuncExpr:
+		return sc.aggregate(b, x)
+	case *driver.ValueExpr:
+		return b.literal(x)
+	case *ast.ParenthesesExpr:
+		return b.expr(x.Expr, sc)
+	case *ast.BinaryOperationExpr:
+		return b.binary(x, sc)
+	case *ast.UnaryOperationExpr:
+		v, err := b.expr(x.V, sc)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case opcode.Not, opcode.Not2:
+			return wrap(b, n)(expr.Not(v))
+		case opcode.Minus:
+			return wrap(b, n)(expr.Negate(v))
+		case opcode.Plus:
+			return v, nil
+		}
+		return nil, b.at(ErrUnsupported, n, "operator %s", x.Op)
+	case *ast.IsNullExpr:
+		v, err := b.expr(x.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			return expr.IsNotNull(v), nil
+		}
+		return expr.IsNull(v), nil
+	case *ast.BetweenExpr:
+		v, lo, hi, err := b.expr3(x.Expr, x.Left, x.Right, sc)
+		if err != nil {
+			return nil, err
+		}
+		e, err := expr.Between(v, lo, hi)
+		if err != nil {
+			return nil, b.typeErr(n, err)
+		}
+		if x.Not {
+			return wrap(b, n)(expr.Not(e))
+		}
+		return e, nil
+	case *ast.PatternInExpr:
+		return b.in(x, sc)
+	case *ast.PatternLikeOrIlikeExpr:
+		return b.like(x, sc)
+	case *ast.FuncCastExpr:
+		return b.cast(x, sc)
+	case *ast.CaseExpr:
+		return b.caseExpr(x, sc)
+	case *ast.FuncCallExpr:
+		return b.call(x, sc)
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		return nil, b.at(ErrUnsupported, n, "subqueries")
+	case *ast.WindowFuncExpr:
+		return nil, b.at(ErrUnsupported, n, "window functions")
+	case *ast.RowExpr:
+		return nil, b.at(ErrUnsupported, n, "row values")
+	case *ast.DefaultExpr:
+		return nil, b.at(ErrUnsupported, n, "DEFAULT")
+	case *ast.VariableExpr:
+		return nil, b.at(ErrUnsupported, n, "variables")
+	case *driver.ParamMarkerExpr:
+		return nil, b.at(ErrUnsupported, n, "parameters (prepare the statement through the server)")
+	}
+	return nil, b.at(ErrUnsupported, n, "expression %s", restore(n))
+}
+
+// wrap turns a construction error into a positioned ErrInvalid.
+func wrap(b *builder, n ast.Node) func(expr.Expr, error) (expr.Expr, error) {
+	return func(e expr.Expr, err error) (expr.Expr, error) {
+		if err != nil {
+			return nil, b.typeErr(n, err)
+		}
+		return e, nil
+	}
+}
+
+func (b *builder) expr3(x, y, z ast.ExprNode, sc scope) (expr.Expr, expr.Expr, expr.Expr, error) {
+	ex, err := b.expr(x, sc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ey, err := b.expr(y, sc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ez, err := b.expr(z, sc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ex, ey, ez, nil
+}
+
+var arithOps = map[opcode.Op]expr.ArithOp{
+	opcode.Plus: expr.Add, opcode.Minus: expr.Sub, opcode.Mul: expr.Mul, opcode.Div: expr.Div, opcode.Mod: expr.Mod,
+}
+
+var cmpOps = map[opcode.Op]expr.CmpOp{
+	opcode.EQ: expr.Eq, opcode.NE: expr.Ne, opcode.LT: expr.Lt, opcode.LE: expr.Le, opcode.GT: expr.Gt, opcode.GE: expr.Ge,
+}
+
+func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error) {
+	l, err := b.expr(x.L, sc)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.expr(x.R, sc)
+	if err != nil {
+		return nil, err
+	}
+	w := wrap(b, x)
+	switch x.Op {
+	case opcode.LogicAnd:
+		return w(expr.And(l, r))
+	case opcode.LogicOr:
+		return w(expr.Or(l, r))
+	}
+	if op, ok := arithOps[x.Op]; ok {
+		return w(expr.Arith(op, l, r))
+	}
+	if op, ok := cmpOps[x.Op]; ok {
+		return w(expr.Compare(op, l, r))
+	}
+	return nil, b.at(ErrUnsupported, x, "operator %s", x.Op)
+}
+
+func (b *builder) in(x *ast.PatternInExpr, sc scope) (expr.Expr, error) {
+	if x.Sel != nil {
+		return nil, b.at(ErrUnsupported, x, "IN (subquery)")
+	}
+	v, err := b.expr(x.Expr, sc)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]expr.Expr, len(x.List))
+	for i, item := range x.List {
+		if list[i], err = b.expr(item, sc); err != nil {
+			return nil, err
+		}
+	}
+	e, err := expr.In(v, list)
+	if err != nil {
+		return nil, b.typeErr(x, err)
+	}
+	if x.Not {
+		return wrap(b, x)(expr.Not(e))
+	}
+	return e, nil
+}
+
+func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, error) {
+	if !x.IsLike {
+		return nil, b.at(ErrUnsupported, x, "ILIKE")
+	}
+	if x.EscapeExplicit && x.Escape != '\\' {
+		return nil, b.at(ErrUnsupported, x, "LIKE … ESCAPE other than backslash")
+	}
+	pat, ok := stringLiteral(x.Pattern)
+	if !ok {
+		return nil, b.at(ErrUnsupported, x.Pattern, "LIKE with a pattern that is not a string literal")
+	}
+	v, err := b.expr(x.Expr, sc)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(b, x)(expr.Like(v, pat, x.Not))
+}
+
+// stringLiteral returns the text of a string literal.
+func stringLiteral(n ast.ExprNode) (string, bool) {
+	v, ok := n.(*driver.ValueExpr)
+	if !ok {
+		return "", false
+	}
+	switch s := v.GetValue().(type) {
+	case string:
+		return s, true
+	case []byte:
+		return string(s), true
+	}
+	return "", false
+}
+
+// intLiteral returns the value of an integer literal (or a string literal
+// holding one, as in INTERVAL '90' DAY).
+func intLiteral(n ast.ExprNode) (int64, bool) {
+	v, ok := n.(*driver.ValueExpr)
+	if !ok {
+		if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+			i, ok := intLiteral(u.V)
+			return -i, ok
+		}
+		return 0, false
+	}
+	switch x := v.GetValue().(type) {
+	case int64:
+		return x, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	case string:
+		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return i, err == nil
+	}
+	return 0, false
+}
+
+func (b *builder) literal(x *driver.ValueExpr) (expr.Expr, error) {
+	switch v := x.GetValue().(type) {
+	case nil:
+		return expr.NullLiteral(arrow.Null), nil
+	case int64:
+		// TRUE and FALSE arrive as 1 and 0 with a flag (MySQL has no
+		// boolean type).
+		if mysql.HasIsBooleanFlag(x.GetType().GetFlag()) {
+			return wrap(b, x)(expr.Literal(v != 0))
+		}
+		return wrap(b, x)(expr.Literal(v))
+	case float64, string, bool:
+		return wrap(b, x)(expr.Literal(v))
+	case []byte:
+		return wrap(b, x)(expr.Literal(string(v)))
+	case uint64:
+		if v <= math.MaxInt64 {
+			return wrap(b, x)(expr.Literal(int64(v)))
+		}
+		return decimalLiteral(b, x, strconv.FormatUint(v, 10))
+	case *driver.MyDecimal:
+		return decimalLiteral(b, x, v.String())
+	}
+	return nil, b.at(ErrUnsupported, x, "literal %s", restore(x))
+}
+
+// decimalLiteral makes a decimal(p, s) literal of text such as "0.05":
+// p the digits written (at least s+1), s those after the point.
+func decimalLiteral(b *builder, n ast.Node, text string) (expr.Expr, error) {
+	neg := strings.HasPrefix(text, "-")
+	text = strings.TrimPrefix(text, "-")
+	intPart, frac, _ := strings.Cut(text, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	scale := int32(len(frac))
+	prec := max(int32(len(digits)), scale+1)
+	if prec > 38 {
+		return nil, b.at(ErrInvalid, n, "decimal literal %s has more than 38 digits", text)
+	}
+	u, ok := new(big.Int).SetString(intPart+frac, 10)
+	if !ok {
+		return nil, b.at(ErrInvalid, n, "bad decimal literal %s", text)
+	}
+	if neg {
+		u.Neg(u)
+	}
+	return expr.DecimalLiteral(decimal128.FromBigInt(u), prec, scale), nil
+}
+
+func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
+	v, err := b.expr(x.Expr, sc)
+	if err != nil {
+		return nil, err
+	}
+	var to arrow.DataType
+	tp := x.Tp
+	switch tp.GetType() {
+	case mysql.TypeLonglong, mysql.TypeLong, mysql.TypeInt24, mysql.TypeShort, mysql.TypeTiny:
+		to = arrow.PrimitiveTypes.Int64
+	case mysql.TypeDouble, mysql.TypeFloat:
+		to = arrow.PrimitiveTypes.Float64
+	case mysql.TypeNewDecimal:
+		p, s := tp.GetFlen(), tp.GetDecimal()
+		if p <= 0 {
+			p = 10
+		}
+		if s < 0 {
+			s = 0
+		}
+		if p > 38 || s > p {
+			return nil, b.at(ErrInvalid, x, "DECIMAL(%d, %d): precision is 1 to 38 and scale at most the precision", p, s)
+		}
+		to = &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}
+	case mysql.TypeDate:
+		to = arrow.FixedWidthTypes.Date32
+	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
+		to = arrow.BinaryTypes.String
+	default:
+		return nil, b.at(ErrUnsupported, x, "CAST to %s", tp.String())
+	}
+	return wrap(b, x)(expr.Cast(v, to))
+}
+
+func (b *builder) caseExpr(x *ast.CaseExpr, sc scope) (expr.Expr, error) {
+	var subject expr.Expr
+	if x.Value != nil {
+		var err error
+		if subject, err = b.expr(x.Value, sc); err != nil {
+			return nil, err
+		}
+	}
+	whens := make([]expr.When, len(x.WhenClauses))
+	for i, w := range x.WhenClauses {
+		cond, err := b.expr(w.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if subject != nil { // simple CASE: subject = value
+			if cond, err = expr.Compare(expr.Eq, subject, cond); err != nil {
+				return nil, b.typeErr(w, err)
+			}
+		}
+		then, err := b.expr(w.Result, sc)
+		if err != nil {
+			return nil, err
+		}
+		whens[i] = expr.When{Cond: cond, Then: then}
+	}
+	var elseExpr expr.Expr
+	if x.ElseClause != nil {
+		var err error
+		if elseExpr, err = b.expr(x.ElseClause, sc); err != nil {
+			return nil, err
+		}
+	}
+	return wrap(b, x)(expr.Case(whens, elseExpr))
+}
+
+func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
+	name := x.FnName.L
+	if strings.HasSuffix(name, "dateliteral") { // the parser's internal name for DATE '…'
+		name = "dateliteral"
+	}
+	switch name {
+	case "dateliteral":
+		s, ok := stringLiteral(x.Args[0])
+		if !ok {
+			return nil, b.at(ErrInvalid, x, "DATE needs a string literal")
+		}
+		days, err := expr.ParseDate(s)
+		if err != nil {
+			return nil, b.at(ErrInvalid, x, "DATE '%s': %v", s, err)
+		}
+		return expr.DateLiteral(days), nil
+	case "date_add", "date_sub", "adddate", "subdate":
+		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case "coalesce", "ifnull":
+		args := make([]expr.Expr, len(x.Args))
+		for i, a := range x.Args {
+			var err error
+			if args[i], err = b.expr(a, sc); err != nil {
+				return nil, err
+			}
+		}
+		return wrap(b, x)(expr.Coalesce(args...))
+	}
+	return nil, b.at(ErrUnsupported, x, "function %s", x.FnName.O)
+}
+
+// interval is date ± INTERVAL n unit, for units DAY, WEEK, MONTH, QUARTER
+// and YEAR with a constant n.
+func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.Expr, error) {
+	if len(x.Args) != 3 {
+		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL", x.FnName.O)
+	}
+	unit, ok := x.Args[2].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL unit", x.FnName.O)
+	}
+	n, ok := intLiteral(x.Args[1])
+	if !ok || n > math.MaxInt32/12 || n < -math.MaxInt32/12 {
+		return nil, b.at(ErrUnsupported, x.Args[1], "INTERVAL with a value that is not an integer constant")
+	}
+	if subtract {
+		n = -n
+	}
+	var months, days int64
+	switch strings.ToUpper(unit.Unit.String()) {
+	case "DAY":
+		days = n
+	case "WEEK":
+		days = 7 * n
+	case "MONTH":
+		months = n
+	case "QUARTER":
+		months = 3 * n
+	case "YEAR":
+		months = 12 * n
+	default:
+		return nil, b.at(ErrUnsupported, unit, "INTERVAL unit %s on a date", unit.Unit)
+	}
+	d, err := b.expr(x.Args[0], sc)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(b, x)(expr.AddInterval(d, int32(months), int32(days)))
+}

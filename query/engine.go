@@ -1,0 +1,286 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// DefaultMemoryLimit is the per-query limit of Options left zero.
+const DefaultMemoryLimit = 1 << 30
+
+// Options configure an Engine. Zero fields take the defaults given.
+type Options struct {
+	// MemoryLimit bounds what one query's sorts and aggregates hold;
+	// default DefaultMemoryLimit. A query that would pass it fails with
+	// ErrMemory.
+	MemoryLimit int64
+	// ScanConcurrency is the goroutines a scan decodes on; default the
+	// cache's.
+	ScanConcurrency int
+	// Alloc allocates what operators compute; default
+	// memory.DefaultAllocator.
+	Alloc memory.Allocator
+	// NoPruning keeps WHERE out of the scan: every batch is decoded. For
+	// measuring what pruning saves, and for tests that check it changes
+	// no answer.
+	NoPruning bool
+}
+
+// Engine answers SQL over the tables of a cache. It is safe for concurrent
+// use; each query reads the tables as they are when it starts.
+type Engine struct {
+	c    *cache.Cache
+	opts Options
+}
+
+// New returns an engine over c.
+func New(c *cache.Cache, opts Options) *Engine {
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	if opts.Alloc == nil {
+		opts.Alloc = memory.DefaultAllocator
+	}
+	return &Engine{c: c, opts: opts}
+}
+
+// plan parses and plans one statement; explain reports an EXPLAIN.
+func (e *Engine) plan(sql string) (planNode, bool, error) {
+	stmt, err := parseSQL(sql)
+	if err != nil {
+		return nil, false, err
+	}
+	explain := false
+	if ex, ok := stmt.(*ast.ExplainStmt); ok {
+		if ex.Analyze {
+			return nil, false, &Error{Kind: ErrUnsupported, Msg: "EXPLAIN ANALYZE"}
+		}
+		explain, stmt = true, ex.Stmt
+	}
+	sel, ok := stmt.(*ast.SelectStmt)
+	if !ok {
+		b := &builder{sql: sql}
+		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
+	}
+	b := &builder{sql: sql, c: e.c, opts: e.opts}
+	p, err := b.buildSelect(sel)
+	return p, explain, err
+}
+
+func statementName(n ast.StmtNode) string {
+	name := fmt.Sprintf("%T", n)
+	name = strings.TrimPrefix(name, "*ast.")
+	return strings.TrimSuffix(name, "Stmt")
+}
+
+// Explain returns the plan of a SELECT: its operators, which columns the
+// scan decodes, the predicate pushed into pruning and how many batches
+// pruning skips now (computed from statistics alone).
+func (e *Engine) Explain(ctx context.Context, sql string) (string, error) {
+	p, _, err := e.plan(sql)
+	if err != nil {
+		return "", err
+	}
+	return e.explain(ctx, p)
+}
+
+func (e *Engine) explain(ctx context.Context, p planNode) (string, error) {
+	if s := findScan(p); s != nil {
+		// A scan of no columns touches no chunk: it only runs pruning.
+		cs, err := e.c.Scan(ctx, s.table, cache.ScanOptions{Columns: []int{}, Filter: s.pushed})
+		if err == nil {
+			for cs.Next() {
+			}
+			m := cs.Metrics()
+			cs.Release()
+			s.batches, s.skipped, s.explained = m.Batches, m.Skipped, true
+		}
+	}
+	var b strings.Builder
+	p.explain(&b, 0)
+	return b.String(), nil
+}
+
+func findScan(p planNode) *scanNode {
+	switch n := p.(type) {
+	case *scanNode:
+		return n
+	case *filterNode:
+		return findScan(n.in)
+	case *projectNode:
+		return findScan(n.in)
+	case *aggregateNode:
+		return findScan(n.in)
+	case *sortNode:
+		return findScan(n.in)
+	case *limitNode:
+		return findScan(n.in)
+	}
+	return nil
+}
+
+// Query runs one statement: a SELECT, or EXPLAIN SELECT (one utf8 column,
+// "plan", a row per line). The Result streams batches; the caller must
+// Release it. Cancelling ctx stops the query within a batch.
+func (e *Engine) Query(ctx context.Context, sql string) (*Result, error) {
+	p, explain, err := e.plan(sql)
+	if err != nil {
+		return nil, err
+	}
+	if explain {
+		text, err := e.explain(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return explainResult(e.opts.Alloc, text), nil
+	}
+	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit}}
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt}
+	if s := findScan(p); s != nil {
+		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }
+	}
+	r.root, err = p.open(ctx, rt, e.c)
+	if err != nil {
+		return nil, err
+	}
+	r.schema = p.schema()
+	r.refs.Store(1)
+	return r, nil
+}
+
+// Result is a running query: an array.RecordReader over its batches.
+type Result struct {
+	refs   atomic.Int64
+	ctx    context.Context
+	root   operator
+	schema *arrow.Schema
+	mt     *memTracker
+	fixed  []arrow.RecordBatch // EXPLAIN output
+
+	cur      arrow.RecordBatch
+	err      error
+	rows     int64
+	scan     atomic.Pointer[cache.ScanMetrics]
+	once     sync.Once
+	finished bool
+}
+
+var _ array.RecordReader = (*Result)(nil)
+
+// Stats say what a query did so far.
+type Stats struct {
+	Rows       int64             // rows returned
+	PeakMemory int64             // most bytes its sorts and aggregates held at once
+	Scan       cache.ScanMetrics // of its table scan, once the scan ended
+}
+
+func (r *Result) Stats() Stats {
+	s := Stats{Rows: r.rows}
+	if r.mt != nil {
+		s.PeakMemory = r.mt.peak.Load()
+	}
+	if m := r.scan.Load(); m != nil {
+		s.Scan = *m
+	}
+	return s
+}
+
+func (r *Result) Schema() *arrow.Schema          { return r.schema }
+func (r *Result) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Record returns the current batch.
+//
+// Deprecated: use RecordBatch.
+func (r *Result) Record() arrow.RecordBatch { return r.cur }
+func (r *Result) Err() error                { return r.err }
+func (r *Result) Retain()                   { r.refs.Add(1) }
+
+func (r *Result) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || r.finished {
+		return false
+	}
+	if r.fixed != nil {
+		if len(r.fixed) == 0 {
+			r.finished = true
+			return false
+		}
+		r.cur, r.fixed = r.fixed[0], r.fixed[1:]
+		return true
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.err = &Error{Kind: ErrExec, Msg: "query cancelled", Err: err}
+		r.close()
+		return false
+	}
+	rec, err := r.root.Next(r.ctx)
+	if err == io.EOF {
+		r.finished = true
+		r.close()
+		return false
+	}
+	if err != nil {
+		if r.ctx.Err() != nil {
+			err = &Error{Kind: ErrExec, Msg: "query cancelled", Err: r.ctx.Err()}
+		}
+		r.err = err
+		r.close()
+		return false
+	}
+	r.rows += rec.NumRows()
+	r.cur = rec
+	return true
+}
+
+func (r *Result) close() {
+	r.once.Do(func() {
+		if r.root != nil {
+			r.root.Close()
+		}
+	})
+}
+
+func (r *Result) Release() {
+	if r.refs.Add(-1) != 0 {
+		return
+	}
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	for _, rec := range r.fixed {
+		rec.Release()
+	}
+	r.fixed = nil
+	r.close()
+}
+
+// explainResult is the plan text as a one-column result.
+func explainResult(mem memory.Allocator, text string) *Result {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		b.Append(line)
+	}
+	col := b.NewArray()
+	defer col.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+	r := &Result{ctx: context.Background(), schema: schema, fixed: []arrow.RecordBatch{rec}}
+	r.refs.Store(1)
+	return r
+}

@@ -1,0 +1,60 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Error kinds; every error a query returns matches one with errors.Is, so a
+// server can map it to a status (the Flight SQL server maps ErrSyntax,
+// ErrUnsupported and ErrInvalid to InvalidArgument, ErrNoTable to
+// NotFound, ErrMemory to ResourceExhausted).
+var (
+	ErrSyntax      = errors.New("syntax error")
+	ErrUnsupported = errors.New("not supported")
+	ErrInvalid     = errors.New("invalid query")       // unknown column, type mismatch, misplaced aggregate
+	ErrNoTable     = errors.New("no such table")       // FROM names a table the cache does not hold
+	ErrExec        = errors.New("execution error")     // overflow, division by zero, bad cast at run time
+	ErrMemory      = errors.New("memory limit passed") // the query's memory limit
+)
+
+// Error is a query error with the position of the construct it is about,
+// when known (1-based line and column of the SQL text).
+type Error struct {
+	Kind      error
+	Line, Col int
+	Msg       string
+	Err       error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("query: ")
+	b.WriteString(e.Kind.Error())
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " at line %d, column %d", e.Line, e.Col)
+	}
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Is(target error) bool { return target == e.Kind }
+func (e *Error) Unwrap() error        { return e.Err }
+
+// position converts a byte offset of text to a 1-based line and column.
+func position(text string, off int) (line, col int) {
+	if off < 0 || off > len(text) {
+		return 0, 0
+	}
+	line = 1 + strings.Count(text[:off], "\n")
+	col = off - strings.LastIndexByte(text[:off], '\n')
+	return line, col
+}

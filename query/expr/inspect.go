@@ -1,0 +1,91 @@
+package expr
+
+// Kind names what an expression node is, for planners that take trees
+// apart (predicate pushdown, pruning).
+type Kind int
+
+const (
+	KindOther Kind = iota // an Expr implemented outside this package
+	KindColumn
+	KindLiteral
+	KindArith
+	KindCompare
+	KindAnd
+	KindOr
+	KindNot
+	KindIsNull
+	KindIsNotNull
+	KindIn
+	KindBetween
+	KindLike
+	KindCast
+	KindCase
+	KindCoalesce
+	KindNegate
+	KindAddInterval
+)
+
+// Node describes one expression node.
+type Node struct {
+	Kind Kind
+	// Args are the operands in order: l, r (Arith, Compare, And, Or); e
+	// (Not, IsNull, IsNotNull, Like, Cast, Negate, AddInterval); e then the
+	// items (In); e, lo, hi (Between); cond1, then1, ..., else (Case, the
+	// else a NULL literal when absent); the arguments (Coalesce).
+	Args []Expr
+	// Column and Name are the batch column index and name (KindColumn).
+	Column int
+	Name   string
+	// Value is a literal's value (KindLiteral): nil, bool, int64, float64,
+	// decimal128.Num (unscaled; the scale is in Type()), string, or int32
+	// days since 1970-01-01 for a Date32.
+	Value   any
+	ArithOp ArithOp
+	CmpOp   CmpOp
+	// Pattern and Negated describe a LIKE.
+	Pattern string
+	Negated bool
+	// Months and Days are AddInterval's interval.
+	Months, Days int32
+	// Implicit marks a cast that coercion inserted.
+	Implicit bool
+}
+
+// Inspect describes e's top node.
+func Inspect(e Expr) Node {
+	switch x := e.(type) {
+	case *column:
+		return Node{Kind: KindColumn, Column: x.index, Name: x.name}
+	case *literal:
+		return Node{Kind: KindLiteral, Value: x.value()}
+	case *arithExpr:
+		return Node{Kind: KindArith, Args: x.children(), ArithOp: x.op}
+	case *compareExpr:
+		return Node{Kind: KindCompare, Args: x.children(), CmpOp: x.op}
+	case *boolExpr:
+		k := map[string]Kind{"AND": KindAnd, "OR": KindOr, "NOT": KindNot}[x.text]
+		return Node{Kind: k, Args: x.children()}
+	case *nullTest:
+		if x.not {
+			return Node{Kind: KindIsNotNull, Args: x.children()}
+		}
+		return Node{Kind: KindIsNull, Args: x.children()}
+	case *inExpr:
+		return Node{Kind: KindIn, Args: x.children()}
+	case *betweenExpr:
+		return Node{Kind: KindBetween, Args: x.children()}
+	case *likeExpr:
+		return Node{Kind: KindLike, Args: x.children(), Pattern: x.pattern, Negated: x.negate}
+	case *castExpr:
+		return Node{Kind: KindCast, Args: x.children(), Implicit: x.implicit}
+	case *caseExpr:
+		return Node{Kind: KindCase, Args: x.children()}
+	case *coalesceExpr:
+		return Node{Kind: KindCoalesce, Args: x.children()}
+	case *negateExpr:
+		return Node{Kind: KindNegate, Args: x.children()}
+	case *intervalExpr:
+		return Node{Kind: KindAddInterval, Args: x.children(), Months: x.months, Days: x.days}
+	}
+	return Node{Kind: KindOther}
+}

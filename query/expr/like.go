@@ -1,0 +1,194 @@
+package expr
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// LIKE is our kernel: arrow-go has no match_like. Patterns are compiled
+// once: '%' matches any run of characters, '_' exactly one character (one
+// UTF-8 sequence, or one byte of invalid UTF-8), '\' makes the next
+// character literal. Matching is case-sensitive and covers the whole
+// string. Prefix, suffix, substring and exact patterns use strings
+// functions; others a backtracking matcher that is O(len(s) × len(pattern))
+// at worst.
+
+// likeToken is a literal run, or a wildcard when lit is empty: any (%),
+// or one (_).
+type likeToken struct {
+	lit string
+	any bool
+}
+
+// compileLike splits a pattern into tokens, merging adjacent literals and
+// adjacent '%'.
+func compileLike(pattern string) ([]likeToken, error) {
+	var toks []likeToken
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			toks = append(toks, likeToken{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; c {
+		case '\\':
+			if i+1 == len(pattern) {
+				return nil, errorf(ErrInvalid, "LIKE pattern %s ends with the escape character", quote(pattern))
+			}
+			i++
+			lit.WriteByte(pattern[i])
+		case '%':
+			flush()
+			if len(toks) == 0 || !toks[len(toks)-1].any {
+				toks = append(toks, likeToken{any: true})
+			}
+		case '_':
+			flush()
+			toks = append(toks, likeToken{})
+		default:
+			lit.WriteByte(c)
+		}
+	}
+	flush()
+	return toks, nil
+}
+
+// likeMatcher returns the function deciding whether s matches.
+func likeMatcher(toks []likeToken) func(s string) bool {
+	isLit := func(t likeToken) bool { return t.lit != "" }
+	switch {
+	case len(toks) == 0:
+		return func(s string) bool { return s == "" }
+	case len(toks) == 1 && isLit(toks[0]):
+		lit := toks[0].lit
+		return func(s string) bool { return s == lit }
+	case len(toks) == 1 && toks[0].any:
+		return func(string) bool { return true }
+	case len(toks) == 2 && isLit(toks[0]) && toks[1].any:
+		lit := toks[0].lit
+		return func(s string) bool { return strings.HasPrefix(s, lit) }
+	case len(toks) == 2 && toks[0].any && isLit(toks[1]):
+		lit := toks[1].lit
+		return func(s string) bool { return strings.HasSuffix(s, lit) }
+	case len(toks) == 3 && toks[0].any && isLit(toks[1]) && toks[2].any:
+		lit := toks[1].lit
+		return func(s string) bool { return strings.Contains(s, lit) }
+	}
+	return func(s string) bool { return likeMatch(toks, s) }
+}
+
+// likeMatch is the general matcher: it advances through s and the tokens,
+// remembering the last '%' to retry from one character further on a
+// mismatch. One remembered '%' suffices: a later '%' can absorb whatever an
+// earlier one would have.
+func likeMatch(toks []likeToken, s string) bool {
+	ti, si := 0, 0
+	starT, starS := -1, 0
+	for {
+		if ti < len(toks) {
+			t := toks[ti]
+			switch {
+			case t.any:
+				starT, starS = ti, si
+				ti++
+				continue
+			case t.lit != "":
+				if strings.HasPrefix(s[si:], t.lit) {
+					ti++
+					si += len(t.lit)
+					continue
+				}
+			default: // '_'
+				if si < len(s) {
+					_, w := utf8.DecodeRuneInString(s[si:])
+					ti++
+					si += w
+					continue
+				}
+			}
+		} else if si == len(s) {
+			return true
+		}
+		// mismatch: let the last '%' absorb one more character
+		if starT < 0 || starS >= len(s) {
+			return false
+		}
+		_, w := utf8.DecodeRuneInString(s[starS:])
+		starS += w
+		ti, si = starT+1, starS
+	}
+}
+
+// LikePrefix returns the literal text before the pattern's first wildcard,
+// and whether the pattern means exactly "starts with prefix" (the prefix
+// followed only by '%'s, at least one), as scan pruning wants:
+// "abc%" is ("abc", true); "abc" ("abc", false); "a_c%" ("a", false).
+func LikePrefix(pattern string) (prefix string, onlyPrefix bool) {
+	toks, err := compileLike(pattern)
+	if err != nil {
+		// the literal text up to the dangling escape is still a prefix
+		p, _ := LikePrefix(pattern[:len(pattern)-1])
+		return p, false
+	}
+	if len(toks) == 0 {
+		return "", false
+	}
+	if toks[0].lit != "" {
+		prefix, toks = toks[0].lit, toks[1:]
+	}
+	return prefix, len(toks) == 1 && toks[0].any
+}
+
+type likeExpr struct {
+	e       Expr
+	pattern string
+	negate  bool
+	match   func(string) bool
+}
+
+// Like is e LIKE pattern (e NOT LIKE pattern when negate); NULL when e is.
+// A pattern ending in a lone '\' is ErrInvalid.
+func Like(e Expr, pattern string, negate bool) (Expr, error) {
+	if err := checkEngine("LIKE", e); err != nil {
+		return nil, err
+	}
+	e = nullAs(e, typString)
+	if e.Type().ID() != arrow.STRING {
+		return nil, errorf(ErrType, "LIKE needs a string, got %s (%s LIKE %s)", e.Type(), e, quote(pattern))
+	}
+	toks, err := compileLike(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return fold(&likeExpr{e: e, pattern: pattern, negate: negate, match: likeMatcher(toks)}), nil
+}
+
+func (x *likeExpr) Type() arrow.DataType { return typBool }
+func (x *likeExpr) children() []Expr     { return []Expr{x.e} }
+func (x *likeExpr) String() string {
+	op := " LIKE "
+	if x.negate {
+		op = " NOT LIKE "
+	}
+	return paren(x.e) + op + quote(x.pattern)
+}
+
+func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := x.e.Eval(ctx, mem, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	s, ok := a.(*array.String)
+	if !ok {
+		return nullArray(mem, typBool, a.Len()), nil
+	}
+	return boolsOf(mem, s, func(i int) bool { return x.match(s.Value(i)) != x.negate }), nil
+}

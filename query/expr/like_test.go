@@ -1,0 +1,129 @@
+package expr
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLikePatterns(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"", "", true},
+		{"", "a", false},
+		{"%", "", true},
+		{"%", "anything", true},
+		{"%%", "x", true},
+		{"_", "", false},
+		{"_", "a", true},
+		{"_", "é", true}, // one character, two bytes
+		{"__", "é", false},
+		{"_", "ab", false},
+		{"abc", "abc", true},
+		{"abc", "abcd", false},
+		{"ABC", "abc", false}, // case-sensitive
+		{"abc%", "abcdef", true},
+		{"abc%", "xabc", false},
+		{"%abc", "xxabc", true},
+		{"%abc", "abcx", false},
+		{"%b%", "abc", true},
+		{"%b%", "ac", false},
+		{"a%c", "abbbc", true},
+		{"a%c", "abcb", false},
+		{"a_c", "abc", true},
+		{"a_c", "ac", false},
+		{"%a%b%c%", "xaxbxcx", true},
+		{"%a%b%c%", "xcxbxax", false},
+		{"a%b_c", "aXbYbZc", true},
+		{"a%%_", "a", false},
+		{"%_%_%", "ab", true},
+		{`a\%c`, "a%c", true},
+		{`a\%c`, "abc", false},
+		{`a\_c`, "a_c", true},
+		{`a\_c`, "abc", false},
+		{`a\\c`, `a\c`, true},
+		{`\a`, "a", true},
+		{`%\%`, "100%", true},
+		{`%\%`, "100", false},
+		{"%e", "caf\xff", false},
+		{"caf_", "caf\xff", true}, // an invalid byte is one character
+		{"%mississippi%", "missmississippi", true},
+		{"PROMO%", "PROMO BRUSHED STEEL", true},
+		{"%green%", "forest green", true},
+	} {
+		cols := []jcol{{"s", typString, `["` + jsonEscape(tc.s) + `", null]`}}
+		e := must(Like(jexpr(cols, "s"), tc.pattern, false))
+		got, err := evalValues(t, e, cols...)
+		if err != nil || got[0] != tc.want || got[1] != nil {
+			t.Errorf("%q LIKE %q = %v, %v; want %v", tc.s, tc.pattern, got, err, tc.want)
+		}
+		n := must(Like(jexpr(cols, "s"), tc.pattern, true))
+		got, err = evalValues(t, n, cols...)
+		if err != nil || got[0] != !tc.want || got[1] != nil {
+			t.Errorf("%q NOT LIKE %q = %v, %v", tc.s, tc.pattern, got, err)
+		}
+		// the general matcher agrees with the specialised ones
+		toks, _ := compileLike(tc.pattern)
+		if likeMatch(toks, tc.s) != tc.want {
+			t.Errorf("likeMatch(%q, %q) = %v", tc.pattern, tc.s, !tc.want)
+		}
+	}
+}
+
+func jsonEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x80:
+			// JSON cannot carry invalid UTF-8; keep valid sequences as is
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func TestLikeErrors(t *testing.T) {
+	_, err := Like(Column(0, "s", typString), `abc\`, false)
+	wantErr(t, err, ErrInvalid, `'abc\'`)
+	_, err = Like(Column(0, "n", typInt64), "1%", false)
+	wantErr(t, err, ErrType, "LIKE needs a string, got int64")
+	e := must(Like(lit(nil), "a%", false))
+	if v, err := evalOne(t, e); err != nil || v != nil {
+		t.Errorf("NULL LIKE 'a%%' = %v, %v", v, err)
+	}
+	e = must(Like(Column(0, "s", typString), "it's%", true))
+	if e.String() != "s NOT LIKE 'it''s%'" {
+		t.Errorf("String() = %q", e)
+	}
+}
+
+func TestLikePrefix(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, prefix string
+		only            bool
+	}{
+		{"abc%", "abc", true},
+		{"abc%%", "abc", true},
+		{"abc", "abc", false},
+		{"abc%d", "abc", false},
+		{"a_c%", "a", false},
+		{"%abc", "", false},
+		{"%", "", true},
+		{"", "", false},
+		{`a\%b%`, "a%b", true},
+		{`a\_%`, "a_", true},
+		{`ab\`, "ab", false},
+		{"_%", "", false},
+	} {
+		p, only := LikePrefix(tc.pattern)
+		if p != tc.prefix || only != tc.only {
+			t.Errorf("LikePrefix(%q) = %q, %v; want %q, %v", tc.pattern, p, only, tc.prefix, tc.only)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package expr
+
+import (
+	"context"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+type negateExpr struct{ e Expr }
+
+// Negate is -e for a number; -MinInt64 is ErrOverflow.
+func Negate(e Expr) (Expr, error) {
+	if err := checkEngine("-", e); err != nil {
+		return nil, err
+	}
+	e = nullAs(e, typInt64)
+	if !numeric(e.Type()) {
+		return nil, errorf(ErrType, "cannot negate %s (-%s)", e.Type(), paren(e))
+	}
+	return fold(&negateExpr{e: e}), nil
+}
+
+func (x *negateExpr) Type() arrow.DataType { return x.e.Type() }
+func (x *negateExpr) children() []Expr     { return []Expr{x.e} }
+func (x *negateExpr) String() string       { return "-" + paren(x.e) }
+
+func (x *negateExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := x.e.Eval(ctx, mem, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	switch a.DataType().ID() {
+	case arrow.INT64:
+		return mapFixed(mem, typInt64, a, values[int64](a), func(v int64) (int64, error) {
+			if v == math.MinInt64 {
+				return 0, errorf(ErrOverflow, "integer overflow in %s", x)
+			}
+			return -v, nil
+		})
+	case arrow.FLOAT64:
+		return mapFixed(mem, typFloat64, a, values[float64](a), func(v float64) (float64, error) { return -v, nil })
+	case arrow.DECIMAL128:
+		return mapFixed(mem, a.DataType(), a, values[num](a), func(v num) (num, error) { return neg128(v), nil })
+	}
+	return nullArray(mem, x.Type(), a.Len()), nil
+}

@@ -1,0 +1,151 @@
+package expr
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// The engine types. Every Expr has one of these (or arrow.Null for an
+// untyped NULL literal), and every column handed to Eval is one of these.
+var (
+	typBool    = arrow.FixedWidthTypes.Boolean
+	typInt64   = arrow.PrimitiveTypes.Int64
+	typFloat64 = arrow.PrimitiveTypes.Float64
+	typString  = arrow.BinaryTypes.String
+	typDate32  = arrow.FixedWidthTypes.Date32
+	typNull    = arrow.Null
+)
+
+// maxPrecision is the largest decimal precision (digits in a 128-bit
+// integer).
+const maxPrecision = 38
+
+func decimalType(p, s int32) *arrow.Decimal128Type {
+	return &arrow.Decimal128Type{Precision: p, Scale: s}
+}
+
+// isEngine reports whether dt is an engine type.
+func isEngine(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.DATE32, arrow.NULL:
+		return true
+	case arrow.DECIMAL128:
+		d := dt.(*arrow.Decimal128Type)
+		return d.Precision >= 1 && d.Precision <= maxPrecision && d.Scale >= 0 && d.Scale <= d.Precision
+	}
+	return false
+}
+
+// EngineType maps an input column type to its engine type: signed and
+// unsigned integers to Int64 (uint64 through a checked conversion),
+// float32/float64 to Float64, decimal32/64/128 to Decimal128 of the same
+// precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
+// bool to Boolean, null to Null. ok is false for any other type.
+func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return typInt64, true
+	case arrow.FLOAT32, arrow.FLOAT64:
+		return typFloat64, true
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
+		d := dt.(arrow.DecimalType)
+		out := decimalType(d.GetPrecision(), d.GetScale())
+		return out, isEngine(out)
+	case arrow.STRING, arrow.LARGE_STRING:
+		return typString, true
+	case arrow.DATE32, arrow.DATE64:
+		return typDate32, true
+	case arrow.BOOL:
+		return typBool, true
+	case arrow.NULL:
+		return typNull, true
+	}
+	return nil, false
+}
+
+// ToEngine converts a column to its engine type. A column already of its
+// engine type is retained and returned as is. Widening conversions (small
+// integers, float32, large_utf8) use arrow-go's cast; uint64 (checked: a
+// value above MaxInt64 is ErrOverflow), decimal32/64 and date64 (days
+// rounded toward minus infinity) use our own, since arrow-go's cast rejects
+// or lacks them.
+func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
+	to, ok := EngineType(arr.DataType())
+	if !ok {
+		return nil, errorf(ErrType, "column type %s has no engine type", arr.DataType())
+	}
+	if arrow.TypeEqual(arr.DataType(), to) {
+		arr.Retain()
+		return arr, nil
+	}
+	switch a := arr.(type) {
+	case *array.Uint64:
+		return mapFixed(mem, typInt64, arr, a.Uint64Values(), func(v uint64) (int64, error) {
+			if v > math.MaxInt64 {
+				return 0, errorf(ErrOverflow, "uint64 value %d out of range for int64", v)
+			}
+			return int64(v), nil
+		})
+	case *array.Decimal32:
+		return mapFixed(mem, to, arr, a.Values(), func(v decimal.Decimal32) (decimal128.Num, error) {
+			return decimal128.FromI64(int64(v)), nil
+		})
+	case *array.Decimal64:
+		return mapFixed(mem, to, arr, a.Values(), func(v decimal.Decimal64) (decimal128.Num, error) {
+			return decimal128.FromI64(int64(v)), nil
+		})
+	case *array.Date64:
+		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
+			d := floorDiv(int64(v), 86400000)
+			if d < math.MinInt32 || d > math.MaxInt32 {
+				return 0, errorf(ErrOverflow, "date64 value %d out of range for date32", v)
+			}
+			return arrow.Date32(d), nil
+		})
+	}
+	out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(to))
+	if err != nil {
+		return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), to, err)
+	}
+	return out, nil
+}
+
+// floorDiv is a / b rounded toward minus infinity (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+// sqlType is the SQL spelling of an engine type, as CAST prints it.
+func sqlType(dt arrow.DataType) string {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return "BOOLEAN"
+	case arrow.INT64:
+		return "BIGINT"
+	case arrow.FLOAT64:
+		return "DOUBLE"
+	case arrow.STRING:
+		return "VARCHAR"
+	case arrow.DATE32:
+		return "DATE"
+	case arrow.DECIMAL128:
+		d := dt.(*arrow.Decimal128Type)
+		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)
+	case arrow.NULL:
+		return "NULL"
+	}
+	return dt.String()
+}

@@ -1,0 +1,40 @@
+package query
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// projectOp computes one column per expression for each input batch.
+type projectOp struct {
+	rt     *runtime
+	in     operator
+	exprs  []expr.Expr
+	schema *arrow.Schema
+}
+
+func (o *projectOp) Schema() *arrow.Schema { return o.schema }
+
+func (o *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := o.in.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	cols := make([]arrow.Array, len(o.exprs))
+	for i, e := range o.exprs {
+		if cols[i], err = e.Eval(ctx, o.rt.mem, rec); err != nil {
+			releaseAll(cols[:i])
+			return nil, execError(err, e)
+		}
+	}
+	out := array.NewRecordBatch(o.schema, cols, rec.NumRows())
+	releaseAll(cols)
+	return out, nil
+}
+
+func (o *projectOp) Close() { o.in.Close() }

@@ -1,0 +1,99 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// operator is one step of a running query: it yields record batches of
+// engine types (see package expr) until io.EOF. Operators pull from their
+// input batch by batch; only sort and aggregate hold more than a batch, and
+// they account what they hold to the query's memory tracker.
+type operator interface {
+	Schema() *arrow.Schema
+	// Next returns the next batch, which the caller releases, or io.EOF.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Close releases what the operator and its inputs hold. It is safe
+	// to call more than once.
+	Close()
+}
+
+// runtime is what the operators of one query share.
+type runtime struct {
+	mem memory.Allocator
+	mt  *memTracker
+}
+
+// memTracker counts the bytes a query's sort and aggregate hold against
+// its limit (0: no limit).
+type memTracker struct {
+	limit int64
+	used  atomic.Int64
+	peak  atomic.Int64
+}
+
+// grow accounts n more bytes held, failing with ErrMemory past the limit.
+func (m *memTracker) grow(n int64, what string) error {
+	used := m.used.Add(n)
+	if m.limit > 0 && used > m.limit {
+		m.used.Add(-n)
+		return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s needs %d more bytes, the query holds %d of its %d-byte limit (raise the limit, or add a LIMIT or a more selective WHERE)", what, n, used-n, m.limit)}
+	}
+	for {
+		p := m.peak.Load()
+		if used <= p || m.peak.CompareAndSwap(p, used) {
+			return nil
+		}
+	}
+}
+
+func (m *memTracker) shrink(n int64) { m.used.Add(-n) }
+
+// recordBytes is the bytes of a batch's buffers.
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, col := range rec.Columns() {
+		n += dataBytes(col.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
+}
+
+// drain reads op to the end, passing each batch to fn (which must not keep
+// it without retaining it).
+func drain(ctx context.Context, op operator, fn func(arrow.RecordBatch) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := op.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the AST
+)
+
+// The SQL parser is pingcap's TiDB parser (github.com/pingcap/tidb/pkg/parser),
+// run in ANSI mode so double-quoted text is an identifier and || concatenates.
+// Chosen over vitess' sqlparser because it is a standalone module of modest
+// weight (the vitess module brings all of Vitess), is maintained with TiDB,
+// takes ANSI_QUOTES, DATE '…' literals, INTERVAL arithmetic, CAST to
+// DECIMAL(p,s), CASE and COALESCE, and reports positions for its nodes.
+//
+// It lacks one thing we need: NULLS FIRST / NULLS LAST in ORDER BY (MySQL
+// has no such clause). We add it without a parser of our own: when the
+// parser stops at a NULLS FIRST or NULLS LAST token (the error says where),
+// the two words are replaced by an extra ORDER BY item, a sentinel
+// identifier, and the text is parsed again. The sentinel lands in the AST
+// right after the item it qualifies; the planner folds it into that item and
+// refuses it anywhere else.
+
+// Sentinel identifiers that stand for NULLS FIRST and NULLS LAST. Column
+// names starting with "quiver$" are refused by the planner.
+const (
+	nullsFirstSentinel = "quiver$nulls_first"
+	nullsLastSentinel  = "quiver$nulls_last"
+	sentinelPrefix     = "quiver$"
+)
+
+// maxNullsRewrites bounds the parse-and-rewrite loop.
+const maxNullsRewrites = 64
+
+// errNear matches the TiDB parser's syntax error: line, column and the text
+// from the offending token on.
+var errNear = regexp.MustCompile(`line (\d+) column (\d+) near "((?s).*)"`)
+
+var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
+
+// parseSQL parses one statement.
+func parseSQL(sql string) (ast.StmtNode, error) {
+	p := parser.New()
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI)
+	text := sql
+	for range maxNullsRewrites {
+		stmts, _, err := p.ParseSQL(text)
+		if err == nil {
+			switch len(stmts) {
+			case 0:
+				return nil, &Error{Kind: ErrSyntax, Msg: "empty statement"}
+			case 1:
+				return stmts[0], nil
+			}
+			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}
+		}
+		next, ok := rewriteNulls(text, err)
+		if !ok {
+			return nil, syntaxError(text, err)
+		}
+		text = next
+	}
+	return nil, &Error{Kind: ErrSyntax, Msg: "too many NULLS FIRST/LAST clauses"}
+}
+
+// rewriteNulls replaces the NULLS FIRST/LAST clause the parser stopped at
+// with ", <sentinel>".
+func rewriteNulls(text string, err error) (string, bool) {
+	m := errNear.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	near := m[3]
+	if !nullsClause.MatchString(near) {
+		return "", false
+	}
+	off := nearOffset(text, m[1], m[2], near)
+	if off < 0 {
+		return "", false
+	}
+	loc := nullsClause.FindStringSubmatchIndex(text[off:])
+	if loc == nil {
+		return "", false
+	}
+	sentinel := nullsFirstSentinel
+	if strings.EqualFold(text[off+loc[2]:off+loc[3]], "LAST") {
+		sentinel = nullsLastSentinel
+	}
+	return text[:off] + `, "` + sentinel + `"` + text[off+loc[1]:], true
+}
+
+// nearOffset finds where the parser's "near" text starts in text: among
+// the places it occurs, the one closest to the reported line and column
+// (the parser reports the column around the end of the token).
+func nearOffset(text, line, col, near string) int {
+	ln, _ := strconv.Atoi(line)
+	cn, _ := strconv.Atoi(col)
+	target := 0
+	for i := 1; i < ln; i++ {
+		nl := strings.IndexByte(text[target:], '\n')
+		if nl < 0 {
+			break
+		}
+		target += nl + 1
+	}
+	target += cn
+	probe := near
+	if len(probe) > 40 {
+		probe = probe[:40]
+	}
+	best, bestDist := -1, 0
+	for from := 0; ; {
+		i := strings.Index(text[from:], probe)
+		if i < 0 {
+			break
+		}
+		at := from + i
+		dist := max(at-target, target-at)
+		if best < 0 || dist < bestDist {
+			best, bestDist = at, dist
+		}
+		from = at + 1
+	}
+	return best
+}
+
+// syntaxError turns a parser error into an Error with its position.
+func syntaxError(text string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	msg := err.Error()
+	if m := errNear.FindStringSubmatch(msg); m != nil {
+		ln, _ := strconv.Atoi(m[1])
+		cn, _ := strconv.Atoi(m[2])
+		near := m[3]
+		if len(near) > 40 {
+			near = near[:40] + "…"
+		}
+		return &Error{Kind: ErrSyntax, Line: ln, Col: cn, Msg: fmt.Sprintf("syntax error near %q", near)}
+	}
+	return &Error{Kind: ErrSyntax, Msg: msg}
+}

@@ -1,0 +1,282 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/agg"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// planNode is one node of a query plan. Plans are trees; open turns one
+// into a tree of running operators.
+type planNode interface {
+	schema() *arrow.Schema
+	open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error)
+	explain(b *strings.Builder, depth int)
+}
+
+func indent(b *strings.Builder, depth int) {
+	for range depth {
+		b.WriteString("  ")
+	}
+}
+
+// scanNode reads columns of a cached table.
+type scanNode struct {
+	table       string
+	info        cache.TableInfo
+	columns     []int         // table columns decoded, in scan order; empty: count only
+	fields      []arrow.Field // their engine types
+	pushed      cache.Predicate
+	pushedText  string
+	concurrency int
+	onDone      func(cache.ScanMetrics)
+
+	// Filled by Explain: what pruning does with the pushed predicate.
+	batches, skipped int
+	explained        bool
+}
+
+func (n *scanNode) schema() *arrow.Schema { return arrow.NewSchema(n.fields, nil) }
+
+func (n *scanNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	return openScan(ctx, rt, c, n)
+}
+
+func (n *scanNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	names := make([]string, len(n.fields))
+	for i, f := range n.fields {
+		names[i] = f.Name
+	}
+	fmt.Fprintf(b, "Scan %s: decodes %d of %d columns", n.table, len(n.columns), n.info.Schema.NumFields())
+	if len(n.columns) > 0 {
+		fmt.Fprintf(b, " [%s]", strings.Join(names, ", "))
+	} else {
+		b.WriteString(" (row counts only)")
+	}
+	if n.pushed != nil {
+		fmt.Fprintf(b, "; pruning on %s", n.pushedText)
+	}
+	if n.explained {
+		fmt.Fprintf(b, "; %d batches, pruning skips %d", n.batches, n.skipped)
+	}
+	b.WriteString("\n")
+}
+
+// filterNode keeps rows where pred is TRUE.
+type filterNode struct {
+	in   planNode
+	pred expr.Expr
+	what string // "Filter" or "Having"
+}
+
+func (n *filterNode) schema() *arrow.Schema { return n.in.schema() }
+
+func (n *filterNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &filterOp{rt: rt, in: in, pred: n.pred}, nil
+}
+
+func (n *filterNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	fmt.Fprintf(b, "%s %s\n", n.what, n.pred)
+	n.in.explain(b, depth+1)
+}
+
+// projectNode computes exprs, named names.
+type projectNode struct {
+	in    planNode
+	exprs []expr.Expr
+	names []string
+}
+
+func (n *projectNode) schema() *arrow.Schema {
+	fields := make([]arrow.Field, len(n.exprs))
+	for i, e := range n.exprs {
+		fields[i] = arrow.Field{Name: n.names[i], Type: e.Type(), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func (n *projectNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &projectOp{rt: rt, in: in, exprs: n.exprs, schema: n.schema()}, nil
+}
+
+func (n *projectNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	parts := make([]string, len(n.exprs))
+	for i, e := range n.exprs {
+		parts[i] = e.String()
+		if parts[i] != n.names[i] {
+			parts[i] += " AS " + n.names[i]
+		}
+	}
+	fmt.Fprintf(b, "Project %s\n", strings.Join(parts, ", "))
+	n.in.explain(b, depth+1)
+}
+
+// aggCall is one aggregate of an aggregateNode.
+type aggCall struct {
+	fn   agg.Func
+	arg  int    // index into aggregateNode.args; -1 for count(*)
+	text string // as written, for EXPLAIN and matching
+	typ  arrow.DataType
+}
+
+// aggregateNode groups by keys and computes aggs; its output is the keys
+// then the aggregates.
+type aggregateNode struct {
+	in       planNode
+	keys     []expr.Expr
+	keyNames []string
+	args     []expr.Expr
+	aggs     []aggCall
+}
+
+func (n *aggregateNode) schema() *arrow.Schema {
+	fields := make([]arrow.Field, 0, len(n.keys)+len(n.aggs))
+	for i, k := range n.keys {
+		fields = append(fields, arrow.Field{Name: n.keyNames[i], Type: k.Type(), Nullable: true})
+	}
+	for _, a := range n.aggs {
+		fields = append(fields, arrow.Field{Name: a.text, Type: a.typ, Nullable: true})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// countOnly reports a global aggregate of count(*) alone.
+func (n *aggregateNode) countOnly() bool {
+	if len(n.keys) > 0 {
+		return false
+	}
+	for _, a := range n.aggs {
+		if a.fn != agg.CountStar {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *aggregateNode) keyTypes() []arrow.DataType {
+	ts := make([]arrow.DataType, len(n.keys))
+	for i, k := range n.keys {
+		ts[i] = k.Type()
+	}
+	return ts
+}
+
+func (n *aggregateNode) argTypes() []arrow.DataType {
+	ts := make([]arrow.DataType, len(n.args))
+	for i, a := range n.args {
+		ts[i] = a.Type()
+	}
+	return ts
+}
+
+func (n *aggregateNode) specs() []agg.Spec {
+	specs := make([]agg.Spec, len(n.aggs))
+	for i, a := range n.aggs {
+		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0)}
+	}
+	return specs
+}
+
+func (n *aggregateNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &aggregateOp{rt: rt, in: in, n: n, schema: n.schema()}, nil
+}
+
+func (n *aggregateNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	keys := make([]string, len(n.keys))
+	for i, k := range n.keys {
+		keys[i] = k.String()
+	}
+	aggs := make([]string, len(n.aggs))
+	for i, a := range n.aggs {
+		aggs[i] = a.text
+	}
+	if n.countOnly() {
+		fmt.Fprintf(b, "Aggregate %s (from row counts)\n", strings.Join(aggs, ", "))
+	} else if len(keys) == 0 {
+		fmt.Fprintf(b, "Aggregate %s\n", strings.Join(aggs, ", "))
+	} else {
+		fmt.Fprintf(b, "HashAggregate by %s: %s\n", strings.Join(keys, ", "), strings.Join(aggs, ", "))
+	}
+	n.in.explain(b, depth+1)
+}
+
+// sortNode orders by keys (columns of its input), keeping the first limit
+// rows when limit >= 0.
+type sortNode struct {
+	in      planNode
+	keys    []sortKey
+	keyText []string
+	limit   int64
+}
+
+func (n *sortNode) schema() *arrow.Schema { return n.in.schema() }
+
+func (n *sortNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &sortOp{rt: rt, in: in, keys: n.keys, limit: n.limit, schema: n.schema()}, nil
+}
+
+func (n *sortNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	if n.limit >= 0 {
+		fmt.Fprintf(b, "TopK %d by %s\n", n.limit, strings.Join(n.keyText, ", "))
+	} else {
+		fmt.Fprintf(b, "Sort by %s\n", strings.Join(n.keyText, ", "))
+	}
+	n.in.explain(b, depth+1)
+}
+
+// limitNode skips offset rows and passes limit (negative: all).
+type limitNode struct {
+	in            planNode
+	limit, offset int64
+}
+
+func (n *limitNode) schema() *arrow.Schema { return n.in.schema() }
+
+func (n *limitNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &limitOp{in: in, limit: n.limit, offset: n.offset}, nil
+}
+
+func (n *limitNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	if n.limit >= 0 {
+		fmt.Fprintf(b, "Limit %d", n.limit)
+	} else {
+		b.WriteString("Limit all")
+	}
+	if n.offset > 0 {
+		fmt.Fprintf(b, " offset %d", n.offset)
+	}
+	b.WriteString("\n")
+	n.in.explain(b, depth+1)
+}

@@ -1,0 +1,88 @@
+package query
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestPruningNeverChangesAnAnswer runs random WHERE clauses with the
+// predicate pushed into the scan and without, and requires the same rows;
+// it also requires pruning to skip batches for some of them.
+func TestPruningNeverChangesAnAnswer(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := testTable(t, mem, 2000, 50) // id and day are clustered
+	pruned := New(c, Options{Alloc: mem})
+	full := New(c, Options{Alloc: mem, NoPruning: true})
+	r := rand.New(rand.NewPCG(5, 6))
+	atoms := []func() string{
+		func() string { return fmt.Sprintf("id %s %d", pick(r, "<", "<=", "=", "<>", ">", ">="), r.IntN(2100)) },
+		func() string { return fmt.Sprintf("%d %s id", r.IntN(2100), pick(r, "<", ">=")) },
+		func() string { a := r.IntN(2100); return fmt.Sprintf("id BETWEEN %d AND %d", a, a+r.IntN(300)) },
+		func() string { return fmt.Sprintf("id IN (%d, %d, NULL)", r.IntN(2100), r.IntN(2100)) },
+		func() string { return fmt.Sprintf("qty %s %d", pick(r, "<", "=", ">"), r.IntN(60)) },
+		func() string { return pick(r, "qty IS NULL", "qty IS NOT NULL", "grp IS NULL", "grp IS NOT NULL") },
+		func() string { return fmt.Sprintf("grp %s '%s'", pick(r, "<", "=", ">="), pick(r, "a", "b", "c", "d")) },
+		func() string { return pick(r, "grp LIKE 'a%'", "grp LIKE 'b'", "grp LIKE '%'") },
+		func() string { return fmt.Sprintf("price > %d.%02d", r.IntN(100), r.IntN(100)) },
+		func() string { return fmt.Sprintf("day < DATE '1997-05-19' + INTERVAL %d DAY", r.IntN(400)) },
+		func() string { return fmt.Sprintf("ratio >= %g", float64(r.IntN(10))/4) },
+		func() string { return pick(r, "flag", "NOT flag", "flag = true") },
+		func() string { return fmt.Sprintf("id = %d", r.IntN(10)) + " OR id > 1990" },
+	}
+	var where func(depth int) string
+	where = func(depth int) string {
+		if depth == 0 || r.IntN(3) == 0 {
+			return atoms[r.IntN(len(atoms))]()
+		}
+		switch r.IntN(3) {
+		case 0:
+			return "(" + where(depth-1) + " AND " + where(depth-1) + ")"
+		case 1:
+			return "(" + where(depth-1) + " OR " + where(depth-1) + ")"
+		}
+		return "NOT (" + where(depth-1) + ")"
+	}
+	skippedSome, n := 0, 300
+	if testing.Short() {
+		n = 60
+	}
+	for range n {
+		sql := "SELECT id, qty FROM orders WHERE " + where(3) + " ORDER BY id"
+		want, err := run(t, full, sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		res, err := pruned.Query(t.Context(), sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var got []string
+		for res.Next() {
+			rec := res.RecordBatch()
+			for i := range int(rec.NumRows()) {
+				got = append(got, cell(rec.Column(0), i)+"|"+cell(rec.Column(1), i))
+			}
+		}
+		err = res.Err()
+		st := res.Stats()
+		res.Release()
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: pruning changed the answer\n got %d rows %v\nwant %d rows %v", sql, len(got), got, len(want), want)
+		}
+		if st.Scan.Skipped > 0 {
+			skippedSome++
+		}
+	}
+	if skippedSome < n/10 {
+		t.Errorf("pruning skipped batches for only %d of %d queries", skippedSome, n)
+	}
+}
+
+func pick(r *rand.Rand, xs ...string) string { return xs[r.IntN(len(xs))] }
