@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/quiverdb/quiver/query/expr"
 )
@@ -53,8 +52,16 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		rec.Retain()
 		return rec, nil
 	}
-	ectx := compute.WithAllocator(ctx, o.rt.mem)
-	return compute.FilterRecordBatch(ectx, rec, b, &compute.FilterOptions{NullSelection: compute.SelectionDropNulls})
+	// Gather the selected rows with take: arrow-go v18.8's filter kernel
+	// drops the values of Boolean columns that hold NULLs (it returned
+	// [false, null, null…] for [false, true, false, true, null…]).
+	sel := make([]int32, 0, b.Len())
+	for i := range b.Len() {
+		if b.IsValid(i) && b.Value(i) {
+			sel = append(sel, int32(i))
+		}
+	}
+	return takeRecord(ctx, o.rt.mem, rec, sel)
 }
 
 // allTrue reports whether every value of a null-free boolean array is set.

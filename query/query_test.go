@@ -55,7 +55,12 @@ func testTable(t testing.TB, mem memory.Allocator, n, batch int) (*cache.Cache, 
 			b.Field(3).(*array.Decimal128Builder).Append(decimalOf(row[3].(int64)))
 			b.Field(4).(*array.Float64Builder).Append(row[4].(float64))
 			b.Field(5).(*array.Date32Builder).Append(arrow.Date32(row[5].(int64)))
-			b.Field(6).(*array.BooleanBuilder).Append(row[6].(bool))
+			if i%13 == 12 {
+				row[6] = nil
+				b.Field(6).AppendNull()
+			} else {
+				b.Field(6).(*array.BooleanBuilder).Append(row[6].(bool))
+			}
 			rows = append(rows, row)
 		}
 		recs = append(recs, b.NewRecordBatch())
@@ -192,6 +197,32 @@ func TestGroupByAgainstGo(t *testing.T) {
 	}
 	if err != nil || len(got) != len(wantH) {
 		t.Errorf("HAVING: got %v, %v; want (some order of) %v", got, err, wantH)
+	}
+}
+
+// TestFilterKeepsBooleansWithNulls: a filtered Boolean column with NULLs
+// keeps its values. arrow-go v18.8's FilterArray turns this column, built
+// by array.FromJSON, and this selection into [true null null null null
+// null null]; the engine gathers with take instead (op_filter.go).
+func TestFilterKeepsBooleansWithNulls(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}}, nil)
+	rec, _, err := array.RecordFromJSON(mem, schema, strings.NewReader(`[{"id":1,"b":false},{"id":2,"b":true},{"id":3,"b":false},{"id":4,"b":true},{"id":5,"b":null},
+		{"id":6,"b":true},{"id":7,"b":null},{"id":8,"b":false},{"id":9,"b":true},{"id":10,"b":true}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := cache.New(cache.Options{Alloc: mem})
+	r, _ := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+	rec.Release()
+	if _, err := c.Put(context.Background(), "t", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	got, err := run(t, New(c, Options{Alloc: mem}), `SELECT b FROM t WHERE id BETWEEN 2 AND 7 OR id = 10`)
+	if want := "[true false true NULL true NULL true]"; err != nil || fmt.Sprint(got) != want {
+		t.Errorf("got %v, %v; want %s", got, err, want)
 	}
 }
 

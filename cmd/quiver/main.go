@@ -26,7 +26,8 @@ func commands() []command {
 		{"inspect", "describe an Arrow IPC file or stream: schema, batches, codecs, bytes per column", runInspect},
 		{"query", "load tables into the cache and answer one SQL statement over them", runQuery},
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
-		{"bench", "run a benchmark (codecs, cache) and print its tables", runBench},
+		{"convert", "convert CSV, Parquet or Arrow IPC into compressed Arrow IPC batches", runConvert},
+		{"bench", "run a benchmark (codecs, cache, convert) and print its tables", runBench},
 		{"version", "print the version", runVersion},
 	}
 }

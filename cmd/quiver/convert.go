@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/convert"
+	"github.com/quiverdb/quiver/convert/csv"
+)
+
+const convertAbout = `Converts CSV/TSV, Parquet or Arrow IPC (file or stream, any codec) into a standard
+Arrow IPC file or stream of --batch-rows-row batches, compressed with --codec, that
+any Arrow implementation reads. The input format is told by --from, else by the
+file's magic bytes, else by its extension (.tsv is tab-separated; anything else
+text is CSV). IN may be - for CSV on standard input. OUT is written to a
+temporary file beside it and renamed into place when complete.
+
+CSV: RFC 4180 quoting; a header line unless --no-header; types inferred from
+the first --infer-rows records (int64, float64, decimal with --infer-decimal,
+bool, date, timestamp, string); a malformed record stops the conversion with
+its line and column, or with --skip-malformed is skipped and counted.
+Dictionary-encoded columns are decoded. Progress goes to stderr after two
+seconds; a summary line at the end.`
+
+func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	codecFlag := fs.String("codec", "zstd:1", "body compression of the output: none, lz4, zstd, zstd:N")
+	format := fs.String("format", "file", "output format: file or stream")
+	from := fs.String("from", "", "input format: csv, tsv, parquet or arrow (default: detect)")
+	batchRows := fs.Int("batch-rows", convert.DefaultBatchRows, "rows per output batch")
+	maxBytes := fs.Int64("max-batch-bytes", convert.DefaultMaxBytes, "largest output batch, in bytes of Arrow buffers")
+	noHeader := fs.Bool("no-header", false, "CSV: the first line is data")
+	delim := fs.String("delimiter", "", "CSV: field delimiter, one byte (default , or tab for tsv)")
+	inferRows := fs.Int("infer-rows", 1000, "CSV: records sampled to infer the types")
+	inferDecimal := fs.Bool("infer-decimal", false, "CSV: infer decimal128 rather than float64 for plain decimal numbers")
+	nulls := fs.String("null", "\x00default", "CSV: comma-separated null tokens (default: empty, NULL, null)")
+	skip := fs.Bool("skip-malformed", false, "CSV: skip malformed records and count them instead of failing")
+	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines parsing CSV and compressing the output")
+	quiet := fs.Bool("quiet", false, "no progress or summary on stderr")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printHelp(stdout, fs, "convert [flags] IN OUT", convertAbout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: want IN and OUT, got %d arguments", errUsage, len(pos))
+	}
+	setting, err := codec.ParseSetting(*codecFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --codec: %v", errUsage, err)
+	}
+	if *format != "file" && *format != "stream" {
+		return fmt.Errorf("%w: --format must be file or stream, not %q", errUsage, *format)
+	}
+	if *batchRows <= 0 || *maxBytes <= 0 || *goroutines <= 0 || *inferRows <= 0 {
+		return fmt.Errorf("%w: --batch-rows, --max-batch-bytes, --goroutines and --infer-rows must be positive", errUsage)
+	}
+	if len(*delim) > 1 {
+		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
+	}
+	in, out := pos[0], pos[1]
+	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: *maxBytes}
+	copts := csv.Options{NoHeader: *noHeader, InferRows: *inferRows, InferDecimal: *inferDecimal,
+		SkipMalformed: *skip, Concurrency: *goroutines, Convert: cfg}
+	if *delim != "" {
+		copts.Comma = (*delim)[0]
+	}
+	if *nulls != "\x00default" {
+		copts.NullTokens = []string{}
+		if *nulls != "" {
+			copts.NullTokens = strings.Split(*nulls, ",")
+		}
+	}
+	src, closeIn, size, err := openInput(ctx, in, *from, copts)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	r, err := convert.NewReader(src, cfg)
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	wopts := batch.WriteOptions{Codec: setting, Concurrency: *goroutines}
+	var p *progress
+	if !*quiet {
+		p = &progress{w: stderr, start: time.Now(), size: size, last: time.Now()}
+	}
+	if err := writeOutput(ctx, out, *format == "file", r, wopts, p); err != nil {
+		return err
+	}
+	if p != nil {
+		p.done(r.Stats(), out)
+		if cs, ok := src.(*csv.Source); ok && len(cs.Skipped()) > 0 {
+			fmt.Fprintf(stderr, "first skipped: %v\n", cs.Skipped()[0])
+		}
+	}
+	return nil
+}
+
+// inputFormat tells the format of path from its first bytes and name.
+func inputFormat(head []byte, path string) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return "parquet"
+	case bytes.HasPrefix(head, []byte("ARROW1")), bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
+		return "arrow"
+	case strings.EqualFold(filepath.Ext(path), ".tsv"):
+		return "tsv"
+	}
+	return "csv"
+}
+
+// openInput opens in as a Source; size is its length when known.
+func openInput(ctx context.Context, in, from string, copts csv.Options) (convert.Source, func(), int64, error) {
+	if in == "-" {
+		if from != "" && from != "csv" && from != "tsv" {
+			return nil, nil, 0, fmt.Errorf("%w: standard input must be CSV or TSV", errUsage)
+		}
+		if from == "tsv" && copts.Comma == 0 {
+			copts.Comma = '\t'
+		}
+		src, err := csv.NewSource(os.Stdin, copts)
+		return src, func() {}, 0, err
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is a directory", in)
+		}
+		return nil, nil, 0, err
+	}
+	head := make([]byte, 8)
+	n, _ := f.ReadAt(head, 0)
+	if from == "" {
+		from = inputFormat(head[:n], in)
+	}
+	var src convert.Source
+	switch from {
+	case "csv", "tsv":
+		if from == "tsv" && copts.Comma == 0 {
+			copts.Comma = '\t'
+		}
+		src, err = csv.NewSource(f, copts)
+	case "parquet":
+		src, err = convert.OpenParquet(ctx, f, convert.ParquetOptions{BatchRows: copts.Convert.BatchRows})
+	case "arrow":
+		src, err = convert.OpenIPC(f, st.Size(), batch.ReadOptions{Concurrency: copts.Concurrency})
+	default:
+		err = fmt.Errorf("%w: --from must be csv, tsv, parquet or arrow, not %q", errUsage, from)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("%s: %w", in, err)
+	}
+	return src, func() { f.Close() }, st.Size(), nil
+}
+
+// writeOutput writes every batch of r to out (through a temporary file
+// renamed into place).
+func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	var w interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	if file {
+		w, err = batch.NewFileWriter(tmp, r.Schema(), opts)
+	} else {
+		w, err = batch.NewStreamWriter(tmp, r.Schema(), opts)
+	}
+	if err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		err = w.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("%s: %w", out, err)
+		}
+		p.update(r.Stats())
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
+}
+
+// progress prints a line a second on stderr once a conversion has run
+// two seconds, and a summary at the end.
+type progress struct {
+	w           io.Writer
+	start, last time.Time
+	size        int64
+	printed     bool
+}
+
+func (p *progress) update(st convert.Stats) {
+	if p == nil {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.start) < 2*time.Second || now.Sub(p.last) < time.Second {
+		return
+	}
+	p.last, p.printed = now, true
+	el := now.Sub(p.start).Seconds()
+	line := fmt.Sprintf("%d rows, %.1f MB read, %.1f MB/s", st.Rows, float64(st.InputBytes)/1e6, float64(st.InputBytes)/1e6/el)
+	if p.size > 0 && st.InputBytes > 0 && st.InputBytes < p.size {
+		eta := time.Duration(float64(p.size-st.InputBytes) / (float64(st.InputBytes) / el) * float64(time.Second))
+		line += fmt.Sprintf(", %.0f%% of %.1f MB, ETA %v", 100*float64(st.InputBytes)/float64(p.size), float64(p.size)/1e6, eta.Round(time.Second))
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) done(st convert.Stats, out string) {
+	el := time.Since(p.start)
+	fmt.Fprintf(p.w, "%s: %d rows in %d batches in %v (%.1f MB/s of input; converting %v, waiting for input %v)",
+		out, st.Rows, st.Batches, el.Round(time.Millisecond), float64(st.InputBytes)/1e6/el.Seconds(),
+		st.ConvertTime.Round(time.Millisecond), st.PullTime.Round(time.Millisecond))
+	if st.SkippedRows > 0 {
+		fmt.Fprintf(p.w, "; %d malformed records skipped", st.SkippedRows)
+	}
+	fmt.Fprintln(p.w)
+}

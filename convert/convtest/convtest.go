@@ -1,0 +1,450 @@
+// Package convtest generates columns of every type the converter handles,
+// with a chosen fraction of nulls and optionally dictionary-encoded, and
+// rebuilds any slice of them value by value with arrow-go's builders:
+// the reference the converter's bulk paths are tested against.
+package convtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Case is one column type of the matrix.
+type Case struct {
+	Name string
+	Type arrow.DataType
+	// Dict says the type can also be fed dictionary-encoded.
+	Dict bool
+}
+
+// Cases lists the types of the differential matrix: every fixed-width
+// family, booleans, decimals, strings and binary, nested types, and
+// nested types holding the others.
+func Cases() []Case {
+	flat := []Case{
+		{"int8", arrow.PrimitiveTypes.Int8, true},
+		{"int16", arrow.PrimitiveTypes.Int16, true},
+		{"int32", arrow.PrimitiveTypes.Int32, true},
+		{"int64", arrow.PrimitiveTypes.Int64, true},
+		{"uint8", arrow.PrimitiveTypes.Uint8, true},
+		{"uint16", arrow.PrimitiveTypes.Uint16, true},
+		{"uint32", arrow.PrimitiveTypes.Uint32, true},
+		{"uint64", arrow.PrimitiveTypes.Uint64, true},
+		{"float16", arrow.FixedWidthTypes.Float16, true},
+		{"float32", arrow.PrimitiveTypes.Float32, true},
+		{"float64", arrow.PrimitiveTypes.Float64, true},
+		{"decimal32(9,2)", &arrow.Decimal32Type{Precision: 9, Scale: 2}, true},
+		{"decimal64(18,2)", &arrow.Decimal64Type{Precision: 18, Scale: 2}, true},
+		{"decimal128(9,2)", &arrow.Decimal128Type{Precision: 9, Scale: 2}, true},
+		{"decimal128(18,2)", &arrow.Decimal128Type{Precision: 18, Scale: 2}, true},
+		{"decimal128(38,10)", &arrow.Decimal128Type{Precision: 38, Scale: 10}, true},
+		{"decimal256(76,5)", &arrow.Decimal256Type{Precision: 76, Scale: 5}, true},
+		{"date32", arrow.FixedWidthTypes.Date32, true},
+		{"date64", arrow.FixedWidthTypes.Date64, true},
+		{"time32", arrow.FixedWidthTypes.Time32ms, true},
+		{"time64", arrow.FixedWidthTypes.Time64ns, true},
+		{"timestamp", &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, true},
+		{"duration", arrow.FixedWidthTypes.Duration_ms, true},
+		{"month_interval", arrow.FixedWidthTypes.MonthInterval, true},
+		{"day_time_interval", arrow.FixedWidthTypes.DayTimeInterval, true},
+		{"month_day_nano_interval", arrow.FixedWidthTypes.MonthDayNanoInterval, true},
+		{"fixed_size_binary(5)", &arrow.FixedSizeBinaryType{ByteWidth: 5}, true},
+		{"bool", arrow.FixedWidthTypes.Boolean, false},
+		{"string", arrow.BinaryTypes.String, true},
+		{"binary", arrow.BinaryTypes.Binary, true},
+		{"large_string", arrow.BinaryTypes.LargeString, true},
+		{"large_binary", arrow.BinaryTypes.LargeBinary, true},
+		{"null", arrow.Null, false},
+	}
+	nested := []Case{
+		{"list<int32>", arrow.ListOf(arrow.PrimitiveTypes.Int32), false},
+		{"list<string>", arrow.ListOf(arrow.BinaryTypes.String), false},
+		{"large_list<string>", arrow.LargeListOf(arrow.BinaryTypes.String), false},
+		{"fixed_size_list<float32>[3]", arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Float32), false},
+		{"struct<int32,int64,float64,date32>", arrow.StructOf(
+			arrow.Field{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "l", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			arrow.Field{Name: "d", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+			arrow.Field{Name: "t", Type: arrow.FixedWidthTypes.Date32, Nullable: true}), false},
+		{"struct<string,bool,struct<int64,string>>", arrow.StructOf(
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+			arrow.Field{Name: "inner", Type: arrow.StructOf(
+				arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+				arrow.Field{Name: "y", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true}), false},
+		{"struct<list<int32>,decimal128(18,2)>", arrow.StructOf(
+			arrow.Field{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true},
+			arrow.Field{Name: "d", Type: &arrow.Decimal128Type{Precision: 18, Scale: 2}, Nullable: true}), false},
+		{"map<string,string>", arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String), false},
+		{"map<string,int32>", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32), false},
+		{"list<struct<int32,string>>", arrow.ListOf(arrow.StructOf(
+			arrow.Field{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true})), false},
+		{"list<list<int16>>", arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int16)), false},
+	}
+	return append(flat, nested...)
+}
+
+// Gen returns an array of n values of dt, each null with probability
+// nullFrac (nested children get nulls at 0.2 unless nullFrac is 0).
+//
+// Structs and lists are laid out the way columnar readers leave them,
+// not the way arrow-go's builders do: the fields of a null struct hold
+// values of their own, and a null list may own child slots (Parquet's
+// layout), so that the converter's masking and run copies are exercised.
+func Gen(mem memory.Allocator, dt arrow.DataType, n int, nullFrac float64, r *rand.Rand) arrow.Array {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		return genStruct(mem, t, n, nullFrac, r)
+	case *arrow.ListType:
+		return genList(mem, t, n, nullFrac, r)
+	}
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	for range n {
+		if nullFrac > 0 && r.Float64() < nullFrac {
+			b.AppendNull()
+			continue
+		}
+		appendRandom(b, dt, min(nullFrac, 0.2), r)
+	}
+	return b.NewArray()
+}
+
+var words = []string{"", "a", "arrow", "quiver", "lz4", "zstd", "a fairly long string value past twelve bytes", "ünïcode ✓", "x"}
+
+func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *rand.Rand) {
+	child := func(b array.Builder, dt arrow.DataType) {
+		if childNulls > 0 && r.Float64() < childNulls {
+			b.AppendNull()
+			return
+		}
+		appendRandom(b, dt, childNulls, r)
+	}
+	switch b := bld.(type) {
+	case *array.BooleanBuilder:
+		b.Append(r.IntN(2) == 0)
+	case *array.Int8Builder:
+		b.Append(int8(r.Int()))
+	case *array.Int16Builder:
+		b.Append(int16(r.Int()))
+	case *array.Int32Builder:
+		b.Append(int32(r.Int()))
+	case *array.Int64Builder:
+		b.Append(r.Int64() - r.Int64())
+	case *array.Uint8Builder:
+		b.Append(uint8(r.Int()))
+	case *array.Uint16Builder:
+		b.Append(uint16(r.Int()))
+	case *array.Uint32Builder:
+		b.Append(r.Uint32())
+	case *array.Uint64Builder:
+		b.Append(r.Uint64())
+	case *array.Float16Builder:
+		b.Append(float16.New(float32(r.NormFloat64())))
+	case *array.Float32Builder:
+		b.Append(float32(r.NormFloat64()))
+	case *array.Float64Builder:
+		b.Append(r.NormFloat64() * 1e6)
+	case *array.Decimal32Builder:
+		b.Append(decimal.Decimal32(r.Int32N(1e9) - 5e8))
+	case *array.Decimal64Builder:
+		b.Append(decimal.Decimal64(r.Int64N(1e18) - 5e17))
+	case *array.Decimal128Builder:
+		p := dt.(*arrow.Decimal128Type).Precision
+		if p <= 18 {
+			b.Append(decimal128.FromI64(r.Int64N(pow10(p)) * sign(r)))
+		} else {
+			b.Append(decimal128.New(r.Int64N(1<<60)*sign(r), r.Uint64()))
+		}
+	case *array.Decimal256Builder:
+		b.Append(decimal256.New(uint64(r.Int64N(1<<60)), r.Uint64(), r.Uint64(), r.Uint64()))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(r.Int32N(40000)))
+	case *array.Date64Builder:
+		b.Append(arrow.Date64(r.Int64N(40000) * 86400000))
+	case *array.Time32Builder:
+		b.Append(arrow.Time32(r.Int32N(86400000)))
+	case *array.Time64Builder:
+		b.Append(arrow.Time64(r.Int64N(86400e9)))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(r.Int64N(4e15)))
+	case *array.DurationBuilder:
+		b.Append(arrow.Duration(r.Int64N(1e12)))
+	case *array.MonthIntervalBuilder:
+		b.Append(arrow.MonthInterval(r.Int32N(1000)))
+	case *array.DayTimeIntervalBuilder:
+		b.Append(arrow.DayTimeInterval{Days: r.Int32N(1000), Milliseconds: r.Int32N(86400000)})
+	case *array.MonthDayNanoIntervalBuilder:
+		b.Append(arrow.MonthDayNanoInterval{Months: r.Int32N(100), Days: r.Int32N(30), Nanoseconds: r.Int64()})
+	case *array.FixedSizeBinaryBuilder:
+		v := make([]byte, dt.(*arrow.FixedSizeBinaryType).ByteWidth)
+		for i := range v {
+			v[i] = byte(r.Int())
+		}
+		b.Append(v)
+	case *array.StringBuilder:
+		b.Append(words[r.IntN(len(words))])
+	case *array.LargeStringBuilder:
+		b.Append(words[r.IntN(len(words))])
+	case *array.BinaryBuilder:
+		b.Append([]byte(words[r.IntN(len(words))]))
+	case *array.NullBuilder:
+		b.AppendNull()
+	case *array.MapBuilder:
+		b.Append(true)
+		mt := dt.(*arrow.MapType)
+		for k := range r.IntN(4) {
+			if kb, ok := b.KeyBuilder().(*array.StringBuilder); ok {
+				kb.Append(fmt.Sprintf("k%d", k))
+			} else {
+				appendRandom(b.KeyBuilder(), mt.KeyType(), 0, r)
+			}
+			child(b.ItemBuilder(), mt.ItemType())
+		}
+	case *array.ListBuilder:
+		b.Append(true)
+		for range r.IntN(4) {
+			child(b.ValueBuilder(), dt.(*arrow.ListType).Elem())
+		}
+	case *array.LargeListBuilder:
+		b.Append(true)
+		for range r.IntN(4) {
+			child(b.ValueBuilder(), dt.(*arrow.LargeListType).Elem())
+		}
+	case *array.FixedSizeListBuilder:
+		b.Append(true)
+		t := dt.(*arrow.FixedSizeListType)
+		for range t.Len() {
+			child(b.ValueBuilder(), t.Elem())
+		}
+	case *array.StructBuilder:
+		b.Append(true)
+		for i, f := range dt.(*arrow.StructType).Fields() {
+			child(b.FieldBuilder(i), f.Type)
+		}
+	default:
+		panic(fmt.Sprintf("convtest: no generator for %T (%s)", bld, dt))
+	}
+}
+
+func pow10(p int32) int64 {
+	v := int64(1)
+	for range p {
+		v *= 10
+	}
+	return v
+}
+
+func sign(r *rand.Rand) int64 {
+	if r.IntN(2) == 0 {
+		return -1
+	}
+	return 1
+}
+
+// Dictionary encodes n rows over a dictionary of the values in dict:
+// row i is dict[ids[i]], null with probability nullFrac, and the id
+// under a null row is far outside the dictionary, so that decoding one
+// would fail.
+func Dictionary(mem memory.Allocator, dict arrow.Array, n int, nullFrac float64, r *rand.Rand) arrow.Array {
+	ids := make([]int32, n)
+	valid := make([]bool, n)
+	for i := range n {
+		if (nullFrac > 0 && r.Float64() < nullFrac) || dict.Len() == 0 {
+			// AppendNull would write 0, a valid id: write garbage instead.
+			ids[i] = int32(dict.Len() + 1000 + r.IntN(1000))
+			continue
+		}
+		ids[i], valid[i] = int32(r.IntN(dict.Len())), true
+	}
+	ib := array.NewInt32Builder(mem)
+	defer ib.Release()
+	ib.AppendValues(ids, valid) // writes the garbage ids under the nulls too
+	idx := ib.NewInt32Array()
+	defer idx.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: dict.DataType()}
+	return array.NewDictionaryArray(dt, idx, dict)
+}
+
+// Rebuild appends rows [start, start+n) of arr value by value into a new
+// array of arr's type (a dictionary's value type) with arrow-go's
+// builders: the row path the bulk paths must equal.
+func Rebuild(mem memory.Allocator, dt arrow.DataType, arr arrow.Array, start, n int) arrow.Array {
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	for i := start; i < start+n; i++ {
+		Append(b, arr, i)
+	}
+	return b.NewArray()
+}
+
+// Append appends row i of arr to b value by value.
+func Append(bld array.Builder, arr arrow.Array, i int) {
+	if arr.IsNull(i) {
+		bld.AppendNull()
+		return
+	}
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		Append(bld, a.Dictionary(), a.GetValueIndex(i))
+	case *array.Null:
+		bld.AppendNull()
+	case *array.Boolean:
+		bld.(*array.BooleanBuilder).Append(a.Value(i))
+	case *array.Int8:
+		bld.(*array.Int8Builder).Append(a.Value(i))
+	case *array.Int16:
+		bld.(*array.Int16Builder).Append(a.Value(i))
+	case *array.Int32:
+		bld.(*array.Int32Builder).Append(a.Value(i))
+	case *array.Int64:
+		bld.(*array.Int64Builder).Append(a.Value(i))
+	case *array.Uint8:
+		bld.(*array.Uint8Builder).Append(a.Value(i))
+	case *array.Uint16:
+		bld.(*array.Uint16Builder).Append(a.Value(i))
+	case *array.Uint32:
+		bld.(*array.Uint32Builder).Append(a.Value(i))
+	case *array.Uint64:
+		bld.(*array.Uint64Builder).Append(a.Value(i))
+	case *array.Float16:
+		bld.(*array.Float16Builder).Append(a.Value(i))
+	case *array.Float32:
+		bld.(*array.Float32Builder).Append(a.Value(i))
+	case *array.Float64:
+		bld.(*array.Float64Builder).Append(a.Value(i))
+	case *array.Decimal32:
+		bld.(*array.Decimal32Builder).Append(a.Value(i))
+	case *array.Decimal64:
+		bld.(*array.Decimal64Builder).Append(a.Value(i))
+	case *array.Decimal128:
+		bld.(*array.Decimal128Builder).Append(a.Value(i))
+	case *array.Decimal256:
+		bld.(*array.Decimal256Builder).Append(a.Value(i))
+	case *array.Date32:
+		bld.(*array.Date32Builder).Append(a.Value(i))
+	case *array.Date64:
+		bld.(*array.Date64Builder).Append(a.Value(i))
+	case *array.Time32:
+		bld.(*array.Time32Builder).Append(a.Value(i))
+	case *array.Time64:
+		bld.(*array.Time64Builder).Append(a.Value(i))
+	case *array.Timestamp:
+		bld.(*array.TimestampBuilder).Append(a.Value(i))
+	case *array.Duration:
+		bld.(*array.DurationBuilder).Append(a.Value(i))
+	case *array.MonthInterval:
+		bld.(*array.MonthIntervalBuilder).Append(a.Value(i))
+	case *array.DayTimeInterval:
+		bld.(*array.DayTimeIntervalBuilder).Append(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		bld.(*array.MonthDayNanoIntervalBuilder).Append(a.Value(i))
+	case *array.FixedSizeBinary:
+		bld.(*array.FixedSizeBinaryBuilder).Append(a.Value(i))
+	case *array.String:
+		bld.(*array.StringBuilder).Append(a.Value(i))
+	case *array.LargeString:
+		bld.(*array.LargeStringBuilder).Append(a.Value(i))
+	case *array.Binary:
+		bld.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.LargeBinary:
+		bld.(*array.BinaryBuilder).Append(a.Value(i))
+	case *array.Map:
+		b := bld.(*array.MapBuilder)
+		b.Append(true)
+		s, e := a.ValueOffsets(i)
+		for j := s; j < e; j++ {
+			Append(b.KeyBuilder(), a.Keys(), int(j))
+			Append(b.ItemBuilder(), a.Items(), int(j))
+		}
+	case *array.List:
+		b := bld.(*array.ListBuilder)
+		b.Append(true)
+		s, e := a.ValueOffsets(i)
+		for j := s; j < e; j++ {
+			Append(b.ValueBuilder(), a.ListValues(), int(j))
+		}
+	case *array.LargeList:
+		b := bld.(*array.LargeListBuilder)
+		b.Append(true)
+		s, e := a.ValueOffsets(i)
+		for j := s; j < e; j++ {
+			Append(b.ValueBuilder(), a.ListValues(), int(j))
+		}
+	case *array.FixedSizeList:
+		b := bld.(*array.FixedSizeListBuilder)
+		b.Append(true)
+		s, e := a.ValueOffsets(i)
+		for j := s; j < e; j++ {
+			Append(b.ValueBuilder(), a.ListValues(), int(j))
+		}
+	case *array.Struct:
+		b := bld.(*array.StructBuilder)
+		b.Append(true)
+		for f := range a.NumField() {
+			Append(b.FieldBuilder(f), a.Field(f), i)
+		}
+	default:
+		panic(fmt.Sprintf("convtest: no row path for %T", arr))
+	}
+}
+
+// validity returns a bitmap of n rows, each null with probability
+// nullFrac, and the null count.
+func validity(mem memory.Allocator, n int, nullFrac float64, r *rand.Rand) (*memory.Buffer, int) {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	nulls := 0
+	for i := range n {
+		if nullFrac > 0 && r.Float64() < nullFrac {
+			nulls++
+			continue
+		}
+		bitutil.SetBit(buf.Bytes(), i)
+	}
+	return buf, nulls
+}
+
+func genStruct(mem memory.Allocator, t *arrow.StructType, n int, nullFrac float64, r *rand.Rand) arrow.Array {
+	var cols []arrow.Array
+	var names []string
+	for _, f := range t.Fields() {
+		cols = append(cols, Gen(mem, f.Type, n, min(nullFrac, 0.2), r))
+		names = append(names, f.Name)
+	}
+	valid, nulls := validity(mem, n, nullFrac, r)
+	defer valid.Release()
+	s, err := array.NewStructArrayWithNulls(cols, names, valid, nulls, 0)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cols {
+		c.Release()
+	}
+	return s
+}
+
+func genList(mem memory.Allocator, t *arrow.ListType, n int, nullFrac float64, r *rand.Rand) arrow.Array {
+	offs := make([]int32, n+1)
+	for i := range n {
+		offs[i+1] = offs[i] + int32(r.IntN(4)) // null rows keep their slots too
+	}
+	values := Gen(mem, t.Elem(), int(offs[n]), min(nullFrac, 0.2), r)
+	defer values.Release()
+	valid, nulls := validity(mem, n, nullFrac, r)
+	defer valid.Release()
+	data := array.NewData(t, n, []*memory.Buffer{valid, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs))},
+		[]arrow.ArrayData{values.Data()}, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
