@@ -131,7 +131,7 @@ func (x *caseExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 	for i := range pick {
 		pick[i] = -1
 	}
-	pending := func(k int32) bool { return k < 0 }
+	const pending = -1
 	left := p.n
 	for k, w := range x.whens {
 		if left == 0 {
@@ -172,12 +172,11 @@ func (x *caseExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 		if !used[k] {
 			continue
 		}
-		mine := func(pk int32) bool { return pk == int32(k) }
-		a, rows, err := p.eval(v, x.safeVal[k], pick, mine)
+		a, rows, err := p.eval(v, x.safeVal[k], pick, int32(k))
 		if err != nil {
 			return nil, err
 		}
-		p.takeAll(p.add(a), rows, pick, mine)
+		p.takeAll(p.add(a), rows, pick, int32(k))
 	}
 	return p.result(x.typ), nil
 }
@@ -237,7 +236,7 @@ func (x *coalesceExpr) Eval(ctx context.Context, mem memory.Allocator, batch arr
 	for i := range pick {
 		pick[i] = -1
 	}
-	pending := func(k int32) bool { return k < 0 }
+	const pending = -1
 	left := p.n
 	for k, a := range x.args {
 		if left == 0 {

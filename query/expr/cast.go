@@ -62,7 +62,7 @@ func (c *castExpr) String() string {
 }
 
 func (c *castExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := c.e.Eval(ctx, mem, batch)
+	a, err := evalArray(ctx, mem, c.e, batch)
 	if err != nil {
 		return nil, err
 	}

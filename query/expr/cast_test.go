@@ -115,3 +115,12 @@ func TestCastFailures(t *testing.T) {
 		wantErr(t, err, ErrType)
 	}
 }
+
+func TestCastLiteralString(t *testing.T) {
+	if e := must(Cast(lit(2.5), typInt64)); e.String() != "3" {
+		t.Errorf("CAST(2.5 AS BIGINT) folds to %s", e)
+	}
+	if e := must(Arith(Add, Column(0, "d", decimalType(5, 2)), lit(int64(1)))); e.String() != "d + 1" {
+		t.Errorf("String() = %s", e)
+	}
+}

@@ -86,7 +86,11 @@ func coerceTo(e Expr, to arrow.DataType) (Expr, error) {
 		return e, nil
 	}
 	if l, ok := e.(*literal); ok {
-		return convertLiteral(l, to)
+		c, err := convertLiteral(l, to)
+		if err == nil && numeric(l.typ) && numeric(to) {
+			c.text = l.String() // EXPLAIN shows 24 as written, not 24.00
+		}
+		return c, err
 	}
 	return &castExpr{e: e, to: to, implicit: true}, nil
 }

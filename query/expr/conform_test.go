@@ -205,7 +205,11 @@ func checkAgainstRef(t *testing.T, e Expr, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	ctx := context.Background()
 	sizes := []int{0, 1, 3, 17, 64, 200}
-	for trial := range 40 {
+	trials := 40
+	if testing.Short() {
+		trials = 8
+	}
+	for trial := range trials {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		n := sizes[r.IntN(len(sizes))]
 		offset := 0

@@ -183,7 +183,7 @@ func plural(n int32) string {
 }
 
 func (x *intervalExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := x.e.Eval(ctx, mem, batch)
+	a, err := evalArray(ctx, mem, x.e, batch)
 	if err != nil {
 		return nil, err
 	}

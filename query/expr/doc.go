@@ -36,9 +36,10 @@
 //     l_quantity * 1000000000000"); / truncates toward zero; the sign of %
 //     follows the dividend; MinInt64 % -1 is 0.
 //   - Division and modulo by zero are ErrDivisionByZero for every type,
-//     Float64 included (Postgres errs, DuckDB returns ±Infinity or NaN: we
-//     err, the one answer that cannot be mistaken for data). Other Float64
-//     arithmetic is IEEE 754 (overflow gives ±Infinity, as in DuckDB).
+//     Float64 included (Postgres errs; DuckDB returns IEEE ±Infinity or NaN
+//     for floats: we err, the answer that cannot be mistaken for data).
+//     Other Float64 arithmetic is IEEE 754 (overflow gives ±Infinity, as in
+//     DuckDB).
 //   - Decimals: see decimalArithType for the result precision and scale of
 //     each operator (+, -, * as DuckDB and Postgres; / as SQL Server and
 //     Spark, at least 6 fractional digits, since DuckDB's / returns DOUBLE
@@ -63,16 +64,17 @@
 // an operator is evaluated on every row, so an error anywhere in the batch
 // fails Eval, except in CASE and COALESCE, which evaluate each operand only
 // on the rows that reach it (CASE WHEN x <> 0 THEN 10 / x END never divides
-// by zero): the batch is cut down to those rows with a filter and the
-// pieces are put back with take. Operands that cannot fail are evaluated on
-// every row instead, which is cheaper. Constant subtrees are folded at plan
-// time (DATE '1998-12-01' - INTERVAL '90 days' becomes a date literal) unless
+// by zero): the batch is cut down to those rows and the pieces are merged
+// back in row order. Operands that cannot fail are evaluated on every row
+// instead, which is cheaper. Constant subtrees are folded at plan time
+// (DATE '1998-12-01' - INTERVAL '90 days' becomes a date literal) unless
 // folding fails, in which case the error waits for Eval. Eval handles
 // sliced inputs (non-zero offsets), never keeps an array it did not return,
-// and releases every intermediate array on success and on error. Kernels
-// never compute on the values under NULL slots, so garbage there cannot
-// raise an error. Expressions are immutable: one tree may be evaluated by
-// several goroutines at once.
+// and releases every intermediate array on success and on error. Whatever
+// bytes sit under a NULL slot never raise an error (the fast loops that run
+// over them hand any suspect batch to the careful kernel, which skips NULL
+// rows). Expressions are immutable: one tree may be evaluated by several
+// goroutines at once.
 //
 // # Kernels: arrow-go's and ours
 //
@@ -84,8 +86,8 @@
 //     less, ..., with scalar operands);
 //   - IN over a list of Int64, String or Date32 literals (is_in with
 //     NullMatchingInconclusive, SQL's rule);
-//   - filter (except Boolean arrays) and take, and array.Concatenate, for
-//     CASE and COALESCE;
+//   - filter (except Boolean arrays) to cut a batch down to the rows a CASE
+//     or COALESCE operand must see;
 //   - cast for ToEngine's widening conversions (int8..uint32, float32,
 //     large_utf8).
 //
@@ -104,7 +106,7 @@
 //     has no kernel); decimal comparisons (arrow-go's are correct, ours about
 //     twice as fast: BenchmarkKernels);
 //   - AND, OR (and_kleene and or_kleene are correct, ours work a byte at a
-//     time and are about 9 times faster: BenchmarkKernels) and NOT (v18.8's
+//     time and are about 4 times faster: BenchmarkKernels) and NOT (v18.8's
 //     not misreads the validity of sliced arrays);
 //   - IS [NOT] NULL: is_not_null misreads sliced arrays and is_null panics
 //     on decimals;
@@ -115,6 +117,8 @@
 //     float64 refuses values above 2^53, float to int refuses fractions
 //     instead of rounding, decimal32/64 and decimal-to-string casts are
 //     missing, and date64 to date32 refuses instants inside a day;
+//   - merging CASE and COALESCE results (gather: one pass, where take
+//     would need the pieces concatenated first);
 //   - LIKE (no match_like kernel), dates and intervals.
 //
 // The hot paths (+, -, * on Int64 and on decimals that fit 64 bits, see

@@ -15,15 +15,15 @@ import (
 // decimal too wide for 64 bits) the careful per-row kernel runs again and
 // decides. BenchmarkEval measures the difference.
 
-// constPool recycles the scratch slices a constant operand is spread into,
-// so fast loops only ever see two slices.
-var constPool sync.Pool
+// int64Pool and numPool recycle the scratch slices a constant operand is
+// spread into, so fast loops only ever see two slices.
+var int64Pool, numPool sync.Pool
 
-func spread[T arrow.FixedWidthType](s side[T], n int) ([]T, func()) {
+func spread[T arrow.FixedWidthType](s side[T], n int, pool *sync.Pool) ([]T, func()) {
 	if !s.konst {
 		return s.vals[:n], func() {}
 	}
-	p, _ := constPool.Get().(*[]T)
+	p, _ := pool.Get().(*[]T)
 	if p == nil || cap(*p) < n {
 		v := make([]T, n)
 		p = &v
@@ -32,7 +32,7 @@ func spread[T arrow.FixedWidthType](s side[T], n int) ([]T, func()) {
 	for i := range v {
 		v[i] = s.c
 	}
-	return v, func() { constPool.Put(p) }
+	return v, func() { pool.Put(p) }
 }
 
 // fastInt64 computes a op b into out and reports whether no row
@@ -146,8 +146,8 @@ func fastArith(x *arithExpr, mem memory.Allocator, n int, l, r operand) (arrow.A
 	var ok bool
 	switch x.typ.ID() {
 	case arrow.INT64:
-		av, relA := spread(sideOf(l, litInt), n)
-		bv, relB := spread(sideOf(r, litInt), n)
+		av, relA := spread(sideOf(l, litInt), n, &int64Pool)
+		bv, relB := spread(sideOf(r, litInt), n, &int64Pool)
 		var out []int64
 		buf, out = newValues[int64](mem, n)
 		ok = fastInt64(x.op, av, bv, out)
@@ -157,8 +157,8 @@ func fastArith(x *arithExpr, mem memory.Allocator, n int, l, r operand) (arrow.A
 		ld := x.l.Type().(*arrow.Decimal128Type)
 		rd := x.r.Type().(*arrow.Decimal128Type)
 		od := x.typ.(*arrow.Decimal128Type)
-		av, relA := spread(sideOf(l, litNum), n)
-		bv, relB := spread(sideOf(r, litNum), n)
+		av, relA := spread(sideOf(l, litNum), n, &numPool)
+		bv, relB := spread(sideOf(r, litNum), n, &numPool)
 		var out []num
 		buf, out = newValues[num](mem, n)
 		ok = fastDecimal(x.op, av, bv, out, ld.Scale, rd.Scale, od.Precision, od.Scale)

@@ -1,5 +1,7 @@
 package expr
 
+import "sort"
+
 // Kind names what an expression node is, for planners that take trees
 // apart (predicate pushdown, pruning).
 type Kind int
@@ -88,4 +90,53 @@ func Inspect(e Expr) Node {
 		return Node{Kind: KindAddInterval, Args: x.children(), Months: x.months, Days: x.days}
 	}
 	return Node{Kind: KindOther}
+}
+
+// referenced returns a predicate telling which columns es read (every
+// column when one of them is not ours).
+func referenced(es ...Expr) func(int) bool {
+	cols := map[int]bool{}
+	all := false
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		switch x := e.(type) {
+		case *column:
+			cols[x.index] = true
+		case node:
+			for _, c := range x.children() {
+				walk(c)
+			}
+		default:
+			all = true
+		}
+	}
+	for _, e := range es {
+		walk(e)
+	}
+	if all {
+		return func(int) bool { return true }
+	}
+	return func(i int) bool { return cols[i] }
+}
+
+// Columns returns the batch columns e reads, ascending (for projection
+// pushdown). Only columns built with Column are seen.
+func Columns(e Expr) []int {
+	seen := map[int]bool{}
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		if c, ok := e.(*column); ok {
+			seen[c.index] = true
+		}
+		for _, c := range childrenOf(e) {
+			walk(c)
+		}
+	}
+	walk(e)
+	out := make([]int, 0, len(seen))
+	for c := range seen {
+		out = append(out, c)
+	}
+	sort.Ints(out)
+	return out
 }

@@ -30,7 +30,7 @@ func TestString(t *testing.T) {
 		want string
 	}{
 		{must(And(must(Compare(Lt, lQuantity, lit(int64(24)))), must(Between(lDiscount, dec("0.05", 3, 2), dec("0.07", 3, 2))))),
-			"(l_quantity < 24.00) AND (l_discount BETWEEN 0.05 AND 0.07)"},
+			"(l_quantity < 24) AND (l_discount BETWEEN 0.05 AND 0.07)"},
 		{must(Arith(Mul, must(Arith(Mul, lExtendedPrice, must(Arith(Sub, lit(int64(1)), lDiscount)))), must(Arith(Add, lit(int64(1)), lTax)))),
 			"(l_extendedprice * (1 - l_discount)) * (1 + l_tax)"},
 		{must(Compare(Le, lShipDate, must(AddInterval(date("1998-12-01"), 0, -90)))), "l_shipdate <= DATE '1998-09-02'"},
@@ -103,6 +103,13 @@ func (foreign) Eval(_ context.Context, mem memory.Allocator, b arrow.RecordBatch
 	return array.MakeArrayOfNull(mem, typInt64, int(b.NumRows())+1), nil // one row too many
 }
 
+// liar says Int64 and returns Booleans.
+type liar struct{ foreign }
+
+func (liar) Eval(_ context.Context, mem memory.Allocator, b arrow.RecordBatch) (arrow.Array, error) {
+	return array.MakeArrayOfNull(mem, typBool, int(b.NumRows())), nil
+}
+
 func TestBadInputs(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -120,6 +127,10 @@ func TestBadInputs(t *testing.T) {
 		{must(Arith(Add, foreign{}, lit(int64(1)))), ErrInvalid, "returned 3 rows"},
 		{must(Case([]When{{lit(true), foreign{}}}, nil)), ErrInvalid, "returned 3 rows"},
 		{IsNull(nil), ErrInvalid, "nil"},
+		{must(Arith(Mul, liar{}, lit(int64(2)))), ErrInvalid, "returned bool, but its type is int64"},
+		{must(Coalesce(liar{}, lit(int64(2)))), ErrInvalid, "returned bool"},
+		{must(Cast(liar{}, typString)), ErrInvalid, "returned bool"},
+		{must(In(liar{}, []Expr{col("i1")})), ErrInvalid, "returned bool"},
 	} {
 		a, err := tc.e.Eval(ctx, mem, b)
 		if err == nil {

@@ -84,21 +84,29 @@ func releaseBufs(bufs ...*memory.Buffer) {
 	}
 }
 
-// bitmap is a validity bitmap; bits == nil means every row is valid.
+// bitmap is a validity bitmap; bits == nil means every row is valid,
+// unless none is set (a NULL-typed array, which has no bitmap).
 type bitmap struct {
 	bits []byte
 	off  int
+	none bool
 }
 
 func validityOf(a arrow.Array) bitmap {
-	if a == nil || a.NullN() == 0 {
+	switch {
+	case a == nil || a.NullN() == 0:
 		return bitmap{}
+	case a.DataType().ID() == arrow.NULL:
+		return bitmap{none: true}
 	}
-	return bitmap{a.NullBitmapBytes(), a.Data().Offset()}
+	return bitmap{a.NullBitmapBytes(), a.Data().Offset(), false}
 }
 
 func (b bitmap) valid(i int) bool {
-	return b.bits == nil || bitutil.BitIsSet(b.bits, b.off+i)
+	if b.bits == nil {
+		return !b.none
+	}
+	return bitutil.BitIsSet(b.bits, b.off+i)
 }
 
 // combineValidity returns the validity of an n-row result that is valid
@@ -183,7 +191,7 @@ func binaryFixed[A, B, O arrow.FixedWidthType](mem memory.Allocator, typ arrow.D
 	buf, out := newValues[O](mem, n)
 	var v bitmap
 	if validity != nil {
-		v = bitmap{validity.Bytes(), 0}
+		v = bitmap{bits: validity.Bytes()}
 	}
 	for i := range out {
 		if !v.valid(i) {

@@ -181,7 +181,7 @@ func (x *likeExpr) String() string {
 }
 
 func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := x.e.Eval(ctx, mem, batch)
+	a, err := evalArray(ctx, mem, x.e, batch)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ type literal struct {
 	d    decimal128.Num
 	s    string
 	sc   scalar.Scalar // the same value for arrow-go's compute functions
+	text string        // how String spells it when not from the value
 }
 
 func newLiteral(l literal) *literal {
@@ -112,6 +113,9 @@ func (l *literal) makeScalar() scalar.Scalar {
 }
 
 func (l *literal) String() string {
+	if l.text != "" {
+		return l.text
+	}
 	if l.null {
 		return "NULL"
 	}

@@ -27,7 +27,7 @@ func (x *negateExpr) children() []Expr     { return []Expr{x.e} }
 func (x *negateExpr) String() string       { return "-" + paren(x.e) }
 
 func (x *negateExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := x.e.Eval(ctx, mem, batch)
+	a, err := evalArray(ctx, mem, x.e, batch)
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,36 @@ func evalOperand(ctx context.Context, mem memory.Allocator, e Expr, batch arrow.
 	if err != nil {
 		return operand{}, err
 	}
-	if got := a.Len(); got != n {
+	if err := checkResult(e, a, n); err != nil {
 		a.Release()
-		return operand{}, errorf(ErrInvalid, "%s returned %d rows for a batch of %d", e, got, n)
+		return operand{}, err
 	}
 	return operand{arr: a, n: n}, nil
+}
+
+// evalArray evaluates e over batch, checking what it returns.
+func evalArray(ctx context.Context, mem memory.Allocator, e Expr, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := e.Eval(ctx, mem, batch)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkResult(e, a, int(batch.NumRows())); err != nil {
+		a.Release()
+		return nil, err
+	}
+	return a, nil
+}
+
+// checkResult fails unless a, what e returned, has n rows of e's type (an
+// Expr from outside the package could break either promise).
+func checkResult(e Expr, a arrow.Array, n int) error {
+	if got := a.Len(); got != n {
+		return errorf(ErrInvalid, "%s returned %d rows for a batch of %d", e, got, n)
+	}
+	if !arrow.TypeEqual(a.DataType(), e.Type()) && a.DataType().ID() != arrow.NULL {
+		return errorf(ErrInvalid, "%s returned %s, but its type is %s", e, a.DataType(), e.Type())
+	}
+	return nil
 }
 
 // evalOperands evaluates each of es; on error everything evaluated so far
@@ -86,24 +111,6 @@ func (o operand) datum() compute.Datum {
 		return compute.NewDatumWithoutOwning(o.arr)
 	}
 	return compute.NewDatumWithoutOwning(o.lit.scalar())
-}
-
-// array returns o as an array of n rows (a reference the caller releases).
-func (o operand) array(mem memory.Allocator) (arrow.Array, error) {
-	if o.arr != nil {
-		o.arr.Retain()
-		return o.arr, nil
-	}
-	return o.lit.materialize(mem, o.n)
-}
-
-// take hands o's array reference to the caller; o must not be released
-// afterwards.
-func (o operand) take(mem memory.Allocator) (arrow.Array, error) {
-	if o.arr != nil {
-		return o.arr, nil
-	}
-	return o.lit.materialize(mem, o.n)
 }
 
 // callFunction runs the arrow-go compute function name over args and

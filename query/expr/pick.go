@@ -43,16 +43,16 @@ func (p *picker) release() {
 	}
 }
 
-// eval evaluates e on the rows where want(pick[row]) holds, on the whole
+// eval evaluates e on the rows where pick[row] == arm, on the whole
 // batch instead when e is safe (cannot fail) or those rows are all of it.
 // It returns the array (the caller's), and rows: nil when the array is
 // full (its row i is batch row i), else the batch row of each of its rows.
-func (p *picker) eval(e Expr, safe bool, pick []int32, want func(int32) bool) (a arrow.Array, rows []int32, err error) {
+func (p *picker) eval(e Expr, safe bool, pick []int32, arm int32) (a arrow.Array, rows []int32, err error) {
 	b := p.batch
 	if !safe {
 		sel := make([]bool, p.n)
 		for i, k := range pick {
-			if want(k) {
+			if k == arm {
 				sel[i] = true
 				rows = append(rows, int32(i))
 			}
@@ -64,25 +64,21 @@ func (p *picker) eval(e Expr, safe bool, pick []int32, want func(int32) bool) (a
 			if p.proj == nil {
 				p.proj = project(p.batch, p.needed)
 			}
-			if b, err = filterBatch(p.ctx, p.mem, p.proj, sel, true, p.needed); err != nil {
+			if b, err = filterBatch(p.ctx, p.mem, p.proj, sel, p.needed); err != nil {
 				return nil, nil, err
 			}
 			defer b.Release()
 		}
 	}
-	if a, err = e.Eval(p.ctx, p.mem, b); err != nil {
+	if a, err = evalArray(p.ctx, p.mem, e, b); err != nil {
 		return nil, nil, err
-	}
-	if got, want := a.Len(), int(b.NumRows()); got != want {
-		a.Release()
-		return nil, nil, errorf(ErrInvalid, "%s returned %d rows for %d", e, got, want)
 	}
 	return a, rows, nil
 }
 
-// takeAll records that the rows where want(pick[row]) holds come from
-// source k, evaluated over rows (nil: every row).
-func (p *picker) takeAll(k int, rows []int32, pick []int32, want func(int32) bool) {
+// takeAll records that the rows where pick[row] == arm come from source
+// k, evaluated over rows (nil: every row).
+func (p *picker) takeAll(k int, rows []int32, pick []int32, arm int32) {
 	if rows != nil {
 		for j, row := range rows {
 			p.from[row], p.at[row] = int32(k), int32(j)
@@ -90,7 +86,7 @@ func (p *picker) takeAll(k int, rows []int32, pick []int32, want func(int32) boo
 		return
 	}
 	for i, pk := range pick {
-		if want(pk) {
+		if pk == arm {
 			p.from[i], p.at[i] = int32(k), int32(i)
 		}
 	}
