@@ -15,7 +15,7 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		fmt.Fprintln(stdout, "Usage: quiver bench <benchmark> [flags]\n\nBenchmarks:\n  codecs   quiver's batch codec against arrow-go's ipc and each codec against copy()\n  cache    Comet's cache benchmark: materialize, footprint, projected reads and a filter per codec\n  convert  CSV, Parquet and per-type conversion into Arrow against arrow-go's readers and builders")
+		fmt.Fprintln(stdout, "Usage: quiver bench <benchmark> [flags]\n\nBenchmarks:\n  codecs   quiver's batch codec against arrow-go's ipc and each codec against copy()\n  cache    Comet's cache benchmark: materialize, footprint, projected reads and a filter per codec\n  convert  CSV, Parquet and per-type conversion into Arrow against arrow-go's readers and builders\n  query    TPC-H lineitem in the cache: Q1, Q6, counts, top-N (DuckDB peer with -tags duckdb)")
 		return flag.ErrHelp
 	}
 	switch args[0] {
@@ -25,8 +25,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBenchCache(ctx, args[1:], stdout, stderr)
 	case "convert":
 		return runBenchConvert(ctx, args[1:], stdout, stderr)
+	case "query":
+		return runBenchQuery(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown benchmark %q (want codecs, cache or convert)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown benchmark %q (want codecs, cache, convert or query)", errUsage, args[0])
 }
 
 func runBenchCodecs(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -27,7 +27,7 @@ func commands() []command {
 		{"query", "load tables into the cache and answer one SQL statement over them", runQuery},
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
 		{"convert", "convert CSV, Parquet or Arrow IPC into compressed Arrow IPC batches", runConvert},
-		{"bench", "run a benchmark (codecs, cache, convert) and print its tables", runBench},
+		{"bench", "run a benchmark (codecs, cache, convert, query) and print its tables", runBench},
 		{"version", "print the version", runVersion},
 	}
 }

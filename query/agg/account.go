@@ -26,6 +26,16 @@ func (a *account) charge(delta int64) error {
 	return nil
 }
 
+// chargeGrowth charges growing a slice of elements of size bytes from
+// capacity old to want, or, if that passes the limit, to need ≤ want, and
+// returns the capacity charged.
+func (a *account) chargeGrowth(old, want, need int, size int64) (int, error) {
+	if err := a.charge(int64(want-old) * size); err == nil {
+		return want, nil
+	}
+	return need, a.charge(int64(need-old) * size)
+}
+
 // credit returns bytes charged earlier.
 func (a *account) credit(delta int64) { a.used -= delta }
 
@@ -46,8 +56,8 @@ func extend[T any](a *account, s []T, n int) ([]T, error) {
 		clear(s[need-n:])
 		return s, nil
 	}
-	newCap := max(need, 2*cap(s), 16)
-	if err := a.charge(int64(newCap-cap(s)) * sizeOf[T]()); err != nil {
+	newCap, err := a.chargeGrowth(cap(s), max(need, 2*cap(s), 16), need, sizeOf[T]())
+	if err != nil {
 		return s, err
 	}
 	ns := make([]T, need, newCap)
@@ -61,8 +71,8 @@ func scratch[T any](a *account, s []T, n int) ([]T, error) {
 	if n <= cap(s) {
 		return s[:n], nil
 	}
-	newCap := max(n, 2*cap(s))
-	if err := a.charge(int64(newCap-cap(s)) * sizeOf[T]()); err != nil {
+	newCap, err := a.chargeGrowth(cap(s), max(n, 2*cap(s)), n, sizeOf[T]())
+	if err != nil {
 		return s, err
 	}
 	return make([]T, n, newCap), nil

@@ -389,3 +389,32 @@ func TestSharedStates(t *testing.T) {
 		t.Errorf("Merge of another shape: %v, want ErrInput", err)
 	}
 }
+
+// TestEmptyBuffers: zero-length arrays may come without buffers (from IPC).
+func TestEmptyBuffers(t *testing.T) {
+	mem := checked(t)
+	types := []arrow.DataType{arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int64,
+		arrow.PrimitiveTypes.Float64, dec38, arrow.FixedWidthTypes.Date32}
+	h, err := NewHashAggregator(types, types, validSpecs(types), Options{Mem: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	var cols []arrow.Array
+	for _, dt := range types {
+		bufs := []*memory.Buffer{nil, nil}
+		if dt.ID() == arrow.STRING {
+			bufs = append(bufs, nil)
+		}
+		data := array.NewData(dt, 0, bufs, nil, 0, 0)
+		cols = append(cols, array.MakeFromData(data))
+		data.Release()
+	}
+	defer releaseArrays(cols)
+	if err := h.Add(cols, cols); err != nil {
+		t.Fatal(err)
+	}
+	if h.Groups() != 0 {
+		t.Fatalf("%d groups", h.Groups())
+	}
+}

@@ -21,6 +21,7 @@ type distinctState struct {
 	gidCol *fixedKeys[uint32]
 	valCol keyColumn
 	pairs  *table
+	seed   uint64
 	before int  // pairs before the current prepare
 	added  bool // counts include the pairs since before
 
@@ -33,7 +34,7 @@ type distinctState struct {
 }
 
 func newDistinct(a *account, dt arrow.DataType) *distinctState {
-	s := &distinctState{acct: a, dt: dt}
+	s := &distinctState{acct: a, dt: dt, seed: newSeed()}
 	s.gidCol = &fixedKeys[uint32]{acct: a, dt: arrow.PrimitiveTypes.Uint32, hashFn: hashInts[uint32]}
 	s.valCol = newKeyColumn(a, dt)
 	s.pairs = newTable(a, []keyColumn{s.gidCol, s.valCol})
@@ -64,7 +65,7 @@ func (s *distinctState) insert(n int, rows []uint32) error {
 		return err
 	}
 	for _, r := range rows {
-		s.h[r] = hashSeed
+		s.h[r] = s.seed
 	}
 	s.gidCol.hash(s.h, rows)
 	s.valCol.hash(s.h, rows)

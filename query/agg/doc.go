@@ -31,10 +31,11 @@
 // Everything runs one column at a time over a batch; nothing is called
 // through an interface or allocated per row.
 //
-//  1. Hash (hash.go). Every row's hash starts at a seed; each key column
-//     folds its values in with a 64×64→128-bit multiply (wyhash's mum),
-//     strings of up to 8 bytes as one little-endian word and longer ones
-//     through XXH3. Floats are hashed and stored as canonical bits.
+//  1. Hash (hash.go). Every row's hash starts at a seed drawn at random
+//     per aggregator (so crafted keys cannot force collisions); each key
+//     column folds its values in with a 64×64→128-bit multiply (wyhash's
+//     mum), strings of up to 8 bytes as one little-endian word and longer
+//     ones through XXH3. Floats are hashed and stored as canonical bits.
 //  2. Find or insert (table.go). Open addressing with linear probing over
 //     64-bit slots: a 32-bit tag from the hash's high half and the group
 //     id. A pass walks every row to its first tag match (a candidate) or

@@ -3,22 +3,30 @@ package agg
 import (
 	"math"
 	"math/bits"
+	"math/rand/v2"
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
-// Row hashes are built one key column at a time: every row starts at
-// hashSeed and each column folds its value into it with mix, a 64×64→128
-// multiply folded to 64 bits (wyhash's mum). Strings are first reduced to 64
-// bits by XXH3. A NULL folds in nullHash instead of a value, so NULL is a
-// key like any other; the validity bits still decide equality.
+// Row hashes are built one key column at a time: every row starts at a
+// seed and each column folds its value into it with mix, a 64×64→128
+// multiply folded to 64 bits (wyhash's mum). Strings longer than 8 bytes
+// are first reduced to 64 bits by XXH3 seeded with the running hash. A
+// NULL folds in nullHash instead of a value, so NULL is a key like any
+// other; the validity bits still decide equality.
+//
+// Every table draws its seed at random (newSeed), so keys crafted to
+// collide for one process do not collide for another: group ids and their
+// order never depend on hash values.
 const (
-	hashSeed = 0x9e3779b97f4a7c15
 	nullHash = 0x2d358dccaa6c78a5
 	mixK0    = 0xa0761d6478bd642f
 	mixK1    = 0xe7037ed1a0b428db
 )
+
+// newSeed returns a random hash seed.
+func newSeed() uint64 { return rand.Uint64() }
 
 // mix folds v into the running hash h.
 func mix(h, v uint64) uint64 {

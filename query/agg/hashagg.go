@@ -23,7 +23,8 @@ type HashAggregator struct {
 	states   []state // one per distinct stateKey of specs
 	stKeys   []Spec  // per state: its stateKey (Arg -1 for count(*))
 	stNames  []string
-	out      []int // per spec: its state
+	out      []int  // per spec: its state
+	seed     uint64 // of the row hashes
 	released bool
 
 	// Per-batch scratch.
@@ -63,6 +64,7 @@ func NewHashAggregator(keyTypes, argTypes []arrow.DataType, specs []Spec, opts O
 		ins:      make([]input, len(argTypes)+1),
 		bufs:     make([][]uint32, len(argTypes)+1),
 		used:     make([]bool, len(argTypes)),
+		seed:     newSeed(),
 	}
 	if h.mem == nil {
 		h.mem = memory.DefaultAllocator
@@ -272,7 +274,7 @@ func (h *HashAggregator) group(n int, keys []arrow.Array) error {
 		return err
 	}
 	for i := range h.hashes {
-		h.hashes[i] = hashSeed
+		h.hashes[i] = h.seed
 	}
 	rows := h.iota[:n]
 	for i, c := range h.cols {

@@ -27,11 +27,12 @@ func (h *HashAggregator) ResultSchema() *arrow.Schema {
 
 // PartialSchema is the schema of Partial's batches: the keys, then each
 // state's partial columns — count: int64; sum and avg: the sum
-// (decimal(38,0) for int64, decimal(76,s) for decimal, float64) and the
-// count of values in it; min and max: the value; count(DISTINCT x): the
-// list of distinct values. The aggregate columns of spec i are named
-// "<name>.<j>". sum(x) and avg(x) share one state, as do repeated
-// aggregates; the state is named after the first spec that needs it.
+// (decimal(38,0) for int64, decimal(38,s) for decimals of precision ≤ 18,
+// decimal(76,s) for wider ones, float64) and the count of values in it;
+// min and max: the value (NULL: none yet); count(DISTINCT x): the list of
+// distinct values. sum(x) and avg(x) share one state, as do repeated
+// aggregates; a state's columns are named "<name>.<j>" after the first spec
+// that needs it.
 func (h *HashAggregator) PartialSchema() *arrow.Schema {
 	fields := h.keyFields()
 	for i, s := range h.states {

@@ -38,8 +38,15 @@ type strInput struct {
 	off   int
 }
 
+var zeroOffset = []int32{0}
+
 func (s *strInput) bind(a *array.String) {
-	s.offs, s.valid, s.off = a.ValueOffsets(), nil, 0
+	s.valid, s.off = nil, 0
+	if a.Len() == 0 { // an empty array may come without an offsets buffer
+		s.offs, s.data = zeroOffset, nil
+		return
+	}
+	s.offs = a.ValueOffsets()
 	s.data = nil
 	if b := a.Data().Buffers()[2]; b != nil {
 		s.data = b.Bytes()
@@ -65,7 +72,7 @@ func (c *stringKeys) bind(arr arrow.Array) error {
 func (c *stringKeys) value(g uint32) []byte { return c.data[c.offs[g]:c.offs[g+1]] }
 
 // hash hashes a string of at most 8 bytes as its word, longer ones with
-// XXH3. It also fills the rows' heads, which equal and appendRows read.
+// XXH3 seeded with the running hash. It also fills the rows' heads, which equal and appendRows read.
 func (c *stringKeys) hash(h []uint64, rows []uint32) {
 	in, heads := &c.in, c.inHeads
 	data := in.data
@@ -82,7 +89,7 @@ func (c *stringKeys) hash(h []uint64, rows []uint32) {
 			heads[r] = head{w, int64(hi - lo)}
 			v = w
 			if hi-lo > 8 {
-				v = xxh3.Hash(data[lo:hi])
+				v = xxh3.HashSeed(data[lo:hi], h[r])
 			}
 		}
 		h[r] = mix(h[r], v)

@@ -37,7 +37,7 @@ func TestTableCollisions(t *testing.T) {
 				rows := make([]uint32, n)
 				for i := range vals {
 					vals[i] = int64(rng.IntN(400))
-					h[i] = mix(hashSeed, uint64(vals[i])%uint64(hashes))
+					h[i] = mix(0x9e3779b97f4a7c15, uint64(vals[i])%uint64(hashes))
 					rows[i] = uint32(i)
 				}
 				var arr arrow.Array = int64s(mem, vals...)

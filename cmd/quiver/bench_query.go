@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/quiverdb/quiver/bench"
+)
+
+const benchQueryAbout = `Measures quiver's query engine on TPC-H lineitem held in the cache (codec auto):
+Q1, Q6, count(*) over an l_orderkey range (clustered: pruning skips the batches
+outside it), the same count with the predicate written so it cannot prune, a
+count over a week of l_shipdate (lineitem is not sorted by shipdate, so pruning
+skips nothing), a full-table count(*) (answered from row counts) and
+SELECT l_comment, l_partkey ... ORDER BY l_comment LIMIT 100.
+
+Peer in the same run: DuckDB over the same rows in memory, in a binary built
+with -tags duckdb (cgo); otherwise the report says "DuckDB peer: build with
+-tags duckdb". Targets: Q1 and Q6 within 2x DuckDB's time, and the pruned count
+at least 10x faster than the unpruned one. Issue 5's measurement is --sf 1.`
+
+func runBenchQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench query", flag.ContinueOnError)
+	sf := fs.Float64("sf", 0.1, "TPC-H scale factor (issue 5's measurement uses 1)")
+	runs := fs.Int("runs", 5, "measurements per query and engine, interleaved; the tables show medians")
+	goroutines := fs.Int("goroutines", 2, "GOMAXPROCS, scan goroutines and DuckDB threads")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printHelp(stdout, fs, "bench query [flags]", benchQueryAbout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if *sf <= 0 || *runs <= 0 || *goroutines <= 0 {
+		return fmt.Errorf("%w: --sf, --runs and --goroutines must be positive", errUsage)
+	}
+	cfg := bench.QueryConfig{SF: *sf, Runs: *runs, Goroutines: *goroutines}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	_, err = bench.RunQuery(ctx, cfg, stdout)
+	return err
+}

@@ -1,0 +1,53 @@
+//go:build duckdb
+
+package difftest
+
+import (
+	"context"
+	"flag"
+	"math/rand/v2"
+	"testing"
+)
+
+var show = flag.Int("show", 0, "print this many generated queries per table (TestShow)")
+
+// TestSelf checks that the comparison sees differences: each pair of
+// queries differs in one way, and mismatch must say so.
+func TestSelf(t *testing.T) {
+	ctx := context.Background()
+	for _, q := range []testQuery{
+		{name: "one row more", sql: "SELECT id FROM t WHERE id < 10", duck: "SELECT id FROM t WHERE id <= 10"},
+		{name: "order", ordered: true, sql: "SELECT id FROM t ORDER BY id LIMIT 5", duck: "SELECT id FROM t ORDER BY id DESC LIMIT 5"},
+		{name: "nulls first", ordered: true, sql: "SELECT i FROM t ORDER BY i NULLS FIRST LIMIT 5", duck: "SELECT i FROM t ORDER BY i NULLS LAST LIMIT 5"},
+		{name: "NULL against a value", sql: "SELECT sum(i) FROM t WHERE id < 0", duck: "SELECT 0 FROM t LIMIT 1"},
+		{name: "last decimal place", sql: "SELECT sum(d) FROM t", duck: "SELECT sum(d) + 0.01 FROM t"},
+		{name: "float", sql: "SELECT sum(f) FROM t", duck: "SELECT sum(f) * (1 + 1e-7) FROM t"},
+		{name: "decimal against a double", sql: "SELECT CAST(1.25 AS DECIMAL(12,2)) FROM t LIMIT 1", duck: "SELECT 1.2549 FROM t LIMIT 1"},
+		{name: "string", sql: "SELECT min(s) FROM t", duck: "SELECT max(s) FROM t"},
+		{name: "date", sql: "SELECT min(dt) FROM t", duck: "SELECT min(dt) + 1 FROM t"},
+		{name: "empty string against NULL", sql: "SELECT s FROM t WHERE s = ''", duck: "SELECT NULL FROM t WHERE s = ''"},
+	} {
+		var n tally
+		o := env.run(ctx, q.sql, q.duck)
+		if o.quiverErr != nil || o.duckErr != nil {
+			t.Errorf("%s: quiver: %v; DuckDB: %v", q.name, o.quiverErr, o.duckErr)
+		} else if d := env.mismatch(ctx, q, &n); d == "" {
+			t.Errorf("%s: no difference seen between\n  %s\n  %s", q.name, q.sql, q.duck)
+		}
+	}
+	// And the same query agrees with itself.
+	var n tally
+	if d := env.mismatch(ctx, testQuery{sql: "SELECT g, count(*), sum(d), avg(f) FROM t GROUP BY g"}, &n); d != "" {
+		t.Error(d)
+	}
+}
+
+// TestShow prints generated queries: go test -tags duckdb -run TestShow -args -show 20.
+func TestShow(t *testing.T) {
+	for _, tab := range []*table{nullsSpec, lineitemSpec} {
+		g := &gen{r: rand.New(rand.NewPCG(*seed, uint64(len(tab.name)))), t: tab}
+		for range *show {
+			t.Log(g.query().sql)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+//go:build duckdb
+
+package difftest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	_ "github.com/duckdb/duckdb-go/v2" // registers "duckdb"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchparquet"
+)
+
+// sf is the scale factor of lineitem in both engines.
+const sf = 0.01
+
+// engines are quiver and DuckDB over the same tables.
+type engines struct {
+	q  *query.Engine
+	db *sql.DB
+}
+
+var env engines
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "difftest:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "difftest")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	if err := env.open(context.Background(), dir); err != nil {
+		return 0, err
+	}
+	defer env.db.Close()
+	fmt.Fprintf(os.Stderr, "difftest: lineitem (SF %v) and t loaded into quiver and DuckDB in %v\n", sf, time.Since(start).Round(time.Millisecond))
+	return m.Run(), nil
+}
+
+// open loads lineitem and t into a quiver cache and, through Parquet files
+// in dir, into an in-memory DuckDB.
+func (e *engines) open(ctx context.Context, dir string) error {
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		return err
+	}
+	if err := tpch.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
+		return err
+	}
+	recs := nullsTable(memory.DefaultAllocator)
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	if err := putRecords(ctx, c, "t", recs); err != nil {
+		return err
+	}
+	e.q = query.New(c, query.Options{})
+
+	lineitem := filepath.Join(dir, "lineitem.parquet")
+	if err := writeFile(lineitem, func(f *os.File) error { return tpchparquet.WriteTable(f, tpch.LineitemTable, sf) }); err != nil {
+		return err
+	}
+	t := filepath.Join(dir, "t.parquet")
+	if err := writeFile(t, func(f *os.File) error {
+		r, err := array.NewRecordReader(recs[0].Schema(), recs)
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		return tpchparquet.Write(f, r)
+	}); err != nil {
+		return err
+	}
+	// No extension is loaded or installed: nothing reaches the network.
+	e.db, err = sql.Open("duckdb", "?autoinstall_known_extensions=false&autoload_known_extensions=false&threads=2")
+	if err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		fmt.Sprintf("CREATE TABLE lineitem AS SELECT * FROM read_parquet('%s')", lineitem),
+		fmt.Sprintf("CREATE TABLE t AS SELECT * FROM read_parquet('%s')", t),
+	} {
+		if _, err := e.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+func putRecords(ctx context.Context, c *cache.Cache, name string, recs []arrow.RecordBatch) error {
+	r, err := array.NewRecordReader(recs[0].Schema(), recs)
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	_, err = c.Put(ctx, name, r, cache.TableOptions{})
+	return err
+}
+
+func writeFile(path string, write func(*os.File) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// outcome is what one query gave in both engines.
+type outcome struct {
+	quiver, duck       []row
+	quiverErr, duckErr error
+}
+
+func (e *engines) run(ctx context.Context, quiverSQL, duckSQL string) outcome {
+	var o outcome
+	if r, err := e.q.Query(ctx, quiverSQL); err != nil {
+		o.quiverErr = err
+	} else {
+		o.quiver, o.quiverErr = readArrow(r)
+		r.Release()
+	}
+	if rs, err := e.db.QueryContext(ctx, duckSQL); err != nil {
+		o.duckErr = err
+	} else {
+		o.duck, o.duckErr = readSQL(rs)
+	}
+	return o
+}
+
+// tally counts what a set of queries did.
+type tally struct {
+	queries, rows, refused int
+	refusals               []string // the first few queries both engines refused
+}
+
+func (t *tally) String() string {
+	return fmt.Sprintf("%d queries, %d rows compared, %d refused by both engines", t.queries, t.rows, t.refused)
+}
+
+// mismatch returns "" when both engines agree on q, else what differs.
+func (e *engines) mismatch(ctx context.Context, q testQuery, t *tally) string {
+	duckSQL := q.duck
+	if duckSQL == "" {
+		duckSQL = q.sql
+	}
+	o := e.run(ctx, q.sql, duckSQL)
+	t.queries++
+	t.rows += len(o.duck)
+	var d string
+	switch {
+	case o.quiverErr != nil && o.duckErr != nil:
+		t.refused++
+		if len(t.refusals) < 5 {
+			t.refusals = append(t.refusals, fmt.Sprintf("%s\n  quiver: %v\n  DuckDB: %v", q.sql, o.quiverErr, o.duckErr))
+		}
+		return "" // both refuse it
+	case o.quiverErr != nil:
+		what := "quiver failed"
+		if errors.Is(o.quiverErr, query.ErrUnsupported) {
+			what = "quiver does not support it"
+		}
+		d = fmt.Sprintf("%s: %v (DuckDB returned %d rows)", what, o.quiverErr, len(o.duck))
+	case o.duckErr != nil:
+		d = fmt.Sprintf("DuckDB failed: %v (quiver returned %d rows)", o.duckErr, len(o.quiver))
+	default:
+		d = diff(o.quiver, o.duck, q.ordered)
+	}
+	if d == "" {
+		return ""
+	}
+	s := "SQL: " + q.sql
+	if q.duck != "" {
+		s += "\nDuckDB's SQL: " + q.duck
+	}
+	return s + "\n" + strings.TrimRight(d, "\n")
+}
+
+// testQuery is one query and how to compare it.
+type testQuery struct {
+	name    string
+	sql     string
+	duck    string // DuckDB's spelling, when it differs
+	ordered bool   // ORDER BY fixes the order of every row
+}
