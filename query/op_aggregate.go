@@ -3,6 +3,10 @@ package query
 import (
 	"context"
 	"io"
+	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -75,28 +79,87 @@ func (o *aggregateOp) countRows(ctx context.Context) ([]arrow.RecordBatch, error
 
 func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	n := o.n
-	h, err := agg.NewHashAggregator(n.keyTypes(), n.argTypes(), n.specs(), agg.Options{Mem: o.rt.mem})
-	if err != nil {
+	newAgg := func() (*agg.HashAggregator, error) {
+		return agg.NewHashAggregator(n.keyTypes(), n.argTypes(), n.specs(), agg.Options{Mem: o.rt.mem})
+	}
+	src, steps := pipeline(o.in)
+	workers := max(o.rt.workers, 1)
+	aggs := make([]*agg.HashAggregator, workers)
+	defer func() {
+		for _, h := range aggs {
+			if h != nil {
+				h.Release()
+			}
+		}
+	}()
+	for i := range aggs {
+		var err error
+		if aggs[i], err = newAgg(); err != nil {
+			return nil, err
+		}
+	}
+	// Each worker pulls the next batch of the source (the scan, whose
+	// decoding is parallel already) under a lock, then runs the filters
+	// and projections between it and the aggregate and its own hash
+	// aggregator on it; the workers' partial aggregates are merged at
+	// the end. One worker is the plain serial loop.
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range workers {
+		h := aggs[w]
+		g.Go(func() error {
+			var held int64
+			defer func() { o.rt.mt.shrink(held) }()
+			for {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				mu.Lock()
+				rec, err := src.Next(gctx)
+				mu.Unlock()
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if rec, err = applySteps(gctx, steps, rec); err != nil {
+					return err
+				}
+				err = o.add(gctx, h, rec)
+				rec.Release()
+				if err != nil {
+					return err
+				}
+				if now := h.MemoryUsage(); now > held {
+					if err := o.rt.mt.grow(now-held, "GROUP BY"); err != nil {
+						return err
+					}
+					held = now
+				}
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	defer h.Release()
-	err = drain(ctx, o.in, func(rec arrow.RecordBatch) error {
-		keys, err := evalAll(ctx, o.rt, n.keys, rec)
+	h := aggs[0]
+	for _, other := range aggs[1:] {
+		parts, err := other.Partial(outputBatchRows)
 		if err != nil {
-			return err
+			return nil, &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
 		}
-		defer releaseAll(keys)
-		args, err := evalAll(ctx, o.rt, n.args, rec)
+		for _, p := range parts {
+			if err == nil {
+				err = h.Merge(p)
+			}
+			p.Release()
+		}
 		if err != nil {
-			return err
+			return nil, &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
 		}
-		defer releaseAll(args)
-		if err := h.Add(keys, args); err != nil {
-			return &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
-		}
-		return o.account(h.MemoryUsage())
-	})
-	if err != nil {
+	}
+	if err := o.account(h.MemoryUsage()); err != nil {
 		return nil, err
 	}
 	recs, err := h.Result(outputBatchRows)
@@ -110,6 +173,67 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		r.Release()
 	}
 	return recs, nil
+}
+
+// add evaluates the keys and arguments of one batch into h.
+func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.RecordBatch) error {
+	keys, err := evalAll(ctx, o.rt, o.n.keys, rec)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(keys)
+	args, err := evalAll(ctx, o.rt, o.n.args, rec)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(args)
+	if len(keys) == 0 && len(args) == 0 {
+		err = h.AddRows(int(rec.NumRows()))
+	} else {
+		err = h.Add(keys, args)
+	}
+	if err != nil {
+		return &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
+	}
+	return nil
+}
+
+// step is a per-batch operator (filter, project) that a worker can run.
+type step interface {
+	apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error)
+}
+
+// pipeline peels the per-batch operators off op: it returns the operator
+// below them and the steps, innermost first.
+func pipeline(op operator) (operator, []step) {
+	var steps []step
+	for {
+		switch x := op.(type) {
+		case *filterOp:
+			steps = append(steps, x)
+			op = x.in
+		case *projectOp:
+			steps = append(steps, x)
+			op = x.in
+		default:
+			slices.Reverse(steps)
+			return op, steps
+		}
+	}
+}
+
+// applySteps runs steps over rec, which it releases; it returns the
+// result (possibly of no rows).
+func applySteps(ctx context.Context, steps []step, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	for _, s := range steps {
+		out, err := s.apply(ctx, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = out
+	}
+	return rec, nil
 }
 
 // account keeps rt.mt at the aggregator's current memory use.

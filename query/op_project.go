@@ -25,6 +25,12 @@ func (o *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer rec.Release()
+	return o.apply(ctx, rec)
+}
+
+// apply computes the projection of one batch (which it does not release).
+func (o *projectOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	var err error
 	cols := make([]arrow.Array, len(o.exprs))
 	for i, e := range o.exprs {
 		if cols[i], err = e.Eval(ctx, o.rt.mem, rec); err != nil {

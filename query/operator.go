@@ -25,8 +25,9 @@ type operator interface {
 
 // runtime is what the operators of one query share.
 type runtime struct {
-	mem memory.Allocator
-	mt  *memTracker
+	mem     memory.Allocator
+	mt      *memTracker
+	workers int // goroutines a hash aggregate runs its input on
 }
 
 // memTracker counts the bytes a query's sort and aggregate hold against
