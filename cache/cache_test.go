@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
@@ -351,4 +353,47 @@ func ExampleCache_Scan() {
 	// 4000 rows in 4 batches, delta encoding, 32000 bytes decoded
 	// batch starting at 2000
 	// skipped 3 of 4 batches
+}
+
+// TestDecimal128Narrowing: decimal128 values that fit in 64 bits are stored
+// narrowed (and say so), others as they are; both read back exactly,
+// negative values and NULLs included.
+func TestDecimal128Narrowing(t *testing.T) {
+	mem := checked(t)
+	dt := &arrow.Decimal128Type{Precision: 38, Scale: 2}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}}, nil)
+	build := func(big bool) arrow.RecordBatch {
+		b := array.NewDecimal128Builder(mem, dt)
+		defer b.Release()
+		for i := range 1000 {
+			switch {
+			case i%9 == 4:
+				b.AppendNull()
+			case big && i == 500:
+				b.Append(decimal128.New(1, 0)) // 2^64: does not fit
+			default:
+				b.Append(decimal128.FromI64(int64(i*37 - 9000)))
+			}
+		}
+		arr := b.NewArray()
+		defer arr.Release()
+		return array.NewRecordBatch(schema, []arrow.Array{arr}, 1000)
+	}
+	for _, big := range []bool{false, true} {
+		rec := build(big)
+		c := newCache(t, mem, 0)
+		for _, st := range settings {
+			info := put(t, c, "d", schema, []arrow.RecordBatch{rec}, st.opts)
+			narrowed := strings.HasPrefix(info.Columns[0].Encoding, "narrow64")
+			if narrowed != (!big && !st.opts.Plain) {
+				t.Errorf("%s big=%v: encoding %q", st.name, big, info.Columns[0].Encoding)
+			}
+			out, _ := scanAll(t, c, "d", ScanOptions{})
+			if !array.Equal(out[0].Column(0), rec.Column(0)) {
+				t.Errorf("%s big=%v: values changed", st.name, big)
+			}
+			release(out)
+		}
+		rec.Release()
+	}
 }

@@ -35,7 +35,11 @@ const (
 	// decompressing to the inner bytes; otherwise they are the inner
 	// bytes.
 	partCompressed = 1 << 1
-	partFlags      = partEncoded | partCompressed
+	// partNarrowed: a decimal128 values part whose every value fits in 64
+	// bits, stored as those 64 bits (then colenc and the codec like any
+	// int64 part); decoding sign-extends each back to 128 bits.
+	partNarrowed = 1 << 2
+	partFlags    = partEncoded | partCompressed | partNarrowed
 )
 
 // maxChunkRows bounds a chunk's row count (Arrow's 32-bit offsets bound a
@@ -50,6 +54,7 @@ type columnForm struct {
 	form   int
 	width  int  // formFixed: bytes per value, 0 for a bitmap; formVarBinary: offset width
 	encode bool // formFixed: values are signed integers colenc may encode
+	narrow bool // formFixed: 16-byte integers that may be narrowed to 8 (partNarrowed)
 }
 
 // formOf returns the form of a top-level column of type dt.
@@ -59,11 +64,15 @@ func formOf(dt arrow.DataType) columnForm {
 		return columnForm{form: formFixed}
 	case arrow.INT32, arrow.DATE32, arrow.TIME32:
 		return columnForm{form: formFixed, width: 4, encode: true}
-	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION:
+	case arrow.INT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL64:
 		return columnForm{form: formFixed, width: 8, encode: true}
+	case arrow.DECIMAL32:
+		return columnForm{form: formFixed, width: 4, encode: true}
+	case arrow.DECIMAL128:
+		return columnForm{form: formFixed, width: 16, narrow: true}
 	case arrow.INT8, arrow.UINT8, arrow.INT16, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
-		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256,
+		arrow.DECIMAL256,
 		arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.INTERVAL_MONTH_DAY_NANO,
 		arrow.FIXED_SIZE_BINARY:
 		return columnForm{form: formFixed, width: dt.(arrow.FixedWidthDataType).BitWidth() / 8}
@@ -88,6 +97,15 @@ func partsOf(form int) int {
 
 // bitmapLen is the bytes of a bitmap of n bits.
 func bitmapLen(n int) int { return (n + 7) / 8 }
+
+// innerLen is the bytes a part's inner form holds when it is not
+// colenc-encoded: the final bytes, or half of them when narrowed.
+func (s partSpec) innerLen() int {
+	if s.flags&partNarrowed != 0 {
+		return s.final / 2
+	}
+	return s.final
+}
 
 // partSpec is one entry of the part table.
 type partSpec struct {

@@ -18,7 +18,8 @@ import (
 // between calls, so each goroutine needs its own.
 type chunkDecoder struct {
 	mem     memory.Allocator
-	scratch []byte
+	scratch []byte // a part's bytes after the codec
+	wide    []byte // a narrowed part's 64-bit values
 }
 
 // chunk is a parsed chunk header; part i's stored bytes are payload[i].
@@ -85,7 +86,10 @@ func parseChunk(src []byte, limit int64) (chunk, error) {
 		if s.flags&^partFlags != 0 {
 			return c, corrupt("part %d has unknown flags %#x", len(c.specs), s.flags)
 		}
-		if s.flags&partEncoded == 0 && s.inner != s.final {
+		if s.flags&partNarrowed != 0 && s.final%16 != 0 {
+			return c, corrupt("part %d: narrowed part of %d bytes, not 16-byte values", len(c.specs), s.final)
+		}
+		if s.flags&partEncoded == 0 && s.inner != s.innerLen() {
 			return c, corrupt("part %d: %d inner bytes for a %d-byte buffer", len(c.specs), s.inner, s.final)
 		}
 		if s.flags&partCompressed == 0 && s.stored != s.inner {
@@ -211,36 +215,83 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 	out := buf.Bytes()
 	var err error
 	switch {
+	case s.flags&partNarrowed != 0:
+		err = d.narrowed(out, c, i)
 	case s.flags&partEncoded == 0 && s.flags&partCompressed == 0:
 		copy(out, c.payload[i])
 	case s.flags&partEncoded == 0:
 		err = d.decompress(out, c, i)
 	default:
-		inner := c.payload[i]
-		if s.flags&partCompressed != 0 {
-			if s.inner > size+64 {
-				err = corrupt("part %d: %d encoded bytes for a %d-byte buffer", i, s.inner, size)
-				break
-			}
-			d.scratch = grow(d.scratch, s.inner+codec.DecodeSlack)[:s.inner]
-			if err = d.decompress(d.scratch, c, i); err != nil {
-				break
-			}
-			inner = d.scratch
+		var inner []byte
+		if inner, err = d.inner(c, i, size); err != nil {
+			break
 		}
-		var got []byte
-		got, err = colenc.Decode(out[:0:size], inner, size)
-		if err == nil && len(got) != size {
-			err = corrupt("part %d decodes to %d bytes, want %d", i, len(got), size)
-		} else if err != nil {
-			err = corrupt("part %d: %v", i, err)
-		}
+		err = decodeInto(out, inner, i)
 	}
 	if err != nil {
 		buf.Release()
 		return nil, err
 	}
 	return buf, nil
+}
+
+// inner returns part i's bytes before the codec: the stored bytes, or
+// their decompression into the decoder's scratch. limit bounds what an
+// encoded part may claim.
+func (d *chunkDecoder) inner(c chunk, i, limit int) ([]byte, error) {
+	s := c.specs[i]
+	if s.flags&partCompressed == 0 {
+		return c.payload[i], nil
+	}
+	if s.inner > limit+64 {
+		return nil, corrupt("part %d: %d encoded bytes for a %d-byte buffer", i, s.inner, limit)
+	}
+	d.scratch = grow(d.scratch, s.inner+codec.DecodeSlack)[:s.inner]
+	if err := d.decompress(d.scratch, c, i); err != nil {
+		return nil, err
+	}
+	return d.scratch, nil
+}
+
+// decodeInto colenc-decodes inner into exactly len(out) bytes.
+func decodeInto(out, inner []byte, i int) error {
+	got, err := colenc.Decode(out[:0:len(out)], inner, len(out))
+	if err != nil {
+		return corrupt("part %d: %v", i, err)
+	}
+	if len(got) != len(out) {
+		return corrupt("part %d decodes to %d bytes, want %d", i, len(got), len(out))
+	}
+	return nil
+}
+
+// narrowed decodes a partNarrowed part: its 64-bit values (after the codec
+// and colenc) sign-extended into the 128-bit values of out.
+func (d *chunkDecoder) narrowed(out []byte, c chunk, i int) error {
+	s := c.specs[i]
+	n := len(out) / 16
+	d.wide = grow(d.wide, 8*n)
+	narrow := d.wide
+	inner, err := d.inner(c, i, 8*n)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.flags&partEncoded != 0:
+		if err := decodeInto(narrow, inner, i); err != nil {
+			return err
+		}
+	case len(inner) != len(narrow):
+		return corrupt("part %d: %d narrowed bytes for %d values", i, len(inner), n)
+	default:
+		narrow = inner
+	}
+	for j := range n {
+		lo := binary.LittleEndian.Uint64(narrow[8*j:])
+		binary.LittleEndian.PutUint64(out[16*j:], lo)
+		binary.LittleEndian.PutUint64(out[16*j+8:], uint64(int64(lo)>>63))
+	}
+	return nil
 }
 
 // decompress decodes part i's stored bytes into out, exactly len(out) bytes.

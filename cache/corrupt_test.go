@@ -115,6 +115,8 @@ func TestHostileChunksPastTheChecksum(t *testing.T) {
 		{"compressed without a codec", i64, []byte{1, formFixed, 0, 1, 0, 2, 0, 0, 0, 0, partCompressed, 8, 8, 2, 1, 2}},
 		{"offsets not from 0", str, []byte{1, formVarBinary, 0, 1, 0, 3, 0, 0, 0, 0, 0, 8, 8, 8, 0, 1, 1, 1, 1, 0, 0, 0, 2, 0, 0, 0, 'x'}},
 		{"offsets past the data", str, []byte{1, formVarBinary, 0, 1, 0, 3, 0, 0, 0, 0, 0, 8, 8, 8, 0, 1, 1, 1, 0, 0, 0, 0, 2, 0, 0, 0, 'x'}},
+		{"narrowed odd size", &arrow.Decimal128Type{Precision: 10, Scale: 0}, []byte{1, formFixed, 0, 1, 0, 2, 0, 0, 0, 0, partNarrowed, 8, 4, 4, 1, 2, 3, 4}},
+		{"narrowed wrong inner", &arrow.Decimal128Type{Precision: 10, Scale: 0}, []byte{1, formFixed, 0, 1, 0, 2, 0, 0, 0, 0, partNarrowed, 16, 16, 16, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8}},
 		{"ipc odd parts", arrow.Null, []byte{1, formIPC, 0, 1, 0, 1, 0, 0, 0, 0}},
 		{"ipc garbage", arrow.Null, []byte{1, formIPC, 0, 1, 0, 2, 0, 2, 2, 2, 0, 0, 0, 0, 1, 2}},
 	} {

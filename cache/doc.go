@@ -50,6 +50,11 @@
 //
 //	stored --codec--> inner --colenc--> final
 //
+// flags bit 2 (narrowed, decimal128 values only): every value fits in 64
+// bits and the part stores those 64 bits (final/2 bytes, then colenc and
+// the codec as for int64); decoding sign-extends them to 128 bits. TPC-H's
+// decimal(15,2) prices then cost bit-packed deltas instead of 16 bytes.
+//
 // flags bit 0 (encoded): inner is a colenc buffer (delta, frame of
 // reference or lengths, with its own versioned header, see package colenc)
 // decoding to final bytes; else inner = final. Bit 1 (compressed): stored is
@@ -74,7 +79,8 @@
 //
 // # Encodings and codecs
 //
-// int32, int64, date, time, timestamp and duration values go through
+// int32, int64, date, time, timestamp, duration, decimal32 and decimal64
+// values (and decimal128 values narrowed to 64 bits) go through
 // colenc.Choose, which picks delta or frame of reference when that is at
 // least 25% smaller than plain; null slots are first filled with the
 // previous valid value (their content is undefined in Arrow, and a builder's

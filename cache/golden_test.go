@@ -36,6 +36,7 @@ func TestGoldenChunks(t *testing.T) {
 		{"utf8-lengths-zstd", arrow.BinaryTypes.String, `["alpha", null, "beta", "", "alphabet", "alpha", "alpha", "alpha", "alpha"]`, codec.SettingZstd},
 		{"bool-none", arrow.FixedWidthTypes.Boolean, `[true, false, null, true, true, true, false, false, true, true]`, codec.SettingNone},
 		{"float64-plain-none", arrow.PrimitiveTypes.Float64, `[1.5, -0.0, null, 1e300]`, codec.SettingNone},
+		{"decimal128-narrow-none", &arrow.Decimal128Type{Precision: 15, Scale: 2}, `["1.00", "-2.50", null, "3.75", "1000.01", "1000.02", "1000.03", "1000.04", "1000.05"]`, codec.SettingNone},
 		{"list-ipc-none", arrow.ListOf(arrow.PrimitiveTypes.Int32), `[[1, 2], null, [], [3]]`, codec.SettingNone},
 	}
 	dir := filepath.Join("testdata", "golden_v1")

@@ -77,6 +77,8 @@ func encodingName(f columnForm, enc encoded) string {
 		return "ipc"
 	case f.form == formVarBinary && enc.encoding == colenc.Lengths:
 		return "lengths"
+	case enc.narrowed:
+		return "narrow64+" + enc.encoding.String()
 	}
 	return enc.encoding.String()
 }
