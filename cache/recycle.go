@@ -24,6 +24,12 @@ import (
 // scans does not pin memory.
 type recycler struct {
 	classes [maxClass + 1]sync.Pool // of *[]byte with cap 1<<class
+	// live maps the first-byte address of every buffer handed out and
+	// not yet freed to its size class. Free pools only those: arrow-go sometimes wraps a
+	// part of another live buffer in a Buffer of this allocator (harmless
+	// with Go's allocator, whose Free does nothing), and pooling that
+	// part would hand live memory to the next Allocate.
+	live sync.Map // uintptr -> size class (int)
 }
 
 const (
@@ -47,19 +53,30 @@ func classOf(size int) int {
 	return bits.Len(uint(size - 1))
 }
 
-// Allocate returns size zeroed bytes, 64-byte aligned.
+// Allocate returns size zeroed bytes, 64-byte aligned, with capacity
+// exactly size as Go's allocator gives: arrow-go treats a buffer's
+// capacity as writable, so handing out the rest of a size class would let
+// a builder write there and a later Reallocate clear it.
 func (r *recycler) Allocate(size int) []byte {
+	if size == 0 {
+		return []byte{}
+	}
 	c := classOf(size)
 	if c > maxClass {
 		return aligned(size, size)
 	}
+	var full []byte
 	if p, ok := r.classes[c].Get().(*[]byte); ok {
-		b := (*p)[:size]
-		clear(b)
-		return b
+		full = *p
+		clear(full[:size])
+	} else {
+		full = aligned(1<<c, 1<<c)
 	}
-	return aligned(size, 1<<c)
+	r.live.Store(addr(full), c)
+	return full[:size:size]
 }
+
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // aligned returns a new slice of length size and capacity capacity whose
 // first byte is 64-byte aligned.
@@ -72,26 +89,39 @@ func aligned(size, capacity int) []byte {
 	return buf[off : off+size : off+capacity]
 }
 
-// Free keeps b for reuse when it is one of ours (a power-of-two capacity
-// in the pooled classes).
-func (r *recycler) Free(b []byte) {
-	c := cap(b)
-	if c < 1<<minClass || c > 1<<maxClass || c&(c-1) != 0 {
-		return
+// class returns the size class of a buffer this allocator handed out and
+// has not taken back, or false.
+func (r *recycler) class(b []byte) (int, bool) {
+	if cap(b) == 0 {
+		return 0, false
 	}
-	b = b[:c]
-	r.classes[bits.Len(uint(c))-1].Put(&b)
+	v, ok := r.live.Load(addr(b))
+	if !ok {
+		return 0, false
+	}
+	return v.(int), true
 }
 
-// Reallocate grows or shrinks b to size, keeping its contents.
+// Free keeps b for reuse when this allocator handed it out.
+func (r *recycler) Free(b []byte) {
+	c, ok := r.class(b)
+	if !ok {
+		return
+	}
+	r.live.Delete(addr(b))
+	full := unsafe.Slice(unsafe.SliceData(b), 1<<c)
+	r.classes[c].Put(&full)
+}
+
+// Reallocate grows or shrinks b to size, keeping its contents; within its
+// size class it stays in place.
 func (r *recycler) Reallocate(size int, b []byte) []byte {
-	if size <= cap(b) {
-		old := len(b)
-		b = b[:size]
-		if size > old {
-			clear(b[old:])
+	if c, ok := r.class(b); ok && size > 0 && size <= 1<<c {
+		full := unsafe.Slice(unsafe.SliceData(b), 1<<c)
+		if old := len(b); size > old {
+			clear(full[old:size])
 		}
-		return b
+		return full[:size:size]
 	}
 	nb := r.Allocate(size)
 	copy(nb, b)

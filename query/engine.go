@@ -29,11 +29,9 @@ type Options struct {
 	// ScanConcurrency is the goroutines a scan decodes on; default the
 	// cache's.
 	ScanConcurrency int
-	// Alloc allocates what operators compute; default
-	// memory.DefaultAllocator. (Not the cache's recycling allocator: with
-	// it the DuckDB differential tests see a string buffer reused while
-	// still read — a use after release somewhere in the operators or
-	// the compute kernels they call, found and not yet fixed.)
+	// Alloc allocates what operators compute; default the cache's
+	// recycling allocator (cache.RecyclingAllocator), which reuses the
+	// buffers of released batches.
 	Alloc memory.Allocator
 	// Workers is how many goroutines evaluate the filters and GROUP BY
 	// below an aggregate, each with its own hash table, merged at the
@@ -58,7 +56,7 @@ func New(c *cache.Cache, opts Options) *Engine {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
 	if opts.Alloc == nil {
-		opts.Alloc = memory.DefaultAllocator
+		opts.Alloc = cache.RecyclingAllocator()
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.GOMAXPROCS(0)

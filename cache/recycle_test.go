@@ -1,0 +1,49 @@
+package cache
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestRecyclerContract: buffers have exactly the capacity asked for (arrow-go
+// writes up to a buffer's capacity; a larger one let a builder's bytes be
+// cleared by a later Reallocate and broke strings in query results),
+// growing in place keeps the contents, reused memory comes back zeroed,
+// and foreign slices are never pooled.
+func TestRecyclerContract(t *testing.T) {
+	r := &recycler{}
+	b := r.Allocate(100)
+	if len(b) != 100 || cap(b) != 100 || addr(b)%alignment != 0 {
+		t.Fatalf("len %d cap %d aligned %v", len(b), cap(b), addr(b)%alignment == 0)
+	}
+	copy(b, bytes.Repeat([]byte{7}, 100))
+	g := r.Reallocate(120, b)
+	if len(g) != 120 || cap(g) != 120 || !bytes.Equal(g[:100], bytes.Repeat([]byte{7}, 100)) || !bytes.Equal(g[100:], make([]byte, 20)) {
+		t.Fatalf("grow in class: %v", g)
+	}
+	big := r.Reallocate(1000, g)
+	if !bytes.Equal(big[:100], bytes.Repeat([]byte{7}, 100)) || cap(big) != 1000 {
+		t.Fatal("grow past the class lost the contents")
+	}
+	r.Free(big)
+	again := r.Allocate(900) // same class: reused, cleared
+	if !bytes.Equal(again, make([]byte, 900)) {
+		t.Fatal("reused memory not zeroed")
+	}
+	foreign := make([]byte, 128)
+	r.Free(foreign)
+	r.Free(foreign[:64])
+	r.Free(again[64:]) // a part of a live buffer
+	if _, ok := r.class(foreign); ok {
+		t.Fatal("a foreign slice became ours")
+	}
+	next := r.Allocate(128)
+	if addr(next) == addr(foreign) {
+		t.Fatal("a foreign slice was pooled")
+	}
+	if len(r.Allocate(0)) != 0 {
+		t.Fatal("empty allocation")
+	}
+	r.Free(next)
+	r.Free(again)
+}
