@@ -23,12 +23,14 @@ type chunkEncoder struct {
 	encodings bool // colenc before the codec
 	mem       memory.Allocator
 
-	specs   []partSpec
-	payload []byte // stored bytes of the parts, in order
-	inner   []byte // a part's bytes before the codec
-	fill    []byte // values with null slots filled, before colenc
-	bits    []byte // a bitmap re-aligned to offset 0
-	offs    []byte // offsets rebased to start at 0
+	specs    []partSpec
+	payload  []byte // stored bytes of the parts, in order
+	inner    []byte // a part's bytes before the codec
+	fill     []byte // values with null slots filled, before colenc
+	bits     []byte // a bitmap re-aligned to offset 0
+	offs     []byte // offsets rebased to start at 0
+	narrowed []byte // decimal128 values cut to 64 bits
+	blob     []byte // a batch's chunks, reused by encodeRecord
 }
 
 // use makes the encoder compress with s.
@@ -184,16 +186,16 @@ func (e *chunkEncoder) fixed(arr arrow.Array, f columnForm) encoded {
 // It reports false, storing nothing, when a value does not fit.
 func (e *chunkEncoder) narrow(values []byte) (colenc.Encoding, bool) {
 	n := len(values) / 16
-	e.offs = grow(e.offs, 8*n)
+	e.narrowed = grow(e.narrowed, 8*n)
 	for i := range n {
 		lo := binary.LittleEndian.Uint64(values[16*i:])
 		hi := binary.LittleEndian.Uint64(values[16*i+8:])
 		if hi != uint64(int64(lo)>>63) {
 			return colenc.Plain, false
 		}
-		binary.LittleEndian.PutUint64(e.offs[8*i:], lo)
+		binary.LittleEndian.PutUint64(e.narrowed[8*i:], lo)
 	}
-	narrow, flags := e.offs, uint8(partNarrowed)
+	narrow, flags := e.narrowed, uint8(partNarrowed)
 	enc := colenc.Choose(8, narrow)
 	if enc != colenc.Plain {
 		e.inner = colenc.Encode(e.inner[:0], narrow, 8, enc)

@@ -191,7 +191,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 	names := make([]string, n)
 	ends := make([]int, n)
 	stored := make([]arrow.Array, n) // what was encoded, for checkChunks
-	var blob []byte
+	blob := enc.blob[:0] // every column's chunk, then copied out exactly sized
 	for i := range n {
 		col := rec.Column(i)
 		if b.columns[i].dictionary == "decoded" {
@@ -219,6 +219,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 	// what is held.
 	held := make([]byte, len(blob))
 	copy(held, blob)
+	enc.blob = blob
 	start := 0
 	for i, end := range ends {
 		e.chunks[i] = held[start:end:end]
