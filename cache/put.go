@@ -191,7 +191,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 	names := make([]string, n)
 	ends := make([]int, n)
 	stored := make([]arrow.Array, n) // what was encoded, for checkChunks
-	blob := enc.blob[:0] // every column's chunk, then copied out exactly sized
+	blob := enc.blob[:0]             // every column's chunk, then copied out exactly sized
 	for i := range n {
 		col := rec.Column(i)
 		if b.columns[i].dictionary == "decoded" {
