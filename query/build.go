@@ -26,6 +26,10 @@ type builder struct {
 	info    cache.TableInfo
 	scanCol map[int]int // table column -> scan position
 	scan    *scanNode
+
+	params  []any // bound ? values, nil when none were bound
+	nparams int   // ? placeholders in the statement
+	prepare bool  // planning before binding: every ? is NULL
 }
 
 // selectItem is one output column of the SELECT list.

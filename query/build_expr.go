@@ -131,7 +131,7 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 	case *ast.VariableExpr:
 		return nil, b.at(ErrUnsupported, n, "variables")
 	case *driver.ParamMarkerExpr:
-		return nil, b.at(ErrUnsupported, n, "parameters (prepare the statement through the server)")
+		return b.param(x)
 	}
 	return nil, b.at(ErrUnsupported, n, "expression %s", restore(n))
 }
@@ -240,6 +240,9 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, erro
 // stringLiteral returns the text of a string literal.
 func stringLiteral(n ast.ExprNode) (string, bool) {
 	v, ok := n.(*driver.ValueExpr)
+	if p, isParam := n.(*driver.ParamMarkerExpr); isParam {
+		v, ok = &p.ValueExpr, true // a bound string (see numberParams)
+	}
 	if !ok {
 		return "", false
 	}

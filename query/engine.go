@@ -65,10 +65,18 @@ func New(c *cache.Cache, opts Options) *Engine {
 }
 
 // plan parses and plans one statement; explain reports an EXPLAIN.
-func (e *Engine) plan(sql string) (planNode, bool, error) {
+func (e *Engine) plan(sql string, params []any) (planNode, bool, error) {
+	return e.planStmt(sql, params, false)
+}
+
+func (e *Engine) planStmt(sql string, params []any, prepare bool) (planNode, bool, error) {
 	stmt, err := parseSQL(sql)
 	if err != nil {
 		return nil, false, err
+	}
+	nparams := numberParams(stmt, params, prepare)
+	if len(params) > nparams {
+		return nil, false, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%d parameters bound, the statement has %d", len(params), nparams)}
 	}
 	explain := false
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
@@ -82,7 +90,7 @@ func (e *Engine) plan(sql string) (planNode, bool, error) {
 		b := &builder{sql: sql}
 		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
 	}
-	b := &builder{sql: sql, c: e.c, opts: e.opts}
+	b := &builder{sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	p, err := b.buildSelect(sel)
 	return p, explain, err
 }
@@ -96,8 +104,8 @@ func statementName(n ast.StmtNode) string {
 // Explain returns the plan of a SELECT: its operators, which columns the
 // scan decodes, the predicate pushed into pruning and how many batches
 // pruning skips now (computed from statistics alone).
-func (e *Engine) Explain(ctx context.Context, sql string) (string, error) {
-	p, _, err := e.plan(sql)
+func (e *Engine) Explain(ctx context.Context, sql string, params ...any) (string, error) {
+	p, _, err := e.plan(sql, params)
 	if err != nil {
 		return "", err
 	}
@@ -142,8 +150,13 @@ func findScan(p planNode) *scanNode {
 // Query runs one statement: a SELECT, or EXPLAIN SELECT (one utf8 column,
 // "plan", a row per line). The Result streams batches; the caller must
 // Release it. Cancelling ctx stops the query within a batch.
-func (e *Engine) Query(ctx context.Context, sql string) (*Result, error) {
-	p, explain, err := e.plan(sql)
+//
+// params bind the statement's ? placeholders in the order they appear.
+// A parameter is nil (NULL), bool, a Go integer (as BIGINT), float32 or
+// float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
+// Decimal.
+func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {
+	p, explain, err := e.plan(sql, params)
 	if err != nil {
 		return nil, err
 	}
@@ -279,8 +292,11 @@ func (r *Result) Release() {
 }
 
 // explainResult is the plan text as a one-column result.
+// explainSchema is the schema of every EXPLAIN result.
+var explainSchema = arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+
 func explainResult(mem memory.Allocator, text string) *Result {
-	schema := arrow.NewSchema([]arrow.Field{{Name: "plan", Type: arrow.BinaryTypes.String}}, nil)
+	schema := explainSchema
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
