@@ -119,8 +119,10 @@ func (b *builder) run(ctx context.Context, r array.RecordReader) error {
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("cache: table %q: reading batch %d: %w", b.name, len(sample), err)
 	}
-	if err := b.decide(ctx, sample); err != nil {
-		return err
+	if b.out == nil { // Append decided with the table's first Put
+		if err := b.decide(ctx, sample); err != nil {
+			return err
+		}
 	}
 	p := b.startPool(ctx, cancel)
 	for _, rec := range sample {
@@ -167,7 +169,7 @@ func (b *builder) abort() {
 
 // table assembles the snapshot from the stored entries, in order.
 func (b *builder) table() *table {
-	t := &table{name: b.name, schema: b.out, setting: b.setting, columns: b.columns}
+	t := &table{name: b.name, input: b.in, schema: b.out, setting: b.setting, encodings: b.encodings, columns: b.columns}
 	for i := range t.columns {
 		t.columns[i].encodings = map[string]int{}
 	}

@@ -16,11 +16,14 @@ import (
 // and swaps it in, so a scan that holds a snapshot reads it unchanged.
 type table struct {
 	name    string
+	input   *arrow.Schema // as Put read it; Append takes batches of this schema
 	schema  *arrow.Schema // as stored: dictionary columns may be decoded
 	setting CodecSetting
-	entries []*entry
-	columns []columnState
-	rows    int64
+	// encodings is false for a table put Plain (no colenc encodings).
+	encodings bool
+	entries   []*entry
+	columns   []columnState
+	rows      int64
 
 	compressed int64 // chunk bytes, what the budget counts
 	decoded    int64
