@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/internal/testrec"
 )
 
@@ -142,7 +143,7 @@ func TestRoundTripEveryTypeAndSetting(t *testing.T) {
 							t.Fatal("no data")
 						}
 						want.Release()
-						decoded += dataBytes(got.Data())
+						decoded += arrowsize.Data(got.Data())
 					}
 				}
 				if decoded != info.Decoded || m.DecodedBytes != info.Decoded {

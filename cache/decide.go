@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // What Put decides from a table's first batches (at most sampleBatches
@@ -98,7 +99,7 @@ func sampleLimit(sample []arrow.RecordBatch) int {
 	for _, rec := range sample {
 		rows += rec.NumRows()
 		for _, col := range rec.Columns() {
-			size += dataBytes(col.Data())
+			size += arrowsize.Data(col.Data())
 		}
 	}
 	if rows == 0 || size == 0 {

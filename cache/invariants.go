@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/internal/invariants"
 )
 
@@ -23,7 +24,7 @@ func checkChunks(dec *chunkDecoder, cols []arrow.Array, e *entry) {
 		if err != nil {
 			panic(fmt.Sprintf("cache invariants: column %d: cannot decode own chunk: %v", i, err))
 		}
-		same, size := sameArray(col, got), dataBytes(got.Data())
+		same, size := sameArray(col, got), arrowsize.Data(got.Data())
 		got.Release()
 		if !same {
 			panic(fmt.Sprintf("cache invariants: column %d (%s) decodes to other values", i, col.DataType()))

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // Put stores the batches r yields as table name, replacing a table of that
@@ -248,26 +250,7 @@ func measureIPC(dec *chunkDecoder, dt arrow.DataType, chunk []byte) (int64, erro
 		return 0, err
 	}
 	defer arr.Release()
-	return dataBytes(arr.Data()), nil
-}
-
-// dataBytes sums the lengths of the buffers of d, its children and its
-// dictionary.
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	// Dictionary returns a typed nil *array.Data when there is none.
-	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
-		n += dataBytes(dict)
-	}
-	return n
+	return arrowsize.Data(arr.Data()), nil
 }
 
 // decodeDictionary returns the values a dictionary array selects.

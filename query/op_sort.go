@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // sortKey orders by input column col.
@@ -77,7 +79,7 @@ func (o *sortOp) consume(ctx context.Context) error {
 		if rec.NumRows() == 0 {
 			return nil
 		}
-		size := recordBytes(rec)
+		size := arrowsize.Record(rec)
 		if err := o.rt.mt.grow(size, "ORDER BY"); err != nil {
 			return err
 		}
@@ -146,7 +148,7 @@ func (o *sortOp) compact(ctx context.Context, keep int64) error {
 		return err
 	}
 	o.release()
-	size := recordBytes(out)
+	size := arrowsize.Record(out)
 	if err := o.rt.mt.grow(size, "ORDER BY"); err != nil {
 		out.Release()
 		return err

@@ -55,28 +55,6 @@ func (m *memTracker) grow(n int64, what string) error {
 
 func (m *memTracker) shrink(n int64) { m.used.Add(-n) }
 
-// recordBytes is the bytes of a batch's buffers.
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, col := range rec.Columns() {
-		n += dataBytes(col.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
-}
-
 // drain reads op to the end, passing each batch to fn (which must not keep
 // it without retaining it).
 func drain(ctx context.Context, op operator, fn func(arrow.RecordBatch) error) error {
