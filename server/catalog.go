@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
+)
+
+// quiver shows its tables as catalog "quiver", schema "main". Queries may
+// name a table with or without them.
+const (
+	catalogName = "quiver"
+	schemaName  = "main"
+	tableType   = "TABLE"
+)
+
+// commandInfo is the FlightInfo of a catalog command: the ticket is the
+// command, which the Flight SQL layer dispatches to the DoGet methods
+// below.
+func (q *sqlServer) commandInfo(desc *flight.FlightDescriptor, schema *arrow.Schema) (*flight.FlightInfo, error) {
+	return q.flightInfo(desc, schema, desc.Cmd), nil
+}
+
+func (q *sqlServer) GetFlightInfoCatalogs(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return q.commandInfo(desc, schema_ref.Catalogs)
+}
+
+func (q *sqlServer) DoGetCatalogs(ctx context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return q.stringRows(schema_ref.Catalogs, [][]string{{catalogName}})
+}
+
+func (q *sqlServer) GetFlightInfoSchemas(ctx context.Context, cmd flightsql.GetDBSchemas, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return q.commandInfo(desc, schema_ref.DBSchemas)
+}
+
+func (q *sqlServer) DoGetDBSchemas(ctx context.Context, cmd flightsql.GetDBSchemas) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	var rows [][]string
+	if catalogMatches(cmd.GetCatalog()) && patternMatches(cmd.GetDBSchemaFilterPattern(), schemaName) {
+		rows = append(rows, []string{catalogName, schemaName})
+	}
+	return q.stringRows(schema_ref.DBSchemas, rows)
+}
+
+func (q *sqlServer) GetFlightInfoTableTypes(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	return q.commandInfo(desc, schema_ref.TableTypes)
+}
+
+func (q *sqlServer) DoGetTableTypes(ctx context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	return q.stringRows(schema_ref.TableTypes, [][]string{{tableType}})
+}
+
+func (q *sqlServer) GetFlightInfoTables(ctx context.Context, cmd flightsql.GetTables, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if cmd.GetIncludeSchema() {
+		return q.commandInfo(desc, schema_ref.TablesWithIncludedSchema)
+	}
+	return q.commandInfo(desc, schema_ref.Tables)
+}
+
+// DoGetTables lists the cached tables matching the filters, with their
+// Arrow schemas when asked.
+func (q *sqlServer) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	schema := schema_ref.Tables
+	if cmd.GetIncludeSchema() {
+		schema = schema_ref.TablesWithIncludedSchema
+	}
+	b := array.NewRecordBuilder(q.s.mem, schema)
+	defer b.Release()
+	typesOK := len(cmd.GetTableTypes()) == 0 || slices.Contains(cmd.GetTableTypes(), tableType)
+	if typesOK && catalogMatches(cmd.GetCatalog()) && patternMatches(cmd.GetDBSchemaFilterPattern(), schemaName) {
+		for _, name := range q.s.cache.Tables() {
+			if !patternMatches(cmd.GetTableNameFilterPattern(), name) {
+				continue
+			}
+			info, err := q.s.cache.Info(name)
+			if err != nil {
+				continue // dropped since Tables
+			}
+			for i, v := range []string{catalogName, schemaName, name, tableType} {
+				b.Field(i).(*array.StringBuilder).Append(v)
+			}
+			if cmd.GetIncludeSchema() {
+				b.Field(4).(*array.BinaryBuilder).Append(flight.SerializeSchema(info.Schema, q.s.mem))
+			}
+		}
+	}
+	return oneBatch(schema, b.NewRecordBatch())
+}
+
+// stringRows returns a result of string columns.
+func (q *sqlServer) stringRows(schema *arrow.Schema, rows [][]string) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	b := array.NewRecordBuilder(q.s.mem, schema)
+	defer b.Release()
+	for _, row := range rows {
+		for i, v := range row {
+			b.Field(i).(*array.StringBuilder).Append(v)
+		}
+	}
+	return oneBatch(schema, b.NewRecordBatch())
+}
+
+func oneBatch(schema *arrow.Schema, rec arrow.RecordBatch) (*arrow.Schema, <-chan flight.StreamChunk, error) {
+	ch := make(chan flight.StreamChunk, 1)
+	ch <- flight.StreamChunk{Data: rec}
+	close(ch)
+	return schema, ch, nil
+}
+
+func catalogMatches(c *string) bool { return c == nil || *c == "" || *c == catalogName }
+
+// patternMatches applies a Flight SQL filter pattern: nil matches all; %
+// matches any run of characters and _ any one character.
+func patternMatches(pattern *string, s string) bool {
+	if pattern == nil {
+		return true
+	}
+	return like([]rune(*pattern), []rune(s))
+}
+
+// like is the greedy wildcard match with one backtrack point (the last
+// %), O(len(p) × len(s)) at worst: patterns come from clients, and the
+// naive recursion is exponential on patterns such as "%a%a%a%a%b".
+func like(p, s []rune) bool {
+	pi, si := 0, 0
+	star, mark := -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && (p[pi] == '_' || p[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(p) && p[pi] == '%':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '%' {
+		pi++
+	}
+	return pi == len(p)
+}

@@ -1,0 +1,204 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/codec"
+)
+
+// Config configures a Server. The zero value serves on a loopback port
+// with no auth, results compressed by the auto policy, and the defaults
+// below.
+type Config struct {
+	// Listen is the host:port to serve on; default DefaultListen.
+	Listen string
+	// TLSCert and TLSKey are PEM files; both or neither.
+	TLSCert, TLSKey string
+	// Tokens are the bearer tokens a client may present. None means no
+	// authentication.
+	Tokens []string
+	// Insecure allows a non-loopback Listen without TLS and tokens. Without
+	// it, such a server refuses to start.
+	Insecure bool
+
+	// ResultCodec is the codec of result streams for sessions that do not
+	// choose one: "none", "lz4", "zstd:N" or "auto" (default): none for
+	// loopback peers, zstd:1 for the others.
+	ResultCodec string
+	// MaxMessageBytes bounds every FlightData message the server sends
+	// (header and body), so clients with gRPC's default 4 MiB receive limit
+	// read every result; default DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// MaxBatchRows bounds the rows of one result batch; default
+	// DefaultMaxBatchRows.
+	MaxBatchRows int
+	// MaxRecvBytes bounds one message the server receives (an ingested
+	// batch); default 64 MiB.
+	MaxRecvBytes int
+
+	// MaxQueries bounds the queries running at once; a query past it
+	// waits up to QueueTimeout for a slot, then fails with
+	// ResourceExhausted. Default 2 × GOMAXPROCS, at least 4.
+	MaxQueries   int
+	QueueTimeout time.Duration // default 30 s
+	// QueryMemory bounds what one query's sorts and aggregates hold;
+	// default query.DefaultMemoryLimit.
+	QueryMemory int64
+	// MaxSessions bounds the sessions held; the least recently used is
+	// dropped past it. Default 10,000. SessionIdle drops a session unused
+	// that long; default 1 h.
+	MaxSessions int
+	SessionIdle time.Duration
+	// ShutdownGrace is how long Shutdown lets running streams finish
+	// before cutting them; default 30 s.
+	ShutdownGrace time.Duration
+
+	// Logger receives the server's logs; default slog.Default().
+	Logger *slog.Logger
+	// Alloc allocates query results and uploads; default the cache's
+	// recycling allocator (cache.RecyclingAllocator). Tests pass a
+	// memory.CheckedAllocator to find leaks.
+	Alloc memory.Allocator
+}
+
+// Defaults.
+const (
+	DefaultListen          = "127.0.0.1:31337"
+	DefaultMaxMessageBytes = 4<<20 - 256<<10 // 3.75 MiB: under gRPC's 4 MiB default with room for framing
+	DefaultMaxBatchRows    = 64 * 1024
+	minMessageBytes        = 64 << 10
+)
+
+// withDefaults fills the zero fields.
+func (c Config) withDefaults(gomaxprocs int) Config {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.ResultCodec == "" {
+		c.ResultCodec = "auto"
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.MaxBatchRows == 0 {
+		c.MaxBatchRows = DefaultMaxBatchRows
+	}
+	if c.MaxRecvBytes == 0 {
+		c.MaxRecvBytes = 64 << 20
+	}
+	if c.MaxQueries == 0 {
+		c.MaxQueries = max(4, 2*gomaxprocs)
+	}
+	if c.QueueTimeout == 0 {
+		c.QueueTimeout = 30 * time.Second
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = 10_000
+	}
+	if c.SessionIdle == 0 {
+		c.SessionIdle = time.Hour
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = 30 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Alloc == nil {
+		c.Alloc = cache.RecyclingAllocator()
+	}
+	return c
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	if c.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			return fmt.Errorf("server: listen address %q: %w", c.Listen, err)
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("server: TLS needs both a certificate and a key file")
+	}
+	for i, t := range c.Tokens {
+		if len(t) < 16 {
+			return fmt.Errorf("server: token %d has %d characters; use at least 16", i+1, len(t))
+		}
+	}
+	if c.ResultCodec != "" {
+		if _, err := parseResultCodec(c.ResultCodec); err != nil {
+			return fmt.Errorf("server: result codec: %w", err)
+		}
+	}
+	if c.MaxMessageBytes != 0 && c.MaxMessageBytes < minMessageBytes {
+		return fmt.Errorf("server: max message bytes %d is below %d", c.MaxMessageBytes, minMessageBytes)
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max batch rows", int64(c.MaxBatchRows)}, {"max receive bytes", int64(c.MaxRecvBytes)},
+		{"max queries", int64(c.MaxQueries)}, {"queue timeout", int64(c.QueueTimeout)},
+		{"query memory", c.QueryMemory}, {"max sessions", int64(c.MaxSessions)},
+		{"session idle", int64(c.SessionIdle)}, {"shutdown grace", int64(c.ShutdownGrace)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("server: negative %s %d", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// resultCodec is a session's choice of result codec: a fixed setting, or
+// auto (decided per peer).
+type resultCodec struct {
+	auto    bool
+	setting codec.Setting
+}
+
+func (r resultCodec) String() string {
+	if r.auto {
+		return "auto"
+	}
+	return r.setting.String()
+}
+
+// forPeer resolves auto: none on loopback, where compressing costs more
+// time than the bytes it saves; zstd:1 elsewhere.
+func (r resultCodec) forPeer(addr net.Addr) codec.Setting {
+	if !r.auto {
+		return r.setting
+	}
+	if isLoopback(addr) {
+		return codec.SettingNone
+	}
+	return codec.Setting{Kind: codec.Zstd, Level: 1}
+}
+
+func parseResultCodec(s string) (resultCodec, error) {
+	if s == "auto" {
+		return resultCodec{auto: true}, nil
+	}
+	st, err := codec.ParseSetting(s)
+	if err != nil {
+		return resultCodec{}, fmt.Errorf("%w (want none, lz4, zstd:N or auto)", err)
+	}
+	return resultCodec{setting: st}, nil
+}
+
+func isLoopback(addr net.Addr) bool {
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	return false
+}

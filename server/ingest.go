@@ -1,0 +1,134 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/cache"
+)
+
+// maxTableName bounds the length of a table name.
+const maxTableName = 128
+
+// ingest stores the batches a client uploads as table c.Table: created,
+// appended to or replaced as its table definition options say. It returns
+// the rows stored (0 when it failed: the cache's puts are atomic).
+func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *flightDataReader) (int64, error) {
+	name := c.GetTable()
+	if err := checkTableName(name); err != nil {
+		return 0, err
+	}
+	switch {
+	case c.GetTemporary():
+		return 0, status.Error(codes.InvalidArgument, "quiver has no temporary tables")
+	case len(c.GetTransactionId()) != 0:
+		return 0, status.Error(codes.InvalidArgument, "quiver has no transactions")
+	case c.Catalog != nil && *c.Catalog != "" && *c.Catalog != catalogName:
+		return 0, status.Errorf(codes.NotFound, "no catalog %q (quiver has one: %q)", *c.Catalog, catalogName)
+	case c.Schema != nil && *c.Schema != "" && *c.Schema != schemaName:
+		return 0, status.Errorf(codes.NotFound, "no schema %q (quiver has one: %q)", *c.Schema, schemaName)
+	}
+	opts := c.GetTableDefinitionOptions()
+	ifNotExist, ifExists := opts.GetIfNotExist(), opts.GetIfExists()
+	if ifNotExist == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_NOT_EXIST_OPTION_UNSPECIFIED ||
+		ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_UNSPECIFIED {
+		return 0, status.Error(codes.InvalidArgument, "bulk ingest needs table definition options: what to do if the table does not exist (create, fail) and if it does (fail, append, replace)")
+	}
+	sr, err := s.uploadReader(rd)
+	if err != nil {
+		return 0, fmt.Errorf("reading the uploaded stream: %w", err)
+	}
+	defer sr.Release()
+	r := &uploadRecords{sr: sr}
+	defer r.Release()
+
+	_, err = s.cache.Info(name)
+	exists := err == nil
+	var info cache.TableInfo
+	switch {
+	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_FAIL:
+		return 0, status.Errorf(codes.AlreadyExists, "table %q exists (ingest with append or replace)", name)
+	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_APPEND:
+		info, err = s.cache.Append(ctx, name, r, cache.TableOptions{})
+	case !exists && ifNotExist == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_NOT_EXIST_OPTION_FAIL:
+		return 0, status.Errorf(codes.NotFound, "no table %q (ingest with create)", name)
+	default: // create, or replace
+		info, err = s.cache.Put(ctx, name, r, cache.TableOptions{})
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := r.rows.Load()
+	s.metrics.ingestRows.Add(n)
+	s.log.Info("ingest", "table", name, "rows", n, "table_rows", info.Rows, "compressed_bytes", info.Compressed)
+	return n, nil
+}
+
+func checkTableName(name string) error {
+	switch {
+	case name == "":
+		return status.Error(codes.InvalidArgument, "bulk ingest without a table name")
+	case len(name) > maxTableName:
+		return status.Errorf(codes.InvalidArgument, "table name of %d bytes; at most %d", len(name), maxTableName)
+	case !utf8.ValidString(name):
+		return status.Error(codes.InvalidArgument, "table name is not UTF-8")
+	}
+	return nil
+}
+
+// uploadRecords is an array.RecordReader over an uploaded stream.
+type uploadRecords struct {
+	sr   *batch.StreamReader
+	cur  arrow.RecordBatch
+	err  error
+	rows atomic.Int64
+}
+
+func (u *uploadRecords) Schema() *arrow.Schema { return u.sr.Schema() }
+
+func (u *uploadRecords) Next() bool {
+	if u.cur != nil {
+		u.cur.Release()
+		u.cur = nil
+	}
+	if u.err != nil {
+		return false
+	}
+	rec, err := u.sr.Next()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			u.err = err
+		}
+		return false
+	}
+	u.cur = rec
+	u.rows.Add(rec.NumRows())
+	return true
+}
+
+func (u *uploadRecords) RecordBatch() arrow.RecordBatch { return u.cur }
+
+// Record is RecordBatch (array.RecordReader still asks for it).
+func (u *uploadRecords) Record() arrow.RecordBatch { return u.cur }
+func (u *uploadRecords) Err() error                { return u.err }
+func (u *uploadRecords) Retain()                   {}
+
+func (u *uploadRecords) Release() {
+	if u.cur != nil {
+		u.cur.Release()
+		u.cur = nil
+	}
+}
+
+var _ array.RecordReader = (*uploadRecords)(nil)

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// metrics counts what the server did, exposed in Prometheus' text format
+// by Metrics. It is a few counters written by hand: the Prometheus client
+// library would bring a dozen modules for what fits on a screen.
+type metrics struct {
+	queries      atomic.Int64
+	queryErrors  atomic.Int64
+	rows         atomic.Int64
+	batches      atomic.Int64
+	rawBytes     atomic.Int64
+	sentBytes    atomic.Int64
+	ingestRows   atomic.Int64
+	errorsByCode [17]atomic.Int64 // gRPC codes 0..16
+
+	cache    *cache.Cache
+	sessions *sessions
+	running  *runningQueries
+}
+
+func (m *metrics) query(st sendStats, err error) {
+	m.queries.Add(1)
+	m.rows.Add(st.Rows)
+	m.batches.Add(st.Batches)
+	m.rawBytes.Add(st.RawBytes)
+	m.sentBytes.Add(st.Sent)
+	if err != nil {
+		m.queryErrors.Add(1)
+		if c := codeOf(err); int(c) < len(m.errorsByCode) {
+			m.errorsByCode[c].Add(1)
+		}
+	}
+}
+
+// Metrics serves the counters in Prometheus' text exposition format.
+func (s *Server) Metrics() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		s.metrics.write(w)
+	})
+}
+
+func (m *metrics) write(w io.Writer) {
+	metric := func(name, kind, help string, v int64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", name, help, name, kind, name, v)
+	}
+	metric("quiver_queries_total", "counter", "Queries run (DoGet of a statement).", m.queries.Load())
+	metric("quiver_query_errors_total", "counter", "Queries that failed, at plan time or while streaming.", m.queryErrors.Load())
+	metric("quiver_result_rows_total", "counter", "Rows sent in query results.", m.rows.Load())
+	metric("quiver_result_batches_total", "counter", "Record batches sent in query results.", m.batches.Load())
+	metric("quiver_result_raw_bytes_total", "counter", "Arrow buffer bytes of the batches sent, before compression.", m.rawBytes.Load())
+	metric("quiver_result_sent_bytes_total", "counter", "Bytes of the IPC messages sent (header and body), after compression.", m.sentBytes.Load())
+	metric("quiver_ingest_rows_total", "counter", "Rows stored by bulk ingest.", m.ingestRows.Load())
+	fmt.Fprintf(w, "# HELP quiver_query_errors_by_code_total Failed queries by gRPC status code.\n# TYPE quiver_query_errors_by_code_total counter\n")
+	for c := range m.errorsByCode {
+		if v := m.errorsByCode[c].Load(); v > 0 {
+			fmt.Fprintf(w, "quiver_query_errors_by_code_total{code=%q} %d\n", codes.Code(c).String(), v)
+		}
+	}
+	metric("quiver_queries_running", "gauge", "Queries streaming results now.", int64(m.running.count()))
+	metric("quiver_sessions", "gauge", "Client sessions held.", int64(m.sessions.len()))
+	metric("quiver_cache_tables", "gauge", "Tables in the cache.", int64(len(m.cache.Tables())))
+	metric("quiver_cache_compressed_bytes", "gauge", "Compressed bytes the cache holds (what its budget counts).", m.cache.Used())
+	metric("quiver_cache_budget_bytes", "gauge", "The cache's budget.", m.cache.Budget())
+}

@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/arrowsize"
+)
+
+// flightDataOverhead bounds what a FlightData adds around a message's
+// header and body: protobuf tags and lengths (the descriptor and app
+// metadata fields are empty in result streams).
+const flightDataOverhead = 64
+
+// sendStats say what one result stream sent.
+type sendStats struct {
+	Batches  int64 // record batch messages
+	Rows     int64
+	RawBytes int64 // Arrow buffer bytes of the batches sent
+	Sent     int64 // FlightData header and body bytes
+}
+
+// resultWriter streams a record reader as FlightData: the schema message,
+// then every batch as standard Arrow IPC with body compression, cut so
+// that no batch has more than maxRows rows and no message more than
+// maxBytes bytes. The next batch is compressed while the current one is
+// sent: two encoders take turns, and an encoder goes back to the producer
+// only once the messages it made have been sent (gRPC's Send serializes
+// them before it returns).
+type resultWriter struct {
+	send     func(*flight.FlightData) error
+	setting  codec.Setting
+	maxRows  int
+	maxBytes int
+	mem      memory.Allocator
+}
+
+// encodedPiece is one slice of a batch, encoded.
+type encodedPiece struct {
+	enc  *batch.Encoder
+	msgs []batch.Message
+	rows int64
+	raw  int64
+}
+
+func (w *resultWriter) write(ctx context.Context, rr array.RecordReader) (sendStats, error) {
+	var st sendStats
+	opts := batch.WriteOptions{Codec: w.setting, Alloc: w.mem}
+	encs := make([]*batch.Encoder, 2)
+	for i := range encs {
+		e, err := batch.NewEncoder(rr.Schema(), opts)
+		if err != nil {
+			for _, e := range encs[:i] {
+				e.Release()
+			}
+			return st, fmt.Errorf("result codec %s: %w", w.setting, err)
+		}
+		encs[i] = e
+	}
+	defer func() {
+		for _, e := range encs {
+			e.Release()
+		}
+	}()
+	schema := encs[0].SchemaMessage()
+	if err := w.sendMessage(&st, schema); err != nil {
+		return st, err
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	free := make(chan *batch.Encoder, len(encs))
+	for _, e := range encs {
+		free <- e
+	}
+	ready := make(chan encodedPiece, 1)
+	var produceErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(ready)
+		produceErr = w.produce(ctx, rr, free, ready)
+	}()
+
+	var sendErr error
+	for p := range ready {
+		if sendErr == nil {
+			for _, m := range p.msgs {
+				if sendErr = w.sendMessage(&st, m); sendErr != nil {
+					cancel() // stops the producer; the loop drains what it made
+					break
+				}
+			}
+			if sendErr == nil {
+				st.Batches++
+				st.Rows += p.rows
+				st.RawBytes += p.raw
+			}
+		}
+		free <- p.enc
+	}
+	wg.Wait()
+	if sendErr != nil {
+		return st, sendErr
+	}
+	if produceErr != nil {
+		return st, produceErr
+	}
+	return st, nil
+}
+
+func (w *resultWriter) sendMessage(st *sendStats, m batch.Message) error {
+	st.Sent += int64(len(m.Meta) + len(m.Body))
+	return w.send(&flight.FlightData{DataHeader: m.Meta, DataBody: m.Body})
+}
+
+// produce reads rr and encodes its batches in pieces that fit.
+func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free chan *batch.Encoder, ready chan<- encodedPiece) error {
+	rows := w.maxRows // rows per piece, adapted to the message limit
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		n := int(rec.NumRows())
+		for off := 0; off < n; { // empty batches are not sent
+			take := min(n-off, rows)
+			var enc *batch.Encoder
+			select {
+			case enc = <-free:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			piece := rec
+			if take != n {
+				piece = rec.NewSlice(int64(off), int64(off+take))
+			}
+			msgs, err := enc.Encode(piece)
+			raw := arrowsize.Record(piece)
+			if piece != rec {
+				piece.Release()
+			}
+			if err != nil {
+				free <- enc
+				return fmt.Errorf("encoding a result batch: %w", err)
+			}
+			if size := largest(msgs); size > w.maxBytes {
+				free <- enc
+				if take <= 1 {
+					return &messageTooLargeError{size: size, limit: w.maxBytes, rows: take}
+				}
+				// Shrink in proportion, with a margin for what the
+				// codec does differently on fewer rows.
+				rows = max(1, int(int64(take)*int64(w.maxBytes)/int64(size)*9/10))
+				continue
+			} else if size < w.maxBytes/4 && take == rows && rows < w.maxRows {
+				rows = min(w.maxRows, rows*2) // batches got smaller: grow back
+			}
+			select {
+			case ready <- encodedPiece{enc: enc, msgs: msgs, rows: int64(take), raw: raw}:
+			case <-ctx.Done():
+				free <- enc
+				return ctx.Err()
+			}
+			off += take
+		}
+	}
+	return rr.Err()
+}
+
+// largest is the size of the biggest FlightData the messages make.
+func largest(msgs []batch.Message) int {
+	size := 0
+	for _, m := range msgs {
+		size = max(size, len(m.Meta)+len(m.Body)+flightDataOverhead)
+	}
+	return size
+}
+
+// messageTooLargeError is a result that cannot be cut to fit: one row
+// (with the dictionaries it needs) alone passes the message limit.
+type messageTooLargeError struct {
+	size, limit, rows int
+}
+
+func (e *messageTooLargeError) Error() string {
+	return fmt.Sprintf("one result row needs a %d-byte message, over the server's %d-byte message limit (raise --max-message-bytes and the client's gRPC receive limit)", e.size, e.limit)
+}

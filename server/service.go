@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/quiverdb/quiver/batch"
+)
+
+// flightService is arrow-go's Flight SQL service with DoGet and DoPut
+// replaced: arrow-go writes every result uncompressed (and cannot be told
+// otherwise) and reads every upload with its trusting IPC reader. Every
+// other call goes to arrow-go's dispatch, which calls sqlServer.
+type flightService struct {
+	flight.FlightServer
+	s *Server
+}
+
+// DoGet runs statement and prepared-statement tickets through quiver's
+// result writer; catalog tickets (small, fixed results) go to arrow-go.
+func (f *flightService) DoGet(ticket *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	cmd, err := unpackCommand(ticket.GetTicket())
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "unreadable ticket: %v", err)
+	}
+	switch c := cmd.(type) {
+	case *pb.TicketStatementQuery:
+		sql, ok := strings.CutPrefix(string(c.GetStatementHandle()), statementHandlePrefix)
+		if !ok {
+			return status.Error(codes.InvalidArgument, "not a quiver statement ticket")
+		}
+		return f.s.runQuery(stream, ticket.GetTicket(), sql, nil)
+	case *pb.CommandPreparedStatementQuery:
+		p, err := f.s.prepared.get(c.GetPreparedStatementHandle())
+		if err != nil {
+			return err
+		}
+		return f.s.runQuery(stream, ticket.GetTicket(), p.sql, p.bound())
+	}
+	return f.FlightServer.DoGet(ticket, stream)
+}
+
+func unpackCommand(b []byte) (proto.Message, error) {
+	var a anypb.Any
+	if err := proto.Unmarshal(b, &a); err != nil {
+		return nil, err
+	}
+	return a.UnmarshalNew()
+}
+
+// runQuery runs sql with params and streams its result on stream with
+// the session's codec.
+func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte, sql string, params []any) (err error) {
+	ctx := stream.Context()
+	start := time.Now()
+	release, err := s.admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer s.running.add(ticket, cancel)()
+
+	rc := s.defaultCodec
+	if sess := s.sessions.get(ctx); sess != nil {
+		rc = sess.resultCodec()
+	}
+	var addr = peerAddr(ctx)
+	setting := rc.forPeer(addr)
+
+	var st sendStats
+	defer func() {
+		s.metrics.query(st, err)
+		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
+			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
+	}()
+	res, err := s.engine.Query(ctx, sql, params...)
+	if err != nil {
+		return toStatus(err)
+	}
+	defer res.Release()
+	w := &resultWriter{send: stream.Send, setting: setting, maxRows: s.cfg.MaxBatchRows, maxBytes: s.cfg.MaxMessageBytes, mem: s.mem}
+	st, err = w.write(ctx, res)
+	return toStatus(err)
+}
+
+// peerAddr is the client's address; nil when gRPC does not know it
+// (auto then compresses, as for a remote peer).
+func peerAddr(ctx context.Context) net.Addr {
+	if p, ok := peer.FromContext(ctx); ok {
+		return p.Addr
+	}
+	return nil
+}
+
+func abbreviate(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// DoPut handles bulk ingest and prepared-statement parameters with
+// quiver's reader; updates are refused.
+func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	desc := first.GetFlightDescriptor()
+	if desc == nil {
+		return status.Error(codes.InvalidArgument, "DoPut: the first message carries no FlightDescriptor")
+	}
+	cmd, err := unpackCommand(desc.GetCmd())
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "DoPut: unreadable command: %v", err)
+	}
+	rd := &flightDataReader{recv: stream.Recv, first: first}
+	switch c := cmd.(type) {
+	case *pb.CommandStatementIngest:
+		n, ingestErr := f.s.ingest(stream.Context(), c, rd)
+		out, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: n})
+		if err != nil {
+			return toStatus(err)
+		}
+		if err := stream.Send(&flight.PutResult{AppMetadata: out}); err != nil {
+			return err
+		}
+		return toStatus(ingestErr)
+	case *pb.CommandPreparedStatementQuery:
+		if err := f.s.bindParameters(stream.Context(), c, rd); err != nil {
+			return toStatus(err)
+		}
+		out, err := proto.Marshal(&pb.DoPutPreparedStatementResult{PreparedStatementHandle: c.GetPreparedStatementHandle()})
+		if err != nil {
+			return toStatus(err)
+		}
+		return stream.Send(&flight.PutResult{AppMetadata: out})
+	case *pb.CommandStatementUpdate, *pb.CommandPreparedStatementUpdate, *pb.CommandStatementSubstraitPlan:
+		return status.Error(codes.InvalidArgument, "quiver answers queries only; load data with bulk ingest (CommandStatementIngest, `quiver load`)")
+	}
+	return status.Errorf(codes.InvalidArgument, "DoPut: unsupported command %T", cmd)
+}
+
+// uploadReader opens the IPC stream a client sends, with limits.
+func (s *Server) uploadReader(rd *flightDataReader) (*batch.StreamReader, error) {
+	return batch.NewStreamReader(rd, batch.ReadOptions{Alloc: s.mem, Limits: uploadLimits})
+}
+
+// uploadLimits bound one uploaded batch.
+var uploadLimits = batch.Limits{MaxUncompressed: 1 << 30}
