@@ -9,6 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
+// ErrSchema is the error of an Append whose batches have another schema
+// than the table's.
+var ErrSchema = errors.New("cache: schema differs from the table's")
+
 // ErrConflict is the error of an Append whose table was replaced, dropped
 // or appended to by another caller while it ran.
 var ErrConflict = errors.New("cache: table changed during append")
@@ -29,7 +33,7 @@ func (c *Cache) Append(ctx context.Context, name string, r array.RecordReader, o
 		return TableInfo{}, err
 	}
 	if !r.Schema().Equal(old.input) {
-		return TableInfo{}, fmt.Errorf("cache: append to table %q: batches have schema %s, the table's is %s", name, r.Schema(), old.input)
+		return TableInfo{}, fmt.Errorf("%w: append to table %q: batches have schema %s, the table's is %s", ErrSchema, name, r.Schema(), old.input)
 	}
 	if !opts.Codec.IsZero() && opts.Codec != old.setting {
 		return TableInfo{}, fmt.Errorf("cache: append to table %q: codec %s differs from the table's %s", name, opts.Codec, old.setting)

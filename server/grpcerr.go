@@ -28,6 +28,9 @@ func toStatus(err error) error {
 }
 
 func codeOf(err error) codes.Code {
+	if st, ok := status.FromError(err); ok {
+		return st.Code()
+	}
 	var tooLarge *messageTooLargeError
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -42,6 +45,8 @@ func codeOf(err error) codes.Code {
 	case errors.Is(err, query.ErrMemory), errors.Is(err, cache.ErrBudget),
 		errors.Is(err, batch.ErrLimit), errors.As(err, &tooLarge):
 		return codes.ResourceExhausted
+	case errors.Is(err, cache.ErrSchema):
+		return codes.InvalidArgument
 	case errors.Is(err, cache.ErrConflict):
 		return codes.Aborted
 	case errors.Is(err, batch.ErrCorrupt), errors.Is(err, batch.ErrUnsupported):

@@ -34,8 +34,13 @@ type testServer struct {
 
 func startServer(t *testing.T, cfg Config, tables ...func(*testing.T, *cache.Cache, memory.Allocator)) *testServer {
 	t.Helper()
+	return startServerBudget(t, cfg, 256<<20, tables...)
+}
+
+func startServerBudget(t *testing.T, cfg Config, budget int64, tables ...func(*testing.T, *cache.Cache, memory.Allocator)) *testServer {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c, err := cache.New(cache.Options{Alloc: mem, Budget: 256 << 20})
+	c, err := cache.New(cache.Options{Alloc: mem, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
