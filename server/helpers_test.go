@@ -228,7 +228,6 @@ func codecKinds(infos []batch.MessageInfo) []codec.Kind {
 	return kinds
 }
 
-
 // wideStrings loads "wide": n rows of one utf8 column s, strLen bytes
 // each, in batches of batchRows.
 func wideStrings(n, batchRows, strLen int) func(*testing.T, *cache.Cache, memory.Allocator) {

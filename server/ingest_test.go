@@ -154,9 +154,9 @@ func TestIngestRefusesWhatItCannotDo(t *testing.T) {
 	tmp := true
 	cat, sch := "elsewhere", "other"
 	for name, opts := range map[string]*flightsql.ExecuteIngestOpts{
-		"temporary": {Table: "t", Temporary: tmp, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
-		"catalog":   {Table: "t", Catalog: &cat, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
-		"schema":    {Table: "t", Schema: &sch, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
+		"temporary":           {Table: "t", Temporary: tmp, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
+		"catalog":             {Table: "t", Catalog: &cat, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
+		"schema":              {Table: "t", Schema: &sch, TableDefinitionOptions: &flightsql.TableDefinitionOptions{IfNotExist: 1, IfExists: 1}},
 		"unspecified options": {Table: "t", TableDefinitionOptions: &flightsql.TableDefinitionOptions{}},
 	} {
 		r := pointsReader(t, mem, 0, 10, 10)

@@ -27,7 +27,7 @@ func TestResultCodecsPerSession(t *testing.T) {
 		kind  codec.Kind
 	}{
 		{"none", codec.None}, {"lz4", codec.LZ4}, {"zstd:1", codec.Zstd}, {"zstd:19", codec.Zstd},
-		{"auto", codec.None}, // the test's client is on loopback
+		{"auto", codec.None},                       // the test's client is on loopback
 		{"zstd", codec.Zstd}, {"none", codec.None}, // switching back and forth in one session
 	} {
 		if res := setCodec(t, cl, ctx, tc.value); len(res.Errors) != 0 {
