@@ -2,20 +2,15 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/pull"
 )
 
 // maxTableName bounds the length of a table name.
@@ -50,7 +45,7 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		return 0, fmt.Errorf("reading the uploaded stream: %w", err)
 	}
 	defer sr.Release()
-	r := &uploadRecords{sr: sr}
+	r := pull.Records(sr.Schema(), sr.Next)
 	defer r.Release()
 
 	_, err = s.cache.Info(name)
@@ -69,7 +64,7 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 	if err != nil {
 		return 0, err
 	}
-	n := r.rows.Load()
+	n := r.Rows()
 	s.metrics.ingestRows.Add(n)
 	s.log.Info("ingest", "table", name, "rows", n, "table_rows", info.Rows, "compressed_bytes", info.Compressed)
 	return n, nil
@@ -86,49 +81,3 @@ func checkTableName(name string) error {
 	}
 	return nil
 }
-
-// uploadRecords is an array.RecordReader over an uploaded stream.
-type uploadRecords struct {
-	sr   *batch.StreamReader
-	cur  arrow.RecordBatch
-	err  error
-	rows atomic.Int64
-}
-
-func (u *uploadRecords) Schema() *arrow.Schema { return u.sr.Schema() }
-
-func (u *uploadRecords) Next() bool {
-	if u.cur != nil {
-		u.cur.Release()
-		u.cur = nil
-	}
-	if u.err != nil {
-		return false
-	}
-	rec, err := u.sr.Next()
-	if err != nil {
-		if !errors.Is(err, io.EOF) {
-			u.err = err
-		}
-		return false
-	}
-	u.cur = rec
-	u.rows.Add(rec.NumRows())
-	return true
-}
-
-func (u *uploadRecords) RecordBatch() arrow.RecordBatch { return u.cur }
-
-// Record is RecordBatch (array.RecordReader still asks for it).
-func (u *uploadRecords) Record() arrow.RecordBatch { return u.cur }
-func (u *uploadRecords) Err() error                { return u.err }
-func (u *uploadRecords) Retain()                   {}
-
-func (u *uploadRecords) Release() {
-	if u.cur != nil {
-		u.cur.Release()
-		u.cur = nil
-	}
-}
-
-var _ array.RecordReader = (*uploadRecords)(nil)

@@ -16,13 +16,16 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/convert"
+	"github.com/quiverdb/quiver/convert/csv"
+	"github.com/quiverdb/quiver/internal/pull"
 )
 
 const cacheAbout = `Loads tables into an in-memory compressed cache, as the server will, and prints
 each table's footprint: rows, batches, decoded and compressed bytes, and per
 column the codec and encoding used (what auto chose), nulls, and bytes.
 
-Each FILE is an Arrow IPC file or stream, loaded as the table NAME (default: the
+Each FILE is a CSV, Parquet or Arrow IPC file (or stream), loaded as the table NAME (default: the
 file name without its extension). With no FILE the built-in Comet benchmark
 relation of --rows rows is loaded as "comet". The decoded size is the table's
 size for planning, the same under every codec; the budget counts compressed bytes.`
@@ -93,23 +96,11 @@ func loadFile(ctx context.Context, c *cache.Cache, arg string, opts cache.TableO
 	if name == "" || path == "" {
 		return fmt.Errorf("%w: %q: want FILE or NAME=FILE", errUsage, arg)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
-	}
-	r, err := batch.OpenRecords(f, st.Size(), batch.ReadOptions{})
+	r, closeIn, err := openTableFile(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	defer r.Release()
+	defer closeIn()
 	if _, err := c.Put(ctx, name, r, opts); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -134,3 +125,42 @@ func printFootprint(w io.Writer, t cache.TableInfo) {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
+
+// openTableFile reads an Arrow IPC file or stream as it is (every Arrow
+// type), and CSV or Parquet through package convert.
+func openTableFile(ctx context.Context, path string) (array.RecordReader, func(), error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		err = fmt.Errorf("%s is a directory", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	head := make([]byte, 8)
+	n, _ := f.ReadAt(head, 0)
+	if inputFormat(head[:n], path) == "arrow" {
+		r, err := batch.OpenRecords(f, st.Size(), batch.ReadOptions{})
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return r, func() { r.Release(); f.Close() }, nil
+	}
+	f.Close()
+	src, closeIn, _, err := openInput(ctx, path, "", csv.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	cr, err := convert.NewReader(src, convert.Config{})
+	if err != nil {
+		closeIn()
+		return nil, nil, err
+	}
+	r := pull.Records(cr.Schema(), cr.Next)
+	return r, func() { r.Release(); cr.Release(); closeIn() }, nil
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand: its name, a one-line summary, and run, which
@@ -27,6 +28,7 @@ func commands() []command {
 		{"query", "load tables into the cache and answer one SQL statement over them", runQuery},
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
 		{"convert", "convert CSV, Parquet or Arrow IPC into compressed Arrow IPC batches", runConvert},
+		{"serve", "run the Arrow Flight SQL server over an in-memory compressed cache", runServe},
 		{"bench", "run a benchmark (codecs, cache, convert, query) and print its tables", runBench},
 		{"version", "print the version", runVersion},
 	}
@@ -36,7 +38,7 @@ func commands() []command {
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

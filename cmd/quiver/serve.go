@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/server"
+	"github.com/quiverdb/quiver/tpch"
+)
+
+const serveAbout = `Runs quiver's Arrow Flight SQL server: SQL over the tables in an in-memory
+compressed cache, results streamed as standard Arrow IPC with body compression
+that Flight clients decode from the batch metadata alone (arrow-go, pyarrow;
+Arrow's Flight SQL JDBC driver reads only codec none, apache/arrow-java#926).
+
+With no flags it listens on 127.0.0.1:31337 with an empty cache: load tables
+with 'quiver load', --table NAME=FILE (CSV, Parquet or Arrow IPC) or --demo
+(TPC-H lineitem and orders generated in-process at --sf).
+
+Result codec: the session option "quiver.result.codec" (none, lz4, zstd:N,
+auto), default --codec. auto sends uncompressed to loopback clients and zstd:1
+to the others.
+
+Security: --token-file (one bearer token per line) or the environment variable
+QUIVER_TOKENS (comma-separated) turn on authentication; --tls-cert/--tls-key turn
+on TLS. The server refuses to listen on a non-loopback address without both
+unless --insecure is given.
+
+--config FILE reads a JSON object whose keys are these flags' names (without
+dashes) and values their values (a list for "table"); flags on the command line
+win. Logs go to stderr (--log-format text|json); Prometheus metrics are served
+at http://<--metrics>/metrics. SIGINT or SIGTERM stop accepting calls, let
+running streams finish for --shutdown-grace, then exit.`
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var tables tableFlags
+	configFile := fs.String("config", "", "read flags from this JSON `FILE`")
+	listen := fs.String("listen", server.DefaultListen, "`host:port` to serve Flight SQL on")
+	fs.Var(&tables, "table", "load `NAME=FILE` (CSV, Parquet or Arrow IPC) at start; repeatable")
+	demo := fs.Bool("demo", false, "load TPC-H lineitem and orders generated in-process")
+	sf := fs.Float64("sf", 0.01, "TPC-H scale factor for --demo (0.01: 60,175 lineitem rows)")
+	resultCodec := fs.String("codec", "auto", "result codec for sessions that set none: none, lz4, zstd:N, auto")
+	cacheCodec := fs.String("cache-codec", "auto", "codec of the cached tables")
+	budget := fs.Int64("budget", cache.DefaultBudget, "cache budget in compressed bytes")
+	tokenFile := fs.String("token-file", "", "bearer tokens, one per line (also: QUIVER_TOKENS=tok1,tok2)")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate `PEM` file")
+	tlsKey := fs.String("tls-key", "", "TLS key `PEM` file")
+	insecure := fs.Bool("insecure", false, "allow a non-loopback --listen without TLS and tokens")
+	metricsAddr := fs.String("metrics", "127.0.0.1:31338", "`host:port` of the Prometheus metrics endpoint; empty for none")
+	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
+	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
+	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
+	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
+	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long running streams may finish at shutdown")
+	logFormat := fs.String("log-format", "text", "text or json")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printHelp(stdout, fs, "serve [flags]", serveAbout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: serve takes no arguments, got %q", errUsage, pos)
+	}
+	if *configFile != "" {
+		if err := applyConfigFile(fs, *configFile); err != nil {
+			return err
+		}
+	}
+	cacheSetting, err := cache.ParseCodecSetting(*cacheCodec)
+	if err != nil {
+		return fmt.Errorf("%w: --cache-codec: %v", errUsage, err)
+	}
+	tokens, err := readTokens(*tokenFile)
+	if err != nil {
+		return err
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	switch *logFormat {
+	case "json":
+		handler = slog.NewJSONHandler(stderr, nil)
+	case "text":
+	default:
+		return fmt.Errorf("%w: --log-format %q: want text or json", errUsage, *logFormat)
+	}
+	log := slog.New(handler)
+
+	c, err := cache.New(cache.Options{Budget: *budget, Codec: cacheSetting})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	cfg := server.Config{
+		Listen: *listen, TLSCert: *tlsCert, TLSKey: *tlsKey, Tokens: tokens, Insecure: *insecure,
+		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
+		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
+	}
+	server.Version = version
+	s, err := server.New(cfg, c)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := s.Listen(); err != nil {
+		return err
+	}
+	if err := loadStartTables(ctx, c, log, *demo, *sf, tables); err != nil {
+		return err
+	}
+	var metricsServer *http.Server
+	if *metricsAddr != "" {
+		lis, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics endpoint: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", s.Metrics())
+		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go metricsServer.Serve(lis)
+		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", lis.Addr())
+	}
+	fmt.Fprintf(stdout, "quiver serving Flight SQL on %s\nconnect: %s\n", s.Addr(), s.URI())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", grace.String())
+	s.Shutdown(context.Background())
+	if metricsServer != nil {
+		metricsServer.Close()
+	}
+	return <-done
+}
+
+// loadStartTables loads --demo and --table tables into c.
+func loadStartTables(ctx context.Context, c *cache.Cache, log *slog.Logger, demo bool, sf float64, tables []string) error {
+	if demo {
+		start := time.Now()
+		if err := tpch.Load(ctx, c, sf); err != nil {
+			return fmt.Errorf("--demo: %w", err)
+		}
+		for _, name := range []string{tpch.LineitemTable, tpch.OrdersTable} {
+			info, _ := c.Info(name)
+			log.Info("loaded", "table", name, "rows", info.Rows, "compressed_bytes", info.Compressed, "decoded_bytes", info.Decoded)
+		}
+		log.Info("demo loaded", "sf", sf, "ms", time.Since(start).Milliseconds())
+	}
+	for _, t := range tables {
+		if !strings.Contains(t, "=") {
+			return fmt.Errorf("%w: --table %q: want NAME=FILE", errUsage, t)
+		}
+		if err := loadFile(ctx, c, t, cache.TableOptions{}); err != nil {
+			return err
+		}
+		name, _, _ := strings.Cut(t, "=")
+		info, _ := c.Info(name)
+		log.Info("loaded", "table", name, "rows", info.Rows, "compressed_bytes", info.Compressed, "decoded_bytes", info.Decoded)
+	}
+	return nil
+}
+
+// readTokens reads bearer tokens from file (one per line, # comments) and
+// from QUIVER_TOKENS.
+func readTokens(file string) ([]string, error) {
+	var tokens []string
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				tokens = append(tokens, line)
+			}
+		}
+		if len(tokens) == 0 {
+			return nil, fmt.Errorf("--token-file %s holds no token", file)
+		}
+	}
+	for _, t := range strings.Split(os.Getenv("QUIVER_TOKENS"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tokens = append(tokens, t)
+		}
+	}
+	return tokens, nil
+}
+
+// applyConfigFile sets every flag the JSON object in path names and the
+// command line did not set.
+func applyConfigFile(fs *flag.FlagSet, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("--config: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("--config %s: %w", path, err)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for key, v := range m {
+		f := fs.Lookup(key)
+		if f == nil || key == "config" {
+			return fmt.Errorf("%w: --config %s: unknown setting %q", errUsage, path, key)
+		}
+		if set[key] {
+			continue
+		}
+		values := []any{v}
+		if list, ok := v.([]any); ok {
+			values = list
+		}
+		for _, v := range values {
+			text := fmt.Sprint(v)
+			if n, ok := v.(float64); ok {
+				text = strings.TrimSuffix(fmt.Sprintf("%f", n), ".000000") // JSON numbers: 1e+06 would not parse as an int
+			}
+			if err := fs.Set(key, text); err != nil {
+				return fmt.Errorf("%w: --config %s: %s: %v", errUsage, path, key, err)
+			}
+		}
+	}
+	return nil
+}
