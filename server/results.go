@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -53,7 +54,15 @@ type encodedPiece struct {
 func (w *resultWriter) write(ctx context.Context, rr array.RecordReader) (sendStats, error) {
 	var st sendStats
 	opts := batch.WriteOptions{Codec: w.setting, Alloc: w.mem}
+	// An encoder sends a dictionary only when it differs from the last one
+	// it sent under that id, or as a delta over it: with two encoders taking
+	// turns, each would judge against its own last dictionary, not the one
+	// the client holds. Dictionary results therefore use one encoder, and
+	// compression does not overlap sending.
 	encs := make([]*batch.Encoder, 2)
+	if hasDictionary(rr.Schema()) {
+		encs = encs[:1]
+	}
 	for i := range encs {
 		e, err := batch.NewEncoder(rr.Schema(), opts)
 		if err != nil {
@@ -190,4 +199,29 @@ type messageTooLargeError struct {
 
 func (e *messageTooLargeError) Error() string {
 	return fmt.Sprintf("one result row needs a %d-byte message, over the server's %d-byte message limit (raise --max-message-bytes and the client's gRPC receive limit)", e.size, e.limit)
+}
+
+// hasDictionary reports whether any field of schema, at any depth, is
+// dictionary-encoded.
+func hasDictionary(schema *arrow.Schema) bool {
+	var walk func(arrow.DataType) bool
+	walk = func(dt arrow.DataType) bool {
+		switch t := dt.(type) {
+		case *arrow.DictionaryType:
+			return true
+		case arrow.NestedType:
+			for _, f := range t.Fields() {
+				if walk(f.Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range schema.Fields() {
+		if walk(f.Type) {
+			return true
+		}
+	}
+	return false
 }
