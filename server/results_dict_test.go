@@ -54,7 +54,9 @@ func TestDictionaryResultsDecodeRight(t *testing.T) {
 
 	var stream bytes.Buffer
 	var msgs []*flight.FlightData
-	w := &resultWriter{setting: codec.SettingLZ4, maxRows: 3, maxBytes: 1 << 20, mem: mem,
+	// One piece per batch: two encoders taking turns would each skip a
+	// dictionary it sent last while the client holds the other one.
+	w := &resultWriter{setting: codec.SettingLZ4, maxRows: 100, maxBytes: 1 << 20, mem: mem,
 		send: func(fd *flight.FlightData) error {
 			msgs = append(msgs, &flight.FlightData{DataHeader: bytes.Clone(fd.DataHeader), DataBody: bytes.Clone(fd.DataBody)})
 			return nil
