@@ -25,7 +25,8 @@ type Encoder struct {
 	// changes; Release drops them.
 	lastDicts map[int64]arrow.Array
 	fileMode  bool
-	check     *Decoder // invariants builds: decodes every message again
+	check     *Decoder       // invariants builds: decodes every message again
+	custom    arrow.Metadata // custom_metadata of every message, see SetCustomMetadata
 
 	flat  flattener
 	body  []byte
@@ -67,8 +68,16 @@ func NewEncoder(schema *arrow.Schema, opts WriteOptions) (*Encoder, error) {
 }
 
 func (e *Encoder) schemaMeta() *meta.Message {
-	return &meta.Message{Version: meta.MetadataV5, Header: meta.HeaderSchema, Schema: e.ms}
+	return &meta.Message{Version: meta.MetadataV5, Header: meta.HeaderSchema, Schema: e.ms, Metadata: e.custom}
 }
+
+// SetCustomMetadata sets the custom_metadata written on every message the
+// encoder returns from now on (SchemaMessage, dictionary and record
+// batches) until it is set again; an empty md writes none. This is the
+// Message table's own field, not the schema's or a field's: readers that
+// do not know the keys skip it, so the stream stays plain Arrow IPC. The
+// spill layer keeps each message's checksum there.
+func (e *Encoder) SetCustomMetadata(md arrow.Metadata) { e.custom = md }
 
 // Schema returns the schema the encoder writes.
 func (e *Encoder) Schema() *arrow.Schema { return e.schema }
@@ -124,7 +133,7 @@ func (e *Encoder) encodeRecord(cols []arrow.Array, rows int64, dict *meta.Dictio
 		Compression:    compressionOf(e.opts.Codec.Kind),
 		VariadicCounts: e.flat.variadic,
 	}
-	m := &meta.Message{Version: meta.MetadataV5, BodyLength: int64(len(body))}
+	m := &meta.Message{Version: meta.MetadataV5, BodyLength: int64(len(body)), Metadata: e.custom}
 	if dict != nil {
 		dict.Data = rb
 		m.Header, m.Dictionary = meta.HeaderDictionaryBatch, dict

@@ -4,6 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/batch/internal/meta"
 )
 
 // Message is one encapsulated Arrow IPC message split in its two parts:
@@ -132,4 +136,48 @@ func checkBodyLen(n int64, lim Limits) error {
 		return limitf("body length %d exceeds limit %d", n, lim.MaxBody)
 	}
 	return nil
+}
+
+// CustomMetadata returns the custom_metadata of the Message flatbuffer in
+// m.Meta (empty when it has none), checked against DefaultLimits. It reads
+// nothing else, so it is cheap next to Decoder.Decode.
+func (m Message) CustomMetadata() (arrow.Metadata, error) {
+	_, md, err := meta.DecodeMessageHead(m.Meta, DefaultLimits.meta())
+	if err != nil {
+		return arrow.Metadata{}, classify(err)
+	}
+	return md, nil
+}
+
+// SplitEncapsulated cuts the encapsulated message at the front of b (the
+// inverse of AppendEncapsulated) and returns it with the bytes after it.
+// The returned Meta keeps its zero padding, which decoders accept; both
+// parts alias b. The metadata and body lengths are checked against lim and
+// against the bytes present. At an end-of-stream marker (or an empty b) it
+// returns io.EOF and the bytes after the marker.
+func SplitEncapsulated(b []byte, lim Limits) (Message, []byte, error) {
+	lim = lim.withDefaults()
+	switch {
+	case len(b) == 0:
+		return Message{}, nil, io.EOF
+	case len(b) >= 8 && binary.LittleEndian.Uint32(b) == continuationMarker && binary.LittleEndian.Uint32(b[4:]) == 0:
+		return Message{}, b[8:], io.EOF
+	case len(b) >= 4 && binary.LittleEndian.Uint32(b) == 0:
+		return Message{}, b[4:], io.EOF // pre-1.0 end-of-stream
+	}
+	mb, rest, err := splitMetaPrefix(b, lim)
+	if err != nil {
+		return Message{}, nil, err
+	}
+	n, _, err := meta.DecodeMessageHead(mb, lim.meta())
+	if err != nil {
+		return Message{}, nil, classify(err)
+	}
+	if err := checkBodyLen(n, lim); err != nil {
+		return Message{}, nil, err
+	}
+	if n > int64(len(rest)) {
+		return Message{}, nil, corruptf("message body of %d bytes runs past the %d bytes present", n, len(rest))
+	}
+	return Message{Meta: mb, Body: rest[:n:n]}, rest[n:], nil
 }

@@ -22,9 +22,17 @@ func FuzzDecodeMessage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := DecodeMessage(data, Limits{})
+		n, md, headErr := DecodeMessageHead(data, Limits{})
+		if headErr != nil {
+			checkErr(t, headErr, "decode head")
+		}
 		if err != nil {
 			checkErr(t, err, "decode")
 			return
+		}
+		// What the full decoder accepts, the head decoder reads the same.
+		if headErr != nil || n != m.BodyLength || !md.Equal(m.Metadata) {
+			t.Fatalf("head: body %d, metadata %v, %v; full decode: body %d, metadata %v", n, md, headErr, m.BodyLength, m.Metadata)
 		}
 		m.Version = MetadataV5 // we write V5 only
 		out, err := EncodeMessage(m)

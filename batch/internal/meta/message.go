@@ -3,6 +3,7 @@ package meta
 import (
 	"strconv"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
@@ -127,4 +128,24 @@ func checkVersion(v int16) error {
 		return unsupportedf("metadata version %d (V%d), want V4 or V5", v, v+1)
 	}
 	return nil
+}
+
+// DecodeMessageHead reads only what framing needs from a Message
+// flatbuffer: the body length and the message's custom_metadata. It
+// neither decodes nor checks the header (see DecodeMessage), so it costs
+// a few table lookups; the same bounds apply to what it does read.
+func DecodeMessageHead(buf []byte, lim Limits) (bodyLength int64, md arrow.Metadata, err error) {
+	d := newDecoder(buf, lim)
+	t := d.r.Root()
+	bodyLength = t.Int64(messageBodyLength, 0)
+	if err := readErr(&d.r, "Message"); err != nil {
+		return 0, arrow.Metadata{}, err
+	}
+	if bodyLength < 0 {
+		return 0, arrow.Metadata{}, corruptf("Message body length %d", bodyLength)
+	}
+	if md, err = d.metadata(t, messageCustomMetadata, "Message"); err != nil {
+		return 0, arrow.Metadata{}, err
+	}
+	return bodyLength, md, nil
 }

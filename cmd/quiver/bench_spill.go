@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/quiverdb/quiver/bench"
+	"github.com/quiverdb/quiver/codec"
+)
+
+const benchSpillAbout = `Measures quiver's spill files on DataFusion's spill_io datasets (q2, q16, q20:
+partial aggregates of TPC-H queries; wide: 15 lineitem columns as sort-tpch Q10
+spills them), 50 batches of 8192 rows each from fixed seeds: per codec, bytes on
+disk and write and read MB/s of the batches' Arrow bytes.
+
+Peer in the same run, on the same batches and disk: arrow-go's IPC stream writer
+and reader (no compression, WithLZ4, WithZstd) through 1 MiB buffered files.
+Targets (issue 7): on the string datasets q16 and wide, quiver zstd:3 writes at
+most 0.7x the bytes of arrow-go zstd and writes and reads at least as fast.`
+
+func runBenchSpill(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench spill", flag.ContinueOnError)
+	batches := fs.Int("batches", 50, "batches per dataset")
+	rows := fs.Int("batch-rows", 8192, "rows per batch")
+	runs := fs.Int("runs", 5, "measurements per cell, interleaved; the tables show medians")
+	codecs := fs.String("codecs", "none,lz4,zstd:1,zstd:3", "comma-separated quiver codec settings")
+	datasets := fs.String("datasets", strings.Join(bench.SpillDatasets, ","), "comma-separated datasets")
+	dir := fs.String("dir", "", "folder for the files (default: the system temp dir)")
+	goroutines := fs.Int("goroutines", 1, "GOMAXPROCS during the measurements")
+	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return printHelp(stdout, fs, "bench spill [flags]", benchSpillAbout)
+	}
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	}
+	if *batches <= 0 || *rows <= 0 || *runs <= 0 || *goroutines <= 0 {
+		return fmt.Errorf("%w: --batches, --batch-rows, --runs and --goroutines must be positive", errUsage)
+	}
+	cfg := bench.SpillConfig{Batches: *batches, BatchRows: *rows, Runs: *runs, Dir: *dir, Goroutines: *goroutines}
+	for _, s := range strings.Split(*codecs, ",") {
+		c, err := codec.ParseSetting(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("%w: --codecs: %v", errUsage, err)
+		}
+		cfg.Codecs = append(cfg.Codecs, c)
+	}
+	for _, d := range strings.Split(*datasets, ",") {
+		d = strings.TrimSpace(d)
+		if !slices.Contains(bench.SpillDatasets, d) {
+			return fmt.Errorf("%w: --datasets: unknown dataset %q (want %s)", errUsage, d, strings.Join(bench.SpillDatasets, ", "))
+		}
+		cfg.Datasets = append(cfg.Datasets, d)
+	}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	_, err = bench.RunSpill(ctx, cfg, stdout)
+	return err
+}
