@@ -25,7 +25,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"inspect", "describe an Arrow IPC file or stream: schema, batches, codecs, bytes per column", runInspect},
-		{"query", "load tables into the cache and answer one SQL statement over them", runQuery},
+		{"query", "answer one SQL statement: on a Flight SQL server (--server), or over tables loaded locally", runQuery},
+		{"load", "load a CSV, Parquet or Arrow IPC file into a Flight SQL server as a table", runLoad},
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
 		{"convert", "convert CSV, Parquet or Arrow IPC into compressed Arrow IPC batches", runConvert},
 		{"serve", "run the Arrow Flight SQL server over an in-memory compressed cache", runServe},

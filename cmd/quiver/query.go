@@ -15,17 +15,33 @@ import (
 
 	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/query"
 )
 
-const queryAbout = `Loads tables into an in-memory compressed cache and answers one SQL statement
-over them, printing the result as a table (EXPLAIN SELECT … prints the plan).
+const queryAbout = `Answers one SQL statement and prints the result as a table (EXPLAIN SELECT …
+prints the plan), or with --out FILE writes every row to FILE: .arrow (an Arrow
+IPC file), .csv (with a header line) or .parquet (zstd).
 
-Tables come from --table NAME=FILE (Arrow IPC files or streams, repeatable); with
-none, the built-in Comet benchmark relation of --rows rows is loaded as "comet"
-(id, k, v int64; s1, s2, s3 utf8). The SQL subset is documented in the query
-package (go doc github.com/quiverdb/quiver/query): one table, WHERE, GROUP BY,
-HAVING, ORDER BY, LIMIT; anything else is refused with its position.`
+Locally (no --server) the tables are loaded into an in-memory compressed cache
+first: --table NAME=FILE (CSV, Parquet or Arrow IPC, repeatable); with none,
+the built-in Comet benchmark relation of --rows rows is loaded as "comet" (id, k,
+v int64; s1, s2, s3 utf8). The SQL subset is documented in the query package
+(go doc github.com/quiverdb/quiver/query): one table, WHERE, GROUP BY, HAVING,
+ORDER BY, LIMIT; anything else is refused with its position.
+
+With --server URI the statement runs on a Flight SQL server (quiver serve):
+grpc://host:port, grpc+tls://host:port (--tls-ca to trust a private CA) or
+host:port. --codec then sets the session's result codec before the query (none,
+lz4, zstd:N or auto; default: the server's), --token (or the environment
+variable QUIVER_TOKEN) is sent as "authorization: Bearer <token>". A summary goes
+to stderr: rows, bytes on the wire (the FlightData messages), the compression
+ratio (Arrow bytes of the decoded batches over the bytes on the wire) and the
+time; with --out, a progress line for fetches longer than a second. Errors from
+the server print as one line saying what the gRPC code means.
+
+--out-codec sets the body compression of an .arrow file; by default it keeps
+the result's codec with --server and is zstd:1 locally.`
 
 // tableFlags collects repeated --table NAME=FILE flags.
 type tableFlags []string
@@ -36,12 +52,16 @@ func (t *tableFlags) Set(v string) error { *t = append(*t, v); return nil }
 func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("query", flag.ContinueOnError)
 	var tables tableFlags
-	fs.Var(&tables, "table", "load `NAME=FILE` (Arrow IPC); repeatable")
-	rows := fs.Int("rows", 1_000_000, "rows of the built-in relation, when no --table is given")
-	codecText := fs.String("codec", "auto", "cache codec of the loaded tables")
+	var remote remoteFlags
+	remote.register(fs, "")
+	fs.Var(&tables, "table", "load `NAME=FILE` (CSV, Parquet or Arrow IPC); repeatable; local only")
+	rows := fs.Int("rows", 1_000_000, "rows of the built-in relation, when no --table is given; local only")
+	codecText := fs.String("codec", "", "local: codec of the cached tables (default auto); with --server: the result codec (none, lz4, zstd:N, auto; default the server's)")
 	maxRows := fs.Int("max-rows", 100, "rows of the result to print (the rest are counted)")
-	memLimit := fs.Int64("memory-limit", query.DefaultMemoryLimit, "bytes the query's sorts and aggregates may hold")
-	timing := fs.Bool("timing", false, "print load and query times and what the scan skipped on stderr")
+	out := fs.String("out", "", "write every row to `FILE` (.arrow, .csv or .parquet) instead of printing")
+	outCodec := fs.String("out-codec", "", "body compression of an .arrow --out file: none, lz4, zstd, zstd:N")
+	memLimit := fs.Int64("memory-limit", query.DefaultMemoryLimit, "bytes the query's sorts and aggregates may hold; local only")
+	timing := fs.Bool("timing", false, "print load and query times and what the scan skipped on stderr; local only")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return printHelp(stdout, fs, "query [flags] SQL", queryAbout)
@@ -52,21 +72,93 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want exactly one SQL argument (quote it), got %d", errUsage, len(pos))
 	}
+	if *maxRows < 0 {
+		return fmt.Errorf("%w: --max-rows must not be negative", errUsage)
+	}
+	var outSetting *codec.Setting
+	if *out != "" {
+		if _, err := outFormat(*out); err != nil {
+			return err
+		}
+	}
+	if *outCodec != "" {
+		if f, _ := outFormat(*out); f != outArrow {
+			return fmt.Errorf("%w: --out-codec applies to an .arrow --out file", errUsage)
+		}
+		st, err := codec.ParseSetting(*outCodec)
+		if err != nil {
+			return fmt.Errorf("%w: --out-codec: %v", errUsage, err)
+		}
+		outSetting = &st
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if remote.server != "" {
+		for _, name := range []string{"table", "rows", "memory-limit", "timing"} {
+			if set[name] {
+				return fmt.Errorf("%w: --%s is for local queries, not with --server (load tables with 'quiver load')", errUsage, name)
+			}
+		}
+		if *codecText != "" && *codecText != "auto" {
+			if _, err := codec.ParseSetting(*codecText); err != nil {
+				return fmt.Errorf("%w: --codec: %v (want none, lz4, zstd:N or auto)", errUsage, err)
+			}
+		}
+		return runRemoteQuery(ctx, remoteQuery{remote: remote, sql: pos[0], codec: *codecText,
+			out: *out, outCodec: outSetting, maxRows: *maxRows}, stdout, stderr)
+	}
+	for _, name := range []string{"token", "tls-ca"} {
+		if set[name] {
+			return fmt.Errorf("%w: --%s needs --server", errUsage, name)
+		}
+	}
+	if *codecText == "" {
+		*codecText = "auto"
+	}
 	setting, err := cache.ParseCodecSetting(*codecText)
 	if err != nil {
 		return fmt.Errorf("%w: --codec: %v", errUsage, err)
 	}
-	if *rows <= 0 || *maxRows < 0 || *memLimit <= 0 {
-		return fmt.Errorf("%w: --rows and --memory-limit must be positive, --max-rows not negative", errUsage)
+	if *rows <= 0 || *memLimit <= 0 {
+		return fmt.Errorf("%w: --rows and --memory-limit must be positive", errUsage)
 	}
+	for _, t := range tables {
+		if !strings.Contains(t, "=") {
+			return fmt.Errorf("%w: --table %q: want NAME=FILE", errUsage, t)
+		}
+	}
+	outCodecLocal := codec.Setting{Kind: codec.Zstd, Level: 1}
+	if outSetting != nil {
+		outCodecLocal = *outSetting
+	}
+	return runLocalQuery(ctx, localQuery{sql: pos[0], tables: tables, rows: *rows, codec: setting,
+		memLimit: *memLimit, timing: *timing, out: *out, outCodec: outCodecLocal, maxRows: *maxRows}, stdout, stderr)
+}
+
+// localQuery is one quiver query without --server.
+type localQuery struct {
+	sql      string
+	tables   []string // NAME=FILE
+	rows     int      // of the Comet relation, when no tables
+	codec    cache.CodecSetting
+	memLimit int64
+	timing   bool
+	out      string
+	outCodec codec.Setting
+	maxRows  int
+}
+
+// runLocalQuery loads the tables into a cache of its own and answers q.sql
+// over them.
+func runLocalQuery(ctx context.Context, q localQuery, stdout, stderr io.Writer) error {
 	c, err := cache.New(cache.Options{Budget: 1 << 40})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	opts := cache.TableOptions{Codec: setting}
-	if len(tables) == 0 {
-		recs := bench.CometRecords(nil, *rows, bench.DefaultCometBatch)
+	opts := cache.TableOptions{Codec: q.codec}
+	if len(q.tables) == 0 {
+		recs := bench.CometRecords(nil, q.rows, bench.DefaultCometBatch)
 		r, err := array.NewRecordReader(bench.CometSchema, recs)
 		for _, rec := range recs {
 			rec.Release()
@@ -79,26 +171,30 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	for _, t := range tables {
-		if !strings.Contains(t, "=") {
-			return fmt.Errorf("%w: --table %q: want NAME=FILE", errUsage, t)
-		}
+	for _, t := range q.tables {
 		if err := loadFile(ctx, c, t, opts); err != nil {
 			return err
 		}
 	}
 	loaded := time.Since(start)
-	e := query.New(c, query.Options{MemoryLimit: *memLimit})
+	e := query.New(c, query.Options{MemoryLimit: q.memLimit})
 	start = time.Now()
-	res, err := e.Query(ctx, pos[0])
+	res, err := e.Query(ctx, q.sql)
 	if err != nil {
 		return err
 	}
 	defer res.Release()
-	if err := printResult(stdout, res, *maxRows); err != nil {
+	if q.out != "" {
+		p := newFetchProgress(stderr, "of Arrow data")
+		err = writeResult(ctx, q.out, res, func() codec.Setting { return q.outCodec }, p.update)
+		p.done()
+	} else {
+		err = printResult(stdout, res, q.maxRows)
+	}
+	if err != nil {
 		return err
 	}
-	if *timing {
+	if q.timing {
 		st := res.Stats()
 		fmt.Fprintf(stderr, "loaded in %v; query %v; %d rows; scan decoded %d and skipped %d of %d batches\n",
 			loaded.Round(time.Millisecond), time.Since(start).Round(time.Microsecond), st.Rows, st.Scan.Decoded, st.Scan.Skipped, st.Scan.Batches)
@@ -106,9 +202,9 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// printResult prints up to maxRows rows as an aligned table, then the
-// count of the rest.
-func printResult(w io.Writer, res *query.Result, maxRows int) error {
+// printResult prints up to maxRows rows of res as an aligned table, then
+// the count of the rest. res is a local query's result or a server's.
+func printResult(w io.Writer, res array.RecordReader, maxRows int) error {
 	// The first batch comes before the header, so a query that fails at
 	// once prints only its error.
 	more := res.Next()

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/server"
+)
+
+// testServer is a real quiver server on a loopback port whose memory is
+// checked for leaks when the test ends, as is the client's: the
+// commands' allocator is swapped for a checked one meanwhile.
+type testServer struct {
+	*server.Server
+	uri string
+}
+
+const testToken = "cli-test-token-0123456789"
+
+func startTestServer(t *testing.T, cfg server.Config) *testServer {
+	t.Helper()
+	checkClientMemory(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	c, err := cache.New(cache.Options{Alloc: mem, Budget: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listen, cfg.Alloc = "127.0.0.1:0", mem
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	s, err := server.New(cfg, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	t.Cleanup(func() {
+		s.Shutdown(context.Background())
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		for _, name := range c.Tables() {
+			c.Drop(name)
+		}
+		// A stream ends on the server a moment after the client has
+		// seen its end: wait for its memory to come back.
+		deadline := time.Now().Add(5 * time.Second)
+		for mem.CurrentAlloc() != 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		mem.AssertSize(t, 0)
+	})
+	return &testServer{Server: s, uri: s.URI()}
+}
+
+// checkClientMemory makes the client commands allocate from a checked
+// allocator until the test ends, then asserts they released everything.
+func checkClientMemory(t *testing.T) {
+	t.Helper()
+	if _, ok := remoteAlloc.(*memory.CheckedAllocator); ok {
+		return // already checked by this test
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	prev := remoteAlloc
+	remoteAlloc = mem
+	t.Cleanup(func() {
+		remoteAlloc = prev
+		mem.AssertSize(t, 0)
+	})
+}
+
+// writeCSV writes a CSV file of n rows: id (0..n-1), name ("name <id%10>")
+// and val (id/4, one row in 7 empty: NULL).
+func writeCSV(t *testing.T, n int) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("id,name,val\n")
+	for i := range n {
+		val := strconv.FormatFloat(float64(i)/4, 'f', -1, 64)
+		if i%7 == 3 {
+			val = ""
+		}
+		fmt.Fprintf(&b, "%d,name %d,%s\n", i, i%10, val)
+	}
+	p := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// mustRun runs the CLI and fails the test unless it exits 0.
+func mustRun(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+	}
+	return out, errs
+}
+
+var summaryRe = regexp.MustCompile(`(\d+) rows in (\d+) batch(?:es)?; .* on the wire \(([\w ]+)\), .* as Arrow: ratio ([0-9.]+);`)
+
+// summary parses the summary line of a remote query.
+func summary(t *testing.T, stderr string) (rows, batches int, codecName string, ratio float64) {
+	t.Helper()
+	m := summaryRe.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary line in %q", stderr)
+	}
+	rows, _ = strconv.Atoi(m[1])
+	batches, _ = strconv.Atoi(m[2])
+	ratio, _ = strconv.ParseFloat(m[4], 64)
+	return rows, batches, m[3], ratio
+}
+
+func TestParseTarget(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		tls      bool
+	}{
+		{"grpc://127.0.0.1:31337", "127.0.0.1:31337", false},
+		{"grpc+tcp://h:1", "h:1", false},
+		{"grpc+tls://example.com:443", "example.com:443", true},
+		{"GRPC+TLS://example.com:443/", "example.com:443", true},
+		{"localhost:9", "localhost:9", false},
+		{"localhost", "localhost:31337", false},
+		{"[::1]:5", "[::1]:5", false},
+		{"[::1]", "[::1]:31337", false},
+	} {
+		got, err := parseTarget(tc.in)
+		if err != nil || got.addr != tc.want || got.tls != tc.tls {
+			t.Errorf("%q: got %+v, %v; want %s tls=%v", tc.in, got, err, tc.want, tc.tls)
+		}
+	}
+	for _, bad := range []string{"", "http://h:1", "grpc://", "grpc://h:1/path", "grpc://user@h:1", "h:1:2"} {
+		if _, err := parseTarget(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+	if !(target{addr: "127.0.0.2:1"}).loopback() || !(target{addr: "localhost:1"}).loopback() || (target{addr: "10.0.0.1:1"}).loopback() {
+		t.Error("loopback")
+	}
+}
+
+func TestExplainGivesEachCodeAMeaning(t *testing.T) {
+	c := &remoteConn{target: target{addr: "h:1"}}
+	for code, want := range map[codes.Code]string{
+		codes.InvalidArgument:   "invalid SQL: m",
+		codes.NotFound:          "not found: m",
+		codes.AlreadyExists:     "already exists: m",
+		codes.Unauthenticated:   "not authenticated: m (give --token or set QUIVER_TOKEN)",
+		codes.ResourceExhausted: "over a server limit: m",
+		codes.Unavailable:       "server grpc://h:1 unavailable: m",
+		codes.Internal:          "server error (Internal): m",
+	} {
+		err := c.explain(fmt.Errorf("wrapped: %w", status.Error(code, "m")), "invalid SQL")
+		if err.Error() != want || status.Code(err) != code {
+			t.Errorf("%v: got %q (code %v), want %q", code, err, status.Code(err), want)
+		}
+	}
+	plain := io.ErrUnexpectedEOF
+	if c.explain(plain, "x") != plain {
+		t.Error("a non-gRPC error changed")
+	}
+}
+
+func TestFetchProgress(t *testing.T) {
+	var b strings.Builder
+	now := time.Unix(0, 0)
+	p := &fetchProgress{w: &b, verb: "received", now: func() time.Time { return now }, start: now, last: now,
+		delay: time.Second, every: 2 * time.Second}
+	p.update(10, 1e6) // before the delay: nothing
+	now = now.Add(time.Second)
+	p.update(20, 2e6)
+	now = now.Add(time.Second)
+	p.update(30, 3e6) // within the interval: nothing
+	now = now.Add(2 * time.Second)
+	p.update(40, 8e6)
+	p.done()
+	want := "20 rows, 2.0 MB received, 2.0 MB/s\n40 rows, 8.0 MB received, 2.0 MB/s\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p.tty, p.shown = true, false
+	now = now.Add(time.Second)
+	p.update(50, 10e6)
+	p.done()
+	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[K50 rows") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("terminal: %q", got)
+	}
+}
+
+// selfSigned writes a certificate for localhost and 127.0.0.1 and its key.
+func selfSigned(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
