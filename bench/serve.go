@@ -48,8 +48,13 @@ type ServeConfig struct {
 	// since the proxy reaches the server from loopback.
 	Codecs []string
 	// Alloc allocates the records, the cache, the server and the client;
-	// default Go's allocator. Tests pass a CheckedAllocator.
+	// default Go's allocator for the records, the peer and the client, and
+	// the cache's and server's own defaults (the recycling allocator, as
+	// `quiver serve` runs) for quiver. Tests pass a CheckedAllocator.
 	Alloc memory.Allocator
+	// quiverDefaults is set when Alloc was not given: quiver's cache and
+	// server then use their own defaults.
+	quiverDefaults bool
 	// Progress, when set, gets a line per phase.
 	Progress io.Writer
 }
@@ -77,6 +82,7 @@ func (c ServeConfig) withDefaults() ServeConfig {
 		c.Codecs = DefaultServeCodecs
 	}
 	if c.Alloc == nil {
+		c.quiverDefaults = true
 		c.Alloc = memory.DefaultAllocator
 	}
 	return c
@@ -337,7 +343,11 @@ func startServeEnv(ctx context.Context, cfg ServeConfig, data *serveData) (*serv
 	if env.peer, err = startPeer(cfg.Alloc, data.results); err != nil {
 		return env, err
 	}
-	if env.quiver, err = startQuiver(ctx, cfg.Alloc, data.tables); err != nil {
+	quiverMem := cfg.Alloc
+	if cfg.quiverDefaults {
+		quiverMem = nil
+	}
+	if env.quiver, err = startQuiver(ctx, quiverMem, data.tables); err != nil {
 		return env, err
 	}
 	rate := int64(cfg.LinkMBps * 1e6)
