@@ -292,3 +292,31 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestHandshake: clients that handshake before their first call get one
+// empty reply (with a valid token), not a hang.
+func TestHandshake(t *testing.T) {
+	ts := startServer(t, Config{Tokens: []string{testToken}})
+	cl := ts.client(t)
+	for _, tc := range []struct {
+		header string
+		code   codes.Code
+	}{{"Bearer " + testToken, codes.OK}, {"", codes.Unauthenticated}} {
+		ctx := context.Background()
+		if tc.header != "" {
+			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", tc.header)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		hs, err := cl.Client.Handshake(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs.Send(&flight.HandshakeRequest{})
+		hs.CloseSend()
+		_, err = hs.Recv()
+		cancel()
+		if status.Code(err) != tc.code {
+			t.Errorf("handshake with %q: %v, want %v", tc.header, err, tc.code)
+		}
+	}
+}

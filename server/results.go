@@ -127,8 +127,15 @@ func (w *resultWriter) write(ctx context.Context, rr array.RecordReader) (sendSt
 }
 
 func (w *resultWriter) sendMessage(st *sendStats, m batch.Message) error {
-	st.Sent += int64(len(m.Meta) + len(m.Body))
-	return w.send(&flight.FlightData{DataHeader: m.Meta, DataBody: m.Body})
+	header := m.Meta
+	if pad := (8 - len(header)%8) % 8; pad != 0 {
+		// Zero padding to 8 bytes, as the IPC stream format pads it: still
+		// the same flatbuffer, and Arrow JS's Flight framing expects it.
+		header = append(make([]byte, 0, len(header)+pad), header...)
+		header = append(header, make([]byte, pad)...)
+	}
+	st.Sent += int64(len(header) + len(m.Body))
+	return w.send(&flight.FlightData{DataHeader: header, DataBody: m.Body})
 }
 
 // produce reads rr and encodes its batches in pieces that fit.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -109,6 +111,17 @@ func abbreviate(s string) string {
 		return s[:200] + "…"
 	}
 	return s
+}
+
+// Handshake answers a client's handshake with one empty response. quiver
+// authenticates every call by its bearer token (checked before this runs),
+// so there is nothing to exchange; but some clients handshake before their
+// first call and wait for a reply (arrow-go's default closes without one).
+func (f *flightService) Handshake(stream flight.FlightService_HandshakeServer) error {
+	if _, err := stream.Recv(); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return stream.Send(&flight.HandshakeResponse{})
 }
 
 // DoPut handles bulk ingest and prepared-statement parameters with
