@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
@@ -106,11 +107,17 @@ func peerAddr(ctx context.Context) net.Addr {
 	return nil
 }
 
+// abbreviate cuts s for a log line, at a rune boundary.
 func abbreviate(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
+	const max = 200
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Handshake answers a client's handshake with one empty response. quiver
