@@ -21,11 +21,11 @@ type builder struct {
 	c    *cache.Cache
 	opts Options
 
-	table   string
-	alias   string
-	info    cache.TableInfo
-	scanCol map[int]int // table column -> scan position
-	scan    *scanNode
+	table string
+	alias string
+	info  cache.TableInfo
+	scan  *scanNode
+	lay   *layout // the batches below the projection or aggregate
 
 	params  []any // bound ? values, nil when none were bound
 	nparams int   // ? placeholders in the statement
@@ -52,6 +52,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	}
 	b.planScan(s, items)
 
+	// Columns reach the operators in their stored types. Each step
+	// converts what its expressions read (b.lay.flush): the predicate's
+	// columns below the filter, the rest above it, once the filter has cut
+	// the rows down; the filter gathers only what is read above it.
 	var plan planNode = b.scan
 	ts := &tableScope{}
 	if s.Where != nil {
@@ -65,7 +69,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		if p, text := b.pushdown(s.Where); p != nil && !b.opts.NoPruning {
 			b.scan.pushed, b.scan.pushedText = p, text
 		}
-		plan = &filterNode{in: plan, pred: pred, what: "Filter"}
+		plan = b.lay.flush(plan)
+		keep := b.lay.keep(b.readAbove(s, items))
+		plan = &filterNode{in: plan, pred: pred, what: "Filter", keep: keep}
 	}
 
 	// After WHERE: expressions see the table's columns (ts), or, with
@@ -89,11 +95,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	}
 
 	// The projection computes the SELECT list, then any ORDER BY key that
-	// is not one of its columns (hidden, dropped after the sort).
+	// is not one of its columns (hidden, dropped after the sort). A bare
+	// column comes out as it is stored (b.output).
 	exprs := make([]expr.Expr, len(items))
 	names := make([]string, len(items))
 	for i, it := range items {
-		if exprs[i], err = b.expr(it.node, sc); err != nil {
+		if exprs[i], err = b.output(it.node, sc); err != nil {
 			return nil, err
 		}
 		names[i] = it.name
@@ -109,6 +116,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if sc == scope(ts) {
+		plan = b.lay.flush(plan)
 	}
 	plan = &projectNode{in: plan, exprs: exprs, names: names}
 	if keys != nil {
@@ -279,18 +289,14 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem) {
 		cols = append(cols, c)
 	}
 	slices.Sort(cols)
-	b.scanCol = map[int]int{}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		b.scanCol[c] = i
-		f := b.info.Schema.Field(c)
-		et, ok := expr.EngineType(f.Type)
-		if !ok {
-			et = f.Type // refused when an expression uses it
-		}
-		fields[i] = arrow.Field{Name: f.Name, Type: et, Nullable: true}
+		// The table's field as it is: type, nullability and all. Types
+		// with no engine type are refused when the query names them.
+		fields[i] = b.info.Schema.Field(c)
 	}
 	b.scan = &scanNode{table: b.table, info: b.info, columns: cols, fields: fields, concurrency: b.opts.ScanConcurrency}
+	b.lay = newLayout(b.info.Schema, cols)
 }
 
 // columnIndex finds a column of the table by name: exactly, else
@@ -331,29 +337,53 @@ func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *columnCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// tableScope resolves names to the scan's columns.
+// tableScope resolves names to the table's columns, as the layout below
+// the projection or aggregate holds them.
 type tableScope struct{}
 
-func (tableScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+// tableColumn resolves a column reference to a table column.
+func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	cn := n.Name
 	if cn.Schema.O != "" || (cn.Table.O != "" && !b.matchesTable(cn.Table.O)) {
-		return nil, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
+		return 0, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
 	}
 	if strings.HasPrefix(cn.Name.L, sentinelPrefix) {
-		return nil, b.at(ErrInvalid, n, "NULLS FIRST/LAST only follows an ORDER BY item")
+		return 0, b.at(ErrInvalid, n, "NULLS FIRST/LAST only follows an ORDER BY item")
 	}
 	i := b.columnIndex(cn.Name.O)
 	switch i {
 	case -1:
-		return nil, b.at(ErrInvalid, n, "no column %q in table %s (columns: %s)", cn.Name.O, b.table, columnList(b.info.Schema))
+		return 0, b.at(ErrInvalid, n, "no column %q in table %s (columns: %s)", cn.Name.O, b.table, columnList(b.info.Schema))
 	case -2:
-		return nil, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
+		return 0, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
 	}
-	f := b.scan.fields[b.scanCol[i]]
-	if _, ok := expr.EngineType(b.info.Schema.Field(i).Type); !ok {
-		return nil, b.at(ErrUnsupported, n, "column %s of type %s", cn.Name.O, f.Type)
+	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
+		return 0, b.at(ErrUnsupported, n, "column %s of type %s", cn.Name.O, t)
 	}
-	return expr.Column(b.scanCol[i], f.Name, f.Type), nil
+	return i, nil
+}
+
+func hasEngineType(t arrow.DataType) bool {
+	_, ok := expr.EngineType(t)
+	return ok
+}
+
+// column reads a table column in its engine type, for an expression.
+func (tableScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	i, err := b.tableColumn(n)
+	if err != nil {
+		return nil, err
+	}
+	return b.lay.engineRef(i), nil
+}
+
+// stored passes a table column through as it is stored.
+func (tableScope) stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	i, err := b.tableColumn(n)
+	if err != nil {
+		return nil, err
+	}
+	return b.lay.storedRef(i), nil
 }
 
 func (tableScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error) {
@@ -407,7 +437,7 @@ func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // of SELECT, HAVING and ORDER BY, and the scope that resolves those
 // clauses against the aggregate's output.
 func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tableScope, in planNode) (planNode, *aggScope, error) {
-	n := &aggregateNode{in: in}
+	n := &aggregateNode{}
 	as := &aggScope{keyIndex: map[string]int{}, aggIndex: map[string]int{}}
 	if s.GroupBy != nil {
 		for _, it := range s.GroupBy.Items {
@@ -442,7 +472,15 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			if c, ok := node.(*ast.ColumnNameExpr); ok {
 				name = c.Name.Name.O
 			}
+			// A bare column key is returned in its stored type (stored).
+			var stored arrow.DataType
+			if c, ok := unparen(node).(*ast.ColumnNameExpr); ok {
+				if i, err := b.tableColumn(c); err == nil {
+					stored = b.info.Schema.Field(i).Type
+				}
+			}
 			n.keyNames = append(n.keyNames, name)
+			as.keyStored = append(as.keyStored, stored)
 		}
 	}
 	// The aggregate calls, deduplicated by their text.
@@ -471,6 +509,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 		as.aggIndex[text] = len(n.keys) + len(n.aggs)
 		n.aggs = append(n.aggs, ac)
 	}
+	n.in = b.lay.flush(in)
 	as.schema = n.schema()
 	return n, as, nil
 }
@@ -524,9 +563,10 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 // its text, or a bare column by name) or an aggregate becomes a column of
 // the aggregate's output; any other column is an error.
 type aggScope struct {
-	schema   *arrow.Schema
-	keyIndex map[string]int
-	aggIndex map[string]int
+	schema    *arrow.Schema
+	keyIndex  map[string]int
+	aggIndex  map[string]int
+	keyStored []arrow.DataType // per key: its table column's stored type when it is a bare column, else nil
 }
 
 func (s *aggScope) col(i int) expr.Expr {
@@ -552,6 +592,20 @@ func (s *aggScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) 
 		return tableScope{}.column(b, n) // the usual "no such column"
 	}
 	return nil, b.at(ErrInvalid, n, "column %s must appear in GROUP BY or be used in an aggregate", restore(n))
+}
+
+// stored returns a GROUP BY key that is a bare table column in that
+// column's stored type: the aggregator groups on engine types, and turns
+// only its result, one value per group, back.
+func (s *aggScope) stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	e, err := b.expr(n, s)
+	if err != nil {
+		return nil, err
+	}
+	if x := expr.Inspect(e); x.Kind == expr.KindColumn && x.Column < len(s.keyStored) && s.keyStored[x.Column] != nil {
+		return wrap(b, n)(expr.AsStored(e, s.keyStored[x.Column]))
+	}
+	return e, nil
 }
 
 func (s *aggScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error) {
@@ -609,7 +663,7 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			}
 		}
 		if col < 0 {
-			e, err := b.expr(it.Expr, sc)
+			e, err := b.output(it.Expr, sc)
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}

@@ -29,6 +29,9 @@ type scope interface {
 	// whole resolves a whole expression before it is taken apart (a GROUP
 	// BY key used in SELECT); nil, nil when it does not apply.
 	whole(b *builder, n ast.ExprNode) (expr.Expr, error)
+	// stored resolves a bare column that the query returns as it is: in
+	// its table's stored type, where column gives the engine type.
+	stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error)
 }
 
 // restore returns the SQL text of a node, normalized by the parser (used
@@ -56,6 +59,17 @@ func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
 // position of the node.
 func (b *builder) typeErr(n ast.Node, err error) error {
 	return b.at(ErrInvalid, n, "%s: %v", restore(n), err)
+}
+
+// output converts a query output (a SELECT item or an ORDER BY key) to an
+// expression: a bare column is passed through in its stored type,
+// anything else is an engine expression (b.expr). Computed values keep
+// their engine types: int32 + 1 is an int64.
+func (b *builder) output(n ast.ExprNode, sc scope) (expr.Expr, error) {
+	if c, ok := unparen(n).(*ast.ColumnNameExpr); ok {
+		return sc.stored(b, c)
+	}
+	return b.expr(n, sc)
 }
 
 // expr converts an expression AST to an engine expression.

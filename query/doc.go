@@ -15,7 +15,7 @@
 // FIRST/LAST. build*.go: the AST becomes a plan of nodes (plan.go):
 //
 //	Limit → [Project (drops hidden sort keys)] → Sort/TopK → Project
-//	      → [Having] → [HashAggregate] → [Filter] → Scan
+//	      → [Having] → [HashAggregate] → [ToEngine] → [Filter] → [ToEngine] → Scan
 //
 // The scan decodes only the table columns the query names (none for a bare
 // count(*), which is answered from row counts) and gets the part of WHERE
@@ -27,6 +27,36 @@
 // closing the scan stops decoding, as soon as it has its rows; ORDER BY …
 // LIMIT k keeps O(k) rows.
 //
+// # Types
+//
+// A column the query returns unchanged — a bare column in the SELECT list
+// or *, through WHERE, ORDER BY, LIMIT and OFFSET — comes out with the
+// table's type and nullability (an int32 NOT NULL key stays int32 NOT
+// NULL, a decimal64(7,2) stays decimal64) and is never converted: the
+// scan hands batches on as the cache decodes them. Expressions compute on
+// the engine types of package expr (int64, float64, decimal128, utf8,
+// date32, bool), and a column is converted to its engine type only where
+// an expression, predicate, sort key or aggregate reads it, once per batch
+// however many of them do: a ToEngine step (op_convert.go) below the
+// filter for the predicate's columns, and above it for the rest, after the
+// filter has cut the rows down. The filter gathers only the columns read
+// above it (build_layout.go draws the layout of a batch), with copy loops
+// of its own (gather.go). So:
+//
+//   - computed columns have engine types and are nullable: int32 + 1 is
+//     int64, CAST(d AS DOUBLE) float64, an aggregate what agg.ResultType
+//     says;
+//   - a GROUP BY key that is a bare column comes out in the column's type
+//     and nullability: the aggregator groups on the engine type and only
+//     its result, one value per group, is converted back
+//     (expr.FromEngine; a date64 key groups by day, as date32, and comes
+//     back at midnight); a computed key keeps its engine type;
+//   - ORDER BY sorts a passed-through column in its own type, with the
+//     order of its engine type (sort_stored.go).
+//
+// Columns of types with no engine type (timestamps, lists, …) are refused
+// wherever the query names them, passed through or not.
+//
 // # Supported SQL
 //
 // SELECT with expressions, aliases and *; FROM one table (optionally
@@ -37,7 +67,11 @@
 // DAY/WEEK/MONTH/QUARTER/YEAR; GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
-// (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN. SQL NULL
+// (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
+// (explain_analyze.go: runs the query, discards its rows, and prints the
+// plan with each operator's rows, batches and time, the scan's batches
+// decoded and skipped and bytes decompressed, and what sorts and
+// aggregates spilled). SQL NULL
 // semantics; integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
 //
@@ -49,6 +83,16 @@
 // # Memory
 //
 // What a query's sorts and aggregates hold is tracked against
-// Options.MemoryLimit; a query that would pass it fails with ErrMemory
-// (spilling comes with issue 7). Streaming operators hold one batch.
+// Options.MemoryLimit. Without Options.Spill a query that would pass it
+// fails with ErrMemory. With it, ORDER BY (op_extsort.go, package
+// extsort) and GROUP BY (op_aggspill.go, agg.Spiller) spill sorted runs
+// and merge them back, so a query larger than memory finishes: each of
+// GROUP BY's hash tables is capped at MemoryLimit/(workers+2), and when
+// one is full its groups are written sorted by key with their partial
+// aggregates and the table starts over; at the end the runs are merged by
+// key, combining equal keys. A quota or full disk fails the query with an
+// error matching spill.ErrQuota or spill.ErrNoSpace; its files are removed
+// when it ends, fails or is cancelled. Stats.Spill and EXPLAIN ANALYZE
+// report files, bytes, rows and time spilled. Streaming operators hold one
+// batch.
 package query

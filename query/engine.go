@@ -15,6 +15,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // DefaultMemoryLimit is the per-query limit of Options left zero.
@@ -23,8 +24,8 @@ const DefaultMemoryLimit = 1 << 30
 // Options configure an Engine. Zero fields take the defaults given.
 type Options struct {
 	// MemoryLimit bounds what one query's sorts and aggregates hold;
-	// default DefaultMemoryLimit. A query that would pass it fails with
-	// ErrMemory.
+	// default DefaultMemoryLimit. A query that would pass it spills
+	// (Spill) or, without a spill Manager, fails with ErrMemory.
 	MemoryLimit int64
 	// ScanConcurrency is the goroutines a scan decodes on; default the
 	// cache's.
@@ -37,6 +38,14 @@ type Options struct {
 	// below an aggregate, each with its own hash table, merged at the
 	// end; default GOMAXPROCS.
 	Workers int
+	// Spill is where ORDER BY and GROUP BY spill what passes
+	// MemoryLimit: sorted runs merged back at the end, so a query larger
+	// than memory still finishes. Its Config sets the codec, the folder
+	// and the disk quota (a query passing it fails with an error matching
+	// spill.ErrQuota). The Manager is shared by every query; the engine
+	// removes a query's files when it ends, fails or is cancelled. nil:
+	// nothing spills, and such a query fails with ErrMemory.
+	Spill *spill.Manager
 	// NoPruning keeps WHERE out of the scan: every batch is decoded. For
 	// measuring what pruning saves, and for tests that check it changes
 	// no answer.
@@ -78,12 +87,9 @@ func (e *Engine) planStmt(sql string, params []any, prepare bool) (planNode, boo
 	if len(params) > nparams {
 		return nil, false, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%d parameters bound, the statement has %d", len(params), nparams)}
 	}
-	explain := false
+	explain, analyze := false, false
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
-		if ex.Analyze {
-			return nil, false, &Error{Kind: ErrUnsupported, Msg: "EXPLAIN ANALYZE"}
-		}
-		explain, stmt = true, ex.Stmt
+		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
 	sel, ok := stmt.(*ast.SelectStmt)
 	if !ok {
@@ -92,6 +98,9 @@ func (e *Engine) planStmt(sql string, params []any, prepare bool) (planNode, boo
 	}
 	b := &builder{sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	p, err := b.buildSelect(sel)
+	if err == nil && analyze {
+		p = &analyzeRoot{in: p} // explain_analyze.go
+	}
 	return p, explain, err
 }
 
@@ -113,6 +122,9 @@ func (e *Engine) Explain(ctx context.Context, sql string, params ...any) (string
 }
 
 func (e *Engine) explain(ctx context.Context, p planNode) (string, error) {
+	if a, ok := p.(*analyzeRoot); ok {
+		return e.analyze(ctx, a)
+	}
 	if s := findScan(p); s != nil {
 		// A scan of no columns touches no chunk: it only runs pruning.
 		cs, err := e.c.Scan(ctx, s.table, cache.ScanOptions{Columns: []int{}, Filter: s.pushed})
@@ -135,6 +147,8 @@ func findScan(p planNode) *scanNode {
 		return n
 	case *filterNode:
 		return findScan(n.in)
+	case *convertNode:
+		return findScan(n.in)
 	case *projectNode:
 		return findScan(n.in)
 	case *aggregateNode:
@@ -143,12 +157,17 @@ func findScan(p planNode) *scanNode {
 		return findScan(n.in)
 	case *limitNode:
 		return findScan(n.in)
+	case *analyzeNode:
+		return findScan(n.in)
+	case *analyzeRoot:
+		return findScan(n.in)
 	}
 	return nil
 }
 
-// Query runs one statement: a SELECT, or EXPLAIN SELECT (one utf8 column,
-// "plan", a row per line). The Result streams batches; the caller must
+// Query runs one statement: a SELECT, EXPLAIN SELECT or EXPLAIN ANALYZE
+// SELECT (one utf8 column, "plan", a row per line; ANALYZE runs the query
+// first). The Result streams batches; the caller must
 // Release it. Cancelling ctx stops the query within a batch.
 //
 // params bind the statement's ? placeholders in the order they appear.
@@ -167,11 +186,17 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 		}
 		return explainResult(e.opts.Alloc, text), nil
 	}
+	return e.run(ctx, p)
+}
+
+// run opens the operators of plan p as a running query.
+func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit}}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers}
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills}
 	if s := findScan(p); s != nil {
 		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }
 	}
+	var err error
 	r.root, err = p.open(ctx, rt, e.c)
 	if err != nil {
 		return nil, err
@@ -194,6 +219,7 @@ type Result struct {
 	err      error
 	rows     int64
 	scan     atomic.Pointer[cache.ScanMetrics]
+	spills   spillRegistry
 	once     sync.Once
 	finished bool
 }
@@ -205,6 +231,7 @@ type Stats struct {
 	Rows       int64             // rows returned
 	PeakMemory int64             // most bytes its sorts and aggregates held at once
 	Scan       cache.ScanMetrics // of its table scan, once the scan ended
+	Spill      SpillStats        // what its sorts and aggregates spilled so far
 }
 
 func (r *Result) Stats() Stats {
@@ -215,6 +242,7 @@ func (r *Result) Stats() Stats {
 	if m := r.scan.Load(); m != nil {
 		s.Scan = *m
 	}
+	s.Spill = r.spills.total()
 	return s
 }
 

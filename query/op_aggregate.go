@@ -26,6 +26,7 @@ type aggregateOp struct {
 	schema *arrow.Schema
 
 	out     []arrow.RecordBatch
+	spill   *aggSpill // with Options.Spill (op_aggspill.go)
 	started bool
 	held    int64 // bytes accounted to rt.mt
 	closed  bool
@@ -45,6 +46,9 @@ func (o *aggregateOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if o.spill != nil && o.spill.reader != nil {
+		return o.nextSpilled(ctx)
 	}
 	if len(o.out) == 0 {
 		return nil, io.EOF
@@ -80,7 +84,7 @@ func (o *aggregateOp) countRows(ctx context.Context) ([]arrow.RecordBatch, error
 func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	n := o.n
 	newAgg := func() (*agg.HashAggregator, error) {
-		return agg.NewHashAggregator(n.keyTypes(), n.argTypes(), n.specs(), agg.Options{Mem: o.rt.mem})
+		return agg.NewHashAggregator(n.keyTypes(), n.argTypes(), n.specs(), o.aggOptions())
 	}
 	src, steps := pipeline(o.in)
 	workers := max(o.rt.workers, 1)
@@ -97,6 +101,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		if aggs[i], err = newAgg(); err != nil {
 			return nil, err
 		}
+	}
+	if err := o.startSpill(aggs[0]); err != nil {
+		return nil, err
 	}
 	// Each worker pulls the next batch of the source (the scan, whose
 	// decoding is parallel already) under a lock, then runs the filters
@@ -132,7 +139,7 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 					return err
 				}
 				if now := h.MemoryUsage(); now > held {
-					if err := o.rt.mt.grow(now-held, "GROUP BY"); err != nil {
+					if err := o.trackTable(now - held); err != nil {
 						return err
 					}
 					held = now
@@ -144,6 +151,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		return nil, err
 	}
 	h := aggs[0]
+	if o.spilled() {
+		return nil, o.finishSpill(ctx, aggs)
+	}
 	for _, other := range aggs[1:] {
 		parts, err := other.Partial(outputBatchRows)
 		if err != nil {
@@ -151,13 +161,16 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		}
 		for _, p := range parts {
 			if err == nil {
-				err = h.Merge(p)
+				err = o.mergeSpilling(ctx, h, p)
 			}
 			p.Release()
 		}
 		if err != nil {
-			return nil, &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
+			return nil, wrapExec(err, "aggregating")
 		}
+	}
+	if o.spilled() {
+		return nil, o.finishSpill(ctx, aggs[:1])
 	}
 	if err := o.account(h.MemoryUsage()); err != nil {
 		return nil, err
@@ -190,15 +203,16 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 	if len(keys) == 0 && len(args) == 0 {
 		err = h.AddRows(int(rec.NumRows()))
 	} else {
-		err = h.Add(keys, args)
+		err = o.addSpilling(ctx, h, int(rec.NumRows()), keys, args)
 	}
 	if err != nil {
-		return &Error{Kind: ErrExec, Msg: "aggregating", Err: err}
+		return wrapExec(err, "aggregating")
 	}
 	return nil
 }
 
-// step is a per-batch operator (filter, project) that a worker can run.
+// step is a per-batch operator (filter, project, convert) that a worker
+// can run.
 type step interface {
 	apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error)
 }
@@ -208,18 +222,29 @@ type step interface {
 func pipeline(op operator) (operator, []step) {
 	var steps []step
 	for {
-		switch x := op.(type) {
-		case *filterOp:
-			steps = append(steps, x)
-			op = x.in
-		case *projectOp:
-			steps = append(steps, x)
-			op = x.in
-		default:
+		s, in, ok := peel(op)
+		if !ok {
 			slices.Reverse(steps)
 			return op, steps
 		}
+		steps = append(steps, s)
+		op = in
 	}
+}
+
+// peel splits a per-batch operator into the step it runs and its input.
+func peel(op operator) (step, operator, bool) {
+	switch x := op.(type) {
+	case *filterOp:
+		return x, x.in, true
+	case *projectOp:
+		return x, x.in, true
+	case *convertOp:
+		return x, x.in, true
+	case *analyzeOp: // EXPLAIN ANALYZE's wrapper
+		return x.peel()
+	}
+	return nil, op, false
 }
 
 // applySteps runs steps over rec, which it releases; it returns the
@@ -258,6 +283,7 @@ func (o *aggregateOp) Close() {
 		r.Release()
 	}
 	o.out = nil
+	o.closeSpill()
 	o.rt.mt.shrink(o.held)
 	o.held = 0
 	o.in.Close()

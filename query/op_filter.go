@@ -11,14 +11,18 @@ import (
 )
 
 // filterOp keeps the rows where its predicate is TRUE (not FALSE, not
-// NULL), batch by batch; a batch with no row left is not passed on.
+// NULL), batch by batch; a batch with no row left is not passed on. Of the
+// columns it keeps those at positions keep (nil: all), and gathers only
+// those.
 type filterOp struct {
-	rt   *runtime
-	in   operator
-	pred expr.Expr
+	rt     *runtime
+	in     operator
+	pred   expr.Expr
+	keep   []int
+	schema *arrow.Schema
 }
 
-func (o *filterOp) Schema() *arrow.Schema { return o.in.Schema() }
+func (o *filterOp) Schema() *arrow.Schema { return o.schema }
 
 func (o *filterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
@@ -48,30 +52,34 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	if !ok {
 		return nil, fmt.Errorf("query: filter %s evaluated to %s, not boolean", o.pred, mask.DataType())
 	}
-	if b.NullN() == 0 && b.Len() > 0 && allTrue(b) {
+	rec = o.narrow(rec)
+	defer rec.Release()
+	// Gather the selected rows (gather.go), not with arrow-go's filter
+	// kernel: v18.8's drops the values of Boolean columns that hold NULLs
+	// (it returned [false, null, null…] for [false, true, false, true,
+	// null…]).
+	sel := selection(make([]int32, 0, b.Len()), b)
+	switch len(sel) {
+	case 0:
+		return rec.NewSlice(0, 0), nil // dropped by Next; nothing copied
+	case int(rec.NumRows()):
 		rec.Retain()
 		return rec, nil
 	}
-	// Gather the selected rows with take: arrow-go v18.8's filter kernel
-	// drops the values of Boolean columns that hold NULLs (it returned
-	// [false, null, null…] for [false, true, false, true, null…]).
-	sel := make([]int32, 0, b.Len())
-	for i := range b.Len() {
-		if b.IsValid(i) && b.Value(i) {
-			sel = append(sel, int32(i))
-		}
-	}
-	return takeRecord(ctx, o.rt.mem, rec, sel)
+	return gatherRecord(ctx, o.rt.mem, rec, sel)
 }
 
-// allTrue reports whether every value of a null-free boolean array is set.
-func allTrue(b *array.Boolean) bool {
-	for i := range b.Len() {
-		if !b.Value(i) {
-			return false
-		}
+// narrow returns rec (retained) with only the columns the filter keeps.
+func (o *filterOp) narrow(rec arrow.RecordBatch) arrow.RecordBatch {
+	if o.keep == nil {
+		rec.Retain()
+		return rec
 	}
-	return true
+	cols := make([]arrow.Array, len(o.keep))
+	for i, p := range o.keep {
+		cols[i] = rec.Column(p)
+	}
+	return array.NewRecordBatch(o.schema, cols, rec.NumRows())
 }
 
 func (o *filterOp) Close() { o.in.Close() }

@@ -10,18 +10,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/query/expr"
 )
 
 // scanOp reads a cached table through cache.Scan: only the columns the
 // query uses are decoded, batches the pushed-down predicate rules out are
 // skipped, and with no column selected (count(*)) the batches carry row
-// counts only. Columns are converted to engine types as they arrive.
+// counts only. Columns come as the table stores them; the operators above
+// convert to engine types only what their expressions read (op_convert.go).
 type scanOp struct {
 	rt     *runtime
 	s      *cache.Scanner
 	table  string
-	schema *arrow.Schema // engine types
+	schema *arrow.Schema // the table's fields
 	onDone func(cache.ScanMetrics)
 	done   bool
 }
@@ -50,19 +50,16 @@ func (o *scanOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		return nil, io.EOF
 	}
+	// The scanner owns its batch until the next call; ours shares its
+	// arrays under the plan's schema. A table replaced since planning by
+	// one of other types fails here rather than in an operator above.
 	rec := o.s.RecordBatch()
-	cols := make([]arrow.Array, rec.NumCols())
 	for i, col := range rec.Columns() {
-		conv, err := expr.ToEngine(ctx, o.rt.mem, col)
-		if err != nil {
-			releaseAll(cols[:i])
-			return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("column %s of table %s", rec.ColumnName(i), o.table), Err: err}
+		if want := o.schema.Field(i).Type; !arrow.TypeEqual(col.DataType(), want) {
+			return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("column %s of table %s: the scan returned %s, the table is %s", rec.ColumnName(i), o.table, col.DataType(), want)}
 		}
-		cols[i] = conv
 	}
-	out := array.NewRecordBatch(o.schema, cols, rec.NumRows())
-	releaseAll(cols)
-	return out, nil
+	return array.NewRecordBatch(o.schema, rec.Columns(), rec.NumRows()), nil
 }
 
 // finish reports the scan's metrics once.

@@ -8,10 +8,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/spill"
 )
 
-// operator is one step of a running query: it yields record batches of
-// engine types (see package expr) until io.EOF. Operators pull from their
+// operator is one step of a running query: it yields record batches
+// (columns in the table's stored types, engine types where converted or
+// computed; see doc.go) until io.EOF. Operators pull from their
 // input batch by batch; only sort and aggregate hold more than a batch, and
 // they account what they hold to the query's memory tracker.
 type operator interface {
@@ -28,6 +31,10 @@ type runtime struct {
 	mem     memory.Allocator
 	mt      *memTracker
 	workers int // goroutines a hash aggregate runs its input on
+	// spill is where sorts and aggregates spill past the memory limit;
+	// nil: they fail with ErrMemory instead.
+	spill  *spill.Manager
+	spills *spillRegistry // the operators that may spill, for Stats
 }
 
 // memTracker counts the bytes a query's sort and aggregate hold against

@@ -31,7 +31,7 @@ type scanNode struct {
 	table       string
 	info        cache.TableInfo
 	columns     []int         // table columns decoded, in scan order; empty: count only
-	fields      []arrow.Field // their engine types
+	fields      []arrow.Field // the table's fields of those columns, as stored
 	pushed      cache.Predicate
 	pushedText  string
 	concurrency int
@@ -69,30 +69,54 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 	b.WriteString("\n")
 }
 
-// filterNode keeps rows where pred is TRUE.
+// filterNode keeps rows where pred is TRUE, and of the columns only those
+// at positions keep (all when keep is nil): a column only the predicate
+// reads is not gathered.
 type filterNode struct {
 	in   planNode
 	pred expr.Expr
 	what string // "Filter" or "Having"
+	keep []int
 }
 
-func (n *filterNode) schema() *arrow.Schema { return n.in.schema() }
+func (n *filterNode) schema() *arrow.Schema {
+	in := n.in.schema()
+	if n.keep == nil {
+		return in
+	}
+	fields := make([]arrow.Field, len(n.keep))
+	for i, p := range n.keep {
+		fields[i] = in.Field(p)
+	}
+	return arrow.NewSchema(fields, nil)
+}
 
 func (n *filterNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
 	in, err := n.in.open(ctx, rt, c)
 	if err != nil {
 		return nil, err
 	}
-	return &filterOp{rt: rt, in: in, pred: n.pred}, nil
+	return &filterOp{rt: rt, in: in, pred: n.pred, keep: n.keep, schema: n.schema()}, nil
 }
 
 func (n *filterNode) explain(b *strings.Builder, depth int) {
 	indent(b, depth)
-	fmt.Fprintf(b, "%s %s\n", n.what, n.pred)
+	fmt.Fprintf(b, "%s %s", n.what, n.pred)
+	if n.keep != nil {
+		out := n.schema()
+		names := make([]string, out.NumFields())
+		for i, f := range out.Fields() {
+			names[i] = f.Name
+		}
+		fmt.Fprintf(b, "; passes on [%s]", strings.Join(names, ", "))
+	}
+	b.WriteString("\n")
 	n.in.explain(b, depth+1)
 }
 
-// projectNode computes exprs, named names.
+// projectNode computes exprs, named names. A column passed through keeps
+// its input field's type and nullability (a NOT NULL column of the table
+// stays NOT NULL); anything computed is nullable.
 type projectNode struct {
 	in    planNode
 	exprs []expr.Expr
@@ -100,9 +124,10 @@ type projectNode struct {
 }
 
 func (n *projectNode) schema() *arrow.Schema {
+	in := n.in.schema()
 	fields := make([]arrow.Field, len(n.exprs))
 	for i, e := range n.exprs {
-		fields[i] = arrow.Field{Name: n.names[i], Type: e.Type(), Nullable: true}
+		fields[i] = arrow.Field{Name: n.names[i], Type: e.Type(), Nullable: nullable(e, in)}
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -147,9 +172,11 @@ type aggregateNode struct {
 }
 
 func (n *aggregateNode) schema() *arrow.Schema {
+	in := n.in.schema()
 	fields := make([]arrow.Field, 0, len(n.keys)+len(n.aggs))
 	for i, k := range n.keys {
-		fields = append(fields, arrow.Field{Name: n.keyNames[i], Type: k.Type(), Nullable: true})
+		// A key column of a NOT NULL column has no NULL group.
+		fields = append(fields, arrow.Field{Name: n.keyNames[i], Type: k.Type(), Nullable: nullable(k, in)})
 	}
 	for _, a := range n.aggs {
 		fields = append(fields, arrow.Field{Name: a.text, Type: a.typ, Nullable: true})
@@ -238,7 +265,7 @@ func (n *sortNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (opera
 	if err != nil {
 		return nil, err
 	}
-	return &sortOp{rt: rt, in: in, keys: n.keys, limit: n.limit, schema: n.schema()}, nil
+	return newExtSortOp(rt, in, n.keys, n.limit, n.schema()) // op_extsort.go
 }
 
 func (n *sortNode) explain(b *strings.Builder, depth int) {

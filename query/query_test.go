@@ -107,8 +107,13 @@ func cell(col arrow.Array, i int) string {
 	if col.IsNull(i) {
 		return "NULL"
 	}
-	if d, ok := col.(*array.Decimal128); ok { // with its scale: 1.50, not 1.5
+	switch d := col.(type) { // decimals with their scale: 1.50, not 1.5
+	case *array.Decimal128:
 		return d.Value(i).ToString(d.DataType().(*arrow.Decimal128Type).Scale)
+	case *array.Decimal64:
+		return decimal128.FromI64(int64(d.Value(i))).ToString(d.DataType().(*arrow.Decimal64Type).Scale)
+	case *array.Decimal32:
+		return decimal128.FromI64(int64(d.Value(i))).ToString(d.DataType().(*arrow.Decimal32Type).Scale)
 	}
 	return col.ValueStr(i)
 }

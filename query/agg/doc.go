@@ -81,11 +81,75 @@
 // aggregates (PartialSchema: keys, then per state its sum and count, min
 // or max, count, or list of distinct values) as ordinary Arrow record
 // batches, Merge folds such batches into any aggregator of the same shape,
-// and Reset empties the aggregator keeping its memory. A spilling operator
-// Adds until MemoryUsage passes its share, sorts Partial's batches by group
-// key into a run, Resets, and at the end merges the runs, Merging each key
-// range in turn. The sort and the run files belong to the spill and
-// extsort packages.
+// Reset empties the aggregator keeping its memory, and Shrink empties it
+// giving the memory back.
+//
+// # Spilling (spill*.go)
+//
+// A Spiller takes an aggregation past memory. The caller Adds until the
+// aggregator's MemoryLimit refuses a batch (the aggregator is as it was),
+// Spills the aggregator and Adds the batch again; at the end Finish
+// returns a reader of the final groups.
+//
+//	sp, _ := agg.NewSpiller(h, agg.SpillConfig{Manager: m, Budget: b})
+//	defer sp.Close()                         // removes every run file
+//	if err := h.Add(keys, args); errors.Is(err, agg.ErrMemoryLimit) {
+//		err = sp.Spill(ctx, h)                // a sorted run; h emptied
+//		err = h.Add(keys, args)
+//	}
+//	r, err := sp.Finish(ctx, h)              // merges; r yields ResultSchema
+//
+// Spill exports the groups (Partial's columns of every state but
+// count(DISTINCT)), normalizes their keys (package sortkey: one byte
+// string per row whose byte order is the keys' order, NULL last),
+// sorts them and writes them in that order through the spill package.
+// A count(DISTINCT x) state is the set of distinct (group, x) pairs;
+// they go to a file of their own as (keys, x) rows sorted by the group's
+// rank in the run and then x, so that a group's values stay on disk, not
+// in one list. One run is one file of partial states and one per
+// count(DISTINCT):
+//
+//	partial states, sorted by key, each key once:
+//	┌──────┬─────┬──────┬───────────────────────────────────────────┐
+//	│ key0 │ ... │ keyK │ state columns (PartialSchema's, without    │
+//	│      │     │      │ the count(DISTINCT) lists): count int64,   │
+//	│      │     │      │ sum decimal(38|76,s)|float64 + count int64,│
+//	│      │     │      │ min/max value                              │
+//	└──────┴─────┴──────┴───────────────────────────────────────────┘
+//	pairs of count(DISTINCT x) #d, sorted by (key, x), each pair once:
+//	┌──────┬─────┬──────┬───┐
+//	│ key0 │ ... │ keyK │ x │   x never NULL
+//	└──────┴─────┴──────┴───┘
+//
+// Worked example: GROUP BY k with count(*) and count(DISTINCT v) over
+// (k, v) = (2, a), (1, b), (2, a), (2, c), (NULL, a) spills the partial
+// states [(1, 1), (2, 3), (NULL, 1)] and the pairs [(1, b), (2, a),
+// (2, c), (NULL, a)].
+//
+// Finish keeps the last table's groups in memory, sorted the same way,
+// when the budget has room for them; merges the oldest runs in passes
+// (each writing one run) until one merge can read them all (FanIn, and
+// a batch of each file within three quarters of the budget); then
+// merges the rest as the reader is read. A merge is a heap of cursors,
+// one per run, ordered by the head row's normalized key. The main merge
+// gathers rows in key order, a few hundred at a time and never splitting
+// a key, into batches that one more aggregator (of the specs without
+// count(DISTINCT)) Merges: equal keys combine by the states' own merge
+// (counts and sums add, min and max compare), so each group's final value
+// is the one an aggregator that saw all rows computes. Each pair merge
+// walks its pairs in (key, x) order beside the main one and counts, per
+// group, the pairs unlike the previous: the distinct count, read from
+// disk without holding the values. A merge pass writes the combined
+// partial states and the deduplicated pairs, so runs shrink as they merge.
+// Output comes in key order, in batches of ResultRows groups.
+//
+// What the Spiller holds beside the tables (the sorted copy of a table
+// being spilled, the merge's batches and keys, the kept groups) is
+// charged to SpillConfig.Budget. Spill and Finish check the context
+// between batches; a spill that fails (ErrQuota from the spill package,
+// cancellation) leaves the aggregator as it was and nothing on disk;
+// Close removes whatever is left. Spill files are checksummed by the
+// spill package: a damaged one fails the merge, never answers wrong.
 //
 // The arrays Result and Partial return come from Options.Mem; the table
 // and states live on the Go heap.

@@ -61,27 +61,39 @@ func NewHashAggregator(keyTypes, argTypes []arrow.DataType, specs []Spec, opts O
 		argTypes: argTypes,
 		specs:    specs,
 		acct:     account{limit: opts.MemoryLimit},
-		ins:      make([]input, len(argTypes)+1),
-		bufs:     make([][]uint32, len(argTypes)+1),
-		used:     make([]bool, len(argTypes)),
-		seed:     newSeed(),
 	}
 	if h.mem == nil {
 		h.mem = memory.DefaultAllocator
 	}
+	if err := h.build(); err != nil {
+		h.Release()
+		return nil, err
+	}
+	return h, nil
+}
+
+// build makes the states, the table and the scratch of a new aggregator.
+func (h *HashAggregator) build() error {
+	keyTypes, argTypes, specs := h.keyTypes, h.argTypes, h.specs
+	h.ins = make([]input, len(argTypes)+1)
+	h.bufs = make([][]uint32, len(argTypes)+1)
+	h.used = make([]bool, len(argTypes))
+	h.seed = newSeed()
+	h.names, h.states, h.stKeys, h.stNames, h.out = nil, nil, nil, nil, nil
+	h.cols, h.tab = nil, nil
 	for i, s := range specs {
 		var dt arrow.DataType
 		if s.Func != CountStar {
 			if s.Arg < 0 || s.Arg >= len(argTypes) {
-				return nil, fmt.Errorf("%w: %s: argument %d of %d", ErrInput, s.name(i), s.Arg, len(argTypes))
+				return fmt.Errorf("%w: %s: argument %d of %d", ErrInput, s.name(i), s.Arg, len(argTypes))
 			}
 			dt = argTypes[s.Arg]
 		}
 		if s.Func < CountStar || s.Func > Avg {
-			return nil, fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
+			return fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
 		}
 		if _, err := ResultType(s.Func, dt); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name(i), err)
+			return fmt.Errorf("%s: %w", s.name(i), err)
 		}
 		if s.Func != CountStar {
 			h.used[s.Arg] = true
@@ -109,11 +121,21 @@ func NewHashAggregator(keyTypes, argTypes []arrow.DataType, specs []Spec, opts O
 		}
 		h.tab = newTable(&h.acct, h.cols)
 	}
-	if err := h.resetGlobal(); err != nil {
-		h.Release()
-		return nil, err
+	return h.resetGlobal()
+}
+
+// Shrink drops every group and frees all the aggregator holds, leaving it
+// as NewHashAggregator made it. After a spill Reset keeps the memory for
+// the groups to come; Shrink is for when what Reset would keep leaves no
+// room (scratch sized for larger batches, the buffers of Merge after
+// those of Add).
+func (h *HashAggregator) Shrink() error {
+	if h.released {
+		return errReleased
 	}
-	return h, nil
+	h.Release()
+	h.released = false
+	return h.build()
 }
 
 // resetGlobal gives an aggregator without keys its one group.

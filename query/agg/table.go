@@ -34,6 +34,7 @@ type table struct {
 	slots  []uint64
 	mask   uint64
 	hashes []uint64 // per group
+	sink   uint64   // prefetch's sum
 
 	// Per-batch scratch: lists of rows.
 	todo, next []uint32
@@ -149,15 +150,15 @@ func (t *table) insert(rows []uint32, h []uint64, gids []uint32) error {
 // often mispredicts, and they would come one at a time.
 const prefetchSlots = 1 << 16
 
-var prefetchSink uint64
-
 func (t *table) prefetch(rows []uint32, h []uint64) {
 	var x uint64
 	slots, mask := t.slots, t.mask
 	for _, r := range rows {
 		x += slots[h[r]&mask]
 	}
-	prefetchSink = x
+	// Kept so the loads are not optimized away; per table, since tables
+	// of parallel workers prefetch at once (a package variable raced).
+	t.sink = x
 }
 
 // renumber gives the groups created by a batch, from old on, ids in the

@@ -90,13 +90,37 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 		return exactInt(a.Value(i)), nil
 	case *array.Int32:
 		return exactInt(int64(a.Value(i))), nil
+	case *array.Int16:
+		return exactInt(int64(a.Value(i))), nil
+	case *array.Int8:
+		return exactInt(int64(a.Value(i))), nil
+	case *array.Uint8:
+		return exactInt(int64(a.Value(i))), nil
+	case *array.Uint16:
+		return exactInt(int64(a.Value(i))), nil
+	case *array.Uint32:
+		return exactInt(int64(a.Value(i))), nil
+	case *array.Uint64:
+		return cell{kind: kindExact, exact: new(big.Rat).SetInt(new(big.Int).SetUint64(a.Value(i)))}, nil
 	case *array.Float64:
 		return cell{kind: kindFloat, f: a.Value(i)}, nil
+	case *array.Float32:
+		return cell{kind: kindFloat, f: float64(a.Value(i))}, nil
 	case *array.Decimal128:
 		return exactDecimal(a.Value(i).BigInt(), int(a.DataType().(*arrow.Decimal128Type).Scale)), nil
+	case *array.Decimal64:
+		return exactDecimal(big.NewInt(int64(a.Value(i))), int(a.DataType().(*arrow.Decimal64Type).Scale)), nil
+	case *array.Decimal32:
+		return exactDecimal(big.NewInt(int64(a.Value(i))), int(a.DataType().(*arrow.Decimal32Type).Scale)), nil
 	case *array.String:
-		return cell{kind: kindString, s: a.Value(i)}, nil
+		// Value aliases the batch's buffer, which the engine's recycling
+		// allocator reuses once the batch is released: copy.
+		return cell{kind: kindString, s: strings.Clone(a.Value(i))}, nil
+	case *array.LargeString:
+		return cell{kind: kindString, s: strings.Clone(a.Value(i))}, nil
 	case *array.Date32:
+		return cell{kind: kindDate, s: a.Value(i).FormattedString()}, nil
+	case *array.Date64:
 		return cell{kind: kindDate, s: a.Value(i).FormattedString()}, nil
 	case *array.Boolean:
 		return cell{kind: kindBool, s: fmt.Sprint(a.Value(i))}, nil

@@ -10,7 +10,7 @@
 //	go test -tags duckdb -run TestShow -v ./query/difftest/ -args -show 20
 //
 // The first takes about 10 s on 2 cores once built (loading both engines
-// about 2 s, 21 TPC-H queries, 800 generated ones); the first build
+// about 2 s, 21 TPC-H queries, 1,200 generated ones); the first build
 // compiles and links DuckDB's bindings, about a minute more. It needs gcc
 // and g++ (Debian's, on the machine as it comes) and nothing else
 // installed. DuckDB is told not to load or install extensions, so the
@@ -21,17 +21,23 @@
 // TPC-H lineitem at SF 0.01 (package tpch, 60,175 rows) and table t, 3,000
 // rows of every engine type (int64, int32, float64, decimal(12,2), utf8,
 // date32, bool) with NULLs in every nullable column, in batches of 256
-// rows so that pruning has batches to skip. Quiver gets them through
-// cache.Put; DuckDB reads the same Arrow batches written as Parquet
-// (package tpchparquet) into in-memory tables.
+// rows so that pruning has batches to skip; and table w, 3,000 rows of
+// every stored type that is not an engine type (int8, int16, int32, the
+// unsigned integers, float32, decimal32, decimal64, decimal128(7,2),
+// large_utf8, date64), NOT NULL columns among them. Quiver gets them
+// through cache.Put and returns columns it passes through in those types;
+// DuckDB reads the same Arrow batches written as Parquet (package
+// tpchparquet) into in-memory tables — w converted to the engine types
+// first, since those are what quiver computes on.
 //
 // # Queries
 //
 // TestTPCH runs TPC-H Q1 and Q6 and single-table rewrites of others
 // (tpch_test.go). TestGenerated runs a seeded random set (-seed, -queries)
 // of filters, projections, aggregates with GROUP BY on 0–2 keys and
-// HAVING, and orderings with NULLS FIRST/LAST, LIMIT and OFFSET, over t
-// and lineitem (gen_test.go).
+// HAVING, and orderings with NULLS FIRST/LAST, LIMIT and OFFSET, over t, w
+// and lineitem (gen_test.go). TestNarrowTypes passes, sorts and groups
+// every type of w (narrow_test.go).
 //
 // # Comparison
 //
@@ -43,6 +49,10 @@
 // double (DuckDB divides decimals in DOUBLE) within half a unit of the
 // decimal's last place. The first difference is reported with the SQL
 // and both rows.
+//
+// TestGroupBySpill (spill_test.go) loads its own table g, 400,000 rows
+// of 200,000 keys, and runs GROUP BYs whose groups do not fit quiver's
+// 4 MiB limit, so that they spill sorted runs and merge them (query.Options.Spill).
 //
 // TestEdges runs hand-written corners over t (month ends, NULLs in IN and
 // NOT, all-NULL batches, empty inputs, LIKE wildcards in the data, OFFSET

@@ -16,10 +16,10 @@ var (
 	queries = flag.Int("queries", 400, "generated queries per table")
 )
 
-// TestGenerated runs seeded random queries over t and lineitem.
+// TestGenerated runs seeded random queries over t, w and lineitem.
 func TestGenerated(t *testing.T) {
 	ctx := context.Background()
-	for _, tab := range []*table{nullsSpec, lineitemSpec} {
+	for _, tab := range []*table{nullsSpec, narrowSpec, lineitemSpec} {
 		t.Run(tab.name, func(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(*seed, uint64(len(tab.name)))), t: tab}
 			failed := 0

@@ -55,12 +55,12 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer env.db.Close()
-	fmt.Fprintf(os.Stderr, "difftest: lineitem (SF %v) and t loaded into quiver and DuckDB in %v\n", sf, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "difftest: lineitem (SF %v), t and w loaded into quiver and DuckDB in %v\n", sf, time.Since(start).Round(time.Millisecond))
 	return m.Run(), nil
 }
 
-// open loads lineitem and t into a quiver cache and, through Parquet files
-// in dir, into an in-memory DuckDB.
+// open loads lineitem, t and w into a quiver cache and, through Parquet
+// files in dir, into an in-memory DuckDB (w in its engine types).
 func (e *engines) open(ctx context.Context, dir string) error {
 	c, err := cache.New(cache.Options{})
 	if err != nil {
@@ -78,21 +78,30 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err := putRecords(ctx, c, "t", recs); err != nil {
 		return err
 	}
+	narrow := narrowTable(memory.DefaultAllocator)
+	wide, err := engineRecords(ctx, memory.DefaultAllocator, narrow)
+	defer func() {
+		for _, r := range append(narrow, wide...) {
+			r.Release()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if err := putRecords(ctx, c, "w", narrow); err != nil {
+		return err
+	}
 	e.q = query.New(c, query.Options{})
 
 	lineitem := filepath.Join(dir, "lineitem.parquet")
 	if err := writeFile(lineitem, func(f *os.File) error { return tpchparquet.WriteTable(f, tpch.LineitemTable, sf) }); err != nil {
 		return err
 	}
-	t := filepath.Join(dir, "t.parquet")
-	if err := writeFile(t, func(f *os.File) error {
-		r, err := array.NewRecordReader(recs[0].Schema(), recs)
-		if err != nil {
-			return err
-		}
-		defer r.Release()
-		return tpchparquet.Write(f, r)
-	}); err != nil {
+	t, w := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "w.parquet")
+	if err := writeParquet(t, recs); err != nil {
+		return err
+	}
+	if err := writeParquet(w, wide); err != nil {
 		return err
 	}
 	// No extension is loaded or installed: nothing reaches the network.
@@ -103,6 +112,7 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	for _, stmt := range []string{
 		fmt.Sprintf("CREATE TABLE lineitem AS SELECT * FROM read_parquet('%s')", lineitem),
 		fmt.Sprintf("CREATE TABLE t AS SELECT * FROM read_parquet('%s')", t),
+		fmt.Sprintf("CREATE TABLE w AS SELECT * FROM read_parquet('%s')", w),
 	} {
 		if _, err := e.db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
@@ -119,6 +129,17 @@ func putRecords(ctx context.Context, c *cache.Cache, name string, recs []arrow.R
 	defer r.Release()
 	_, err = c.Put(ctx, name, r, cache.TableOptions{})
 	return err
+}
+
+func writeParquet(path string, recs []arrow.RecordBatch) error {
+	return writeFile(path, func(f *os.File) error {
+		r, err := array.NewRecordReader(recs[0].Schema(), recs)
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		return tpchparquet.Write(f, r)
+	})
 }
 
 func writeFile(path string, write func(*os.File) error) error {

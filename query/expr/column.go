@@ -13,9 +13,10 @@ type column struct {
 	typ   arrow.DataType
 }
 
-// Column is column index of the batch, named name (for String), of engine
-// type typ. Eval fails with ErrInvalid when the batch has no such column or
-// the column is not of type typ.
+// Column is column index of the batch, named name (for String), of type
+// typ: an engine type for a column other expressions read, any type for
+// one a query only passes through. Eval fails with ErrInvalid when the
+// batch has no such column or the column is not of type typ.
 func Column(index int, name string, typ arrow.DataType) Expr {
 	return &column{index: index, name: name, typ: typ}
 }

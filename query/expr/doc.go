@@ -13,6 +13,10 @@
 // EngineType maps a stored type to its engine type and ToEngine converts
 // a column (small integers and uint64 to Int64, float32 to Float64,
 // decimal32/64 to Decimal128, large_utf8 to String, date64 to Date32).
+// The planner converts only the columns expressions read; FromEngine and
+// AsStored go back to a stored type for output (a GROUP BY key), and a
+// Column may name a stored type when it is only passed through. Neither
+// is an operand of another expression.
 //
 // Operands meet in their common type (Coerce): two decimals widen to a
 // scale and integer part that hold both, Int64 with a decimal becomes a

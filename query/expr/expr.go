@@ -12,7 +12,8 @@ import (
 // Expr is a typed scalar expression over the columns of a record batch.
 type Expr interface {
 	// Type is the engine type of the result (see EngineType); arrow.Null
-	// only for an untyped NULL.
+	// only for an untyped NULL. Only output columns have stored types: a
+	// Column passed through, AsStored.
 	Type() arrow.DataType
 	// Eval returns an array of batch.NumRows() rows (caller releases).
 	// Columns in batch are already engine types.

@@ -25,6 +25,7 @@ const (
 	KindCoalesce
 	KindNegate
 	KindAddInterval
+	KindStored // AsStored: Args[0] in a stored type
 )
 
 // Node describes one expression node.
@@ -88,6 +89,8 @@ func Inspect(e Expr) Node {
 		return Node{Kind: KindNegate, Args: x.children()}
 	case *intervalExpr:
 		return Node{Kind: KindAddInterval, Args: x.children(), Months: x.months, Days: x.days}
+	case *storedExpr:
+		return Node{Kind: KindStored, Args: x.children()}
 	}
 	return Node{Kind: KindOther}
 }

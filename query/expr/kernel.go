@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -30,12 +31,14 @@ func values[T arrow.FixedWidthType](a arrow.Array) []T {
 
 func sizeOf[T arrow.FixedWidthType]() int {
 	var z T
+	// The switch is on exact types: named types over int32 (Date32,
+	// Decimal32) need their own case or they would get 8 bytes.
 	switch any(z).(type) {
 	case int8, uint8:
 		return 1
 	case int16, uint16:
 		return 2
-	case int32, uint32, float32:
+	case int32, uint32, float32, arrow.Date32, decimal.Decimal32:
 		return 4
 	case decimal128.Num:
 		return 16

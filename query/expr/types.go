@@ -73,11 +73,11 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 }
 
 // ToEngine converts a column to its engine type. A column already of its
-// engine type is retained and returned as is. Widening conversions (small
-// integers, float32, large_utf8) use arrow-go's cast; uint64 (checked: a
-// value above MaxInt64 is ErrOverflow), decimal32/64 and date64 (days
-// rounded toward minus infinity) use our own, since arrow-go's cast rejects
-// or lacks them.
+// engine type is retained and returned as is. Small integers and float32
+// widen in one loop of our own (widen); uint64 (checked: a value above
+// MaxInt64 is ErrOverflow), decimal32/64 and date64 (days rounded toward
+// minus infinity) use our own too, since arrow-go's cast rejects or lacks
+// them; large_utf8 goes through arrow-go's cast.
 func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 	to, ok := EngineType(arr.DataType())
 	if !ok {
@@ -88,6 +88,20 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return arr, nil
 	}
 	switch a := arr.(type) {
+	case *array.Int8:
+		return widen[int8, int64](mem, typInt64, arr, a.Int8Values()), nil
+	case *array.Int16:
+		return widen[int16, int64](mem, typInt64, arr, a.Int16Values()), nil
+	case *array.Int32:
+		return widen[int32, int64](mem, typInt64, arr, a.Int32Values()), nil
+	case *array.Uint8:
+		return widen[uint8, int64](mem, typInt64, arr, a.Uint8Values()), nil
+	case *array.Uint16:
+		return widen[uint16, int64](mem, typInt64, arr, a.Uint16Values()), nil
+	case *array.Uint32:
+		return widen[uint32, int64](mem, typInt64, arr, a.Uint32Values()), nil
+	case *array.Float32:
+		return widen[float32, float64](mem, typFloat64, arr, a.Float32Values()), nil
 	case *array.Uint64:
 		return mapFixed(mem, typInt64, arr, a.Uint64Values(), func(v uint64) (int64, error) {
 			if v > math.MaxInt64 {
@@ -117,6 +131,23 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), to, err)
 	}
 	return out, nil
+}
+
+// widen converts a column of a narrower number type to int64 or float64.
+// No value can fail, so the loop runs over every row, NULL or not (what
+// sits under a NULL is converted and stays hidden), with no branch, and the
+// validity bitmap is shared rather than copied when the column is not
+// sliced. It is what a scan of int32 keys pays per expression column, so
+// it avoids arrow-go's cast and its kernel dispatch.
+func widen[I int8 | int16 | int32 | uint8 | uint16 | uint32 | float32, O int64 | float64](mem memory.Allocator, typ arrow.DataType, in arrow.Array, vals []I) arrow.Array {
+	n := in.Len()
+	validity, nulls := combineValidity(mem, n, in)
+	buf, out := newValues[O](mem, n)
+	out = out[:len(vals)]
+	for i, x := range vals {
+		out[i] = O(x)
+	}
+	return makeArray(typ, n, validity, nulls, buf)
 }
 
 // floorDiv is a / b rounded toward minus infinity (b > 0).

@@ -1,0 +1,157 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/extsort"
+)
+
+// extSortOp runs ORDER BY (and ORDER BY … LIMIT k as a top-k) through
+// package extsort: keys compared as normalized bytes, stable, within the
+// query's memory limit; past it, sorted runs spill to Options.Spill and are
+// merged back, or, with no spill Manager, the query fails with ErrMemory as
+// before. Its memory is accounted to the query's tracker, shared with the
+// operators below it.
+type extSortOp struct {
+	rt     *runtime
+	in     operator
+	keys   []sortKey
+	limit  int64 // -1: none
+	schema *arrow.Schema
+
+	s      *extsort.Sorter
+	out    array.RecordReader
+	stats  atomic.Pointer[SpillStats] // for Stats from other goroutines
+	closed bool
+}
+
+func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema *arrow.Schema) (*extSortOp, error) {
+	o := &extSortOp{rt: rt, in: in, keys: keys, limit: limit, schema: schema}
+	cfg := extsort.Config{
+		Keys:      make([]extsort.Key, len(keys)),
+		Budget:    sortBudget{rt.mt},
+		Spill:     rt.spill,
+		Owner:     "orderby",
+		Mem:       rt.mem,
+		BatchRows: outputBatchRows,
+		Workers:   rt.workers,
+	}
+	for i, k := range keys {
+		cfg.Keys[i] = extsort.Key{Col: k.col, Desc: k.desc, NullsFirst: k.nullsFirst}
+	}
+	if limit > 0 {
+		cfg.Limit = limit
+	}
+	s, err := extsort.New(schema, cfg)
+	if err != nil {
+		in.Close()
+		return nil, sortError(err)
+	}
+	o.s = s
+	o.stats.Store(&SpillStats{})
+	if rt.spill != nil {
+		rt.spills.add(o)
+	}
+	return o, nil
+}
+
+func (o *extSortOp) Schema() *arrow.Schema { return o.schema }
+
+func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if o.out == nil {
+		err := drain(ctx, o.in, func(rec arrow.RecordBatch) error {
+			if o.limit == 0 {
+				return nil // LIMIT 0: the input still runs, for its errors
+			}
+			return o.s.Add(ctx, rec)
+		})
+		if err == nil {
+			o.out, err = o.s.Finish(ctx)
+		}
+		o.snapshot()
+		if err != nil {
+			return nil, sortError(err)
+		}
+	}
+	if o.limit == 0 || !o.out.Next() {
+		o.snapshot()
+		if err := o.out.Err(); err != nil {
+			return nil, sortError(err)
+		}
+		return nil, io.EOF
+	}
+	rec := o.out.RecordBatch()
+	rec.Retain()
+	return rec, nil
+}
+
+// snapshot publishes what the sort spilled so far.
+func (o *extSortOp) snapshot() {
+	m := o.s.Metrics()
+	o.stats.Store(&SpillStats{Files: int64(m.SpillFiles), Bytes: m.SpilledBytes, Rows: m.SpilledRows, Time: m.SpillTime})
+}
+
+// spillStats is what the sort spilled so far.
+func (o *extSortOp) spillStats() SpillStats { return *o.stats.Load() }
+
+func (o *extSortOp) Close() {
+	if o.closed {
+		return
+	}
+	o.closed = true
+	if o.out != nil {
+		o.out.Release()
+		o.out = nil
+	}
+	o.s.Close()
+	o.in.Close()
+}
+
+// sortError makes an extsort error a query error: past the memory limit
+// is ErrMemory; spill errors (a quota, a full disk, a damaged file) keep
+// their own sentinels under ErrExec; a cancellation stays what it is.
+func sortError(err error) error {
+	var qe *Error
+	switch {
+	case errors.As(err, &qe), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, extsort.ErrMemory):
+		return &Error{Kind: ErrMemory, Msg: "ORDER BY (raise the limit, give the engine a spill Manager, or add a LIMIT or a more selective WHERE)", Err: err}
+	case errors.Is(err, extsort.ErrInput):
+		return &Error{Kind: ErrUnsupported, Msg: "ORDER BY", Err: err}
+	}
+	return &Error{Kind: ErrExec, Msg: "ORDER BY", Err: err}
+}
+
+// sortBudget lets the sort account its memory to the query's tracker:
+// TryGrow is the tracker's grow (the sort spills when it fails), Grow
+// charges what the sort cannot do without.
+type sortBudget struct{ mt *memTracker }
+
+func (b sortBudget) TryGrow(n int64) bool { return b.mt.grow(n, "ORDER BY") == nil }
+
+func (b sortBudget) Grow(n int64) {
+	used := b.mt.used.Add(n)
+	for {
+		p := b.mt.peak.Load()
+		if used <= p || b.mt.peak.CompareAndSwap(p, used) {
+			return
+		}
+	}
+}
+
+func (b sortBudget) Shrink(n int64) { b.mt.shrink(n) }
+
+func (b sortBudget) Available() int64 {
+	if b.mt.limit <= 0 {
+		return math.MaxInt64 / 4
+	}
+	return b.mt.limit - b.mt.used.Load()
+}
