@@ -10,6 +10,7 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // toStatus maps an error to the gRPC status a client acts on: what the
@@ -39,6 +40,12 @@ func codeOf(err error) codes.Code {
 		return codes.DeadlineExceeded
 	case errors.Is(err, query.ErrNoTable), errors.Is(err, cache.ErrNotFound):
 		return codes.NotFound
+	// A query's spill past its quota or a full disk comes as an execution
+	// error: what it needed is the server's to give.
+	case errors.Is(err, spill.ErrResourceExhausted):
+		return codes.ResourceExhausted
+	case errors.Is(err, spill.ErrCorrupt):
+		return codes.DataLoss
 	case errors.Is(err, query.ErrSyntax), errors.Is(err, query.ErrUnsupported),
 		errors.Is(err, query.ErrInvalid), errors.Is(err, query.ErrExec):
 		return codes.InvalidArgument

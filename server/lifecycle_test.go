@@ -79,6 +79,7 @@ func TestListenRefusesTheNetworkWithoutTLSAndTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Shutdown(context.Background()) // removes its spill folder
 	if err := s.Listen(); err == nil || !strings.Contains(err.Error(), "--insecure") {
 		t.Fatalf("0.0.0.0 without TLS: %v", err)
 	}
@@ -86,6 +87,7 @@ func TestListenRefusesTheNetworkWithoutTLSAndTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Shutdown(context.Background())
 	if err := s.Listen(); err != nil {
 		t.Fatalf("with Insecure: %v", err)
 	}

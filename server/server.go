@@ -20,7 +20,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // Server is quiver's Flight SQL server over one cache.
@@ -38,6 +40,8 @@ type Server struct {
 	slots    chan struct{}
 	metrics  metrics
 
+	spills *spill.Manager // nil with NoSpill
+
 	grpc    *grpc.Server
 	lis     net.Listener
 	tls     bool
@@ -52,9 +56,24 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 	}
 	cfg = cfg.withDefaults(runtime.GOMAXPROCS(0))
 	rc, _ := parseResultCodec(cfg.ResultCodec) // checked by Validate
+	var spills *spill.Manager
+	if !cfg.NoSpill {
+		sc, _ := codec.ParseSetting(cfg.SpillCodec) // checked by Validate
+		m, err := spill.NewManager(spill.Config{Dir: cfg.SpillDir, Quota: cfg.SpillQuota, Codec: sc})
+		if err != nil {
+			return nil, fmt.Errorf("server: spill folder: %w", err)
+		}
+		spills = m
+	}
+	ok := false
+	defer func() {
+		if !ok && spills != nil {
+			spills.Close()
+		}
+	}()
 	s := &Server{
-		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc,
-		engine:   query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc}),
+		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
+		engine:   query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills}),
 		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		slots:    make(chan struct{}, cfg.MaxQueries),
@@ -81,6 +100,7 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		return nil, err
 	}
 	flight.RegisterFlightServiceServer(s.grpc, &flightService{FlightServer: flightsql.NewFlightServer(sql), s: s})
+	ok = true
 	return s, nil
 }
 
@@ -159,6 +179,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.log.Warn("grace period over: cutting running calls", "running_queries", s.running.count())
 		s.grpc.Stop()
 		<-done
+	}
+	if s.spills != nil {
+		if err := s.spills.Close(); err != nil {
+			s.log.Warn("removing the spill folder", "err", err)
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/spill"
 )
 
 const queryAbout = `Answers one SQL statement and prints the result as a table (EXPLAIN SELECT …
@@ -177,7 +178,14 @@ func runLocalQuery(ctx context.Context, q localQuery, stdout, stderr io.Writer) 
 		}
 	}
 	loaded := time.Since(start)
-	e := query.New(c, query.Options{MemoryLimit: q.memLimit})
+	// ORDER BY and GROUP BY past --memory-limit spill under the temp dir
+	// (zstd:1), in a folder removed when the command ends.
+	spills, err := spill.NewManager(spill.Config{Codec: codec.Setting{Kind: codec.Zstd, Level: 1}})
+	if err != nil {
+		return err
+	}
+	defer spills.Close()
+	e := query.New(c, query.Options{MemoryLimit: q.memLimit, Spill: spills})
 	start = time.Now()
 	res, err := e.Query(ctx, q.sql)
 	if err != nil {

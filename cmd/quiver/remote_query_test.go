@@ -111,10 +111,10 @@ func TestRemoteQueryErrors(t *testing.T) {
 }
 
 // TestRemoteQueryMidStreamError: a failure while the result streams (the
-// sort needs more than the server lets a query hold) reaches the user as
-// the server's error, not as a cut-off stream.
+// sort needs more than the server lets a query hold, and may not spill)
+// reaches the user as the server's error, not as a cut-off stream.
 func TestRemoteQueryMidStreamError(t *testing.T) {
-	ts := startTestServer(t, server.Config{QueryMemory: 64 << 10})
+	ts := startTestServer(t, server.Config{QueryMemory: 64 << 10, NoSpill: true})
 	mustRun(t, "load", "--server", ts.uri, "--quiet", "t", writeCSV(t, 20000))
 	code, _, errs := runCLI("query", "--server", ts.uri, "SELECT name, id FROM t ORDER BY name, id DESC")
 	if code != 1 || !strings.Contains(errs, "quiver query: over a server limit: ") || strings.Contains(errs, "cut off") {

@@ -32,6 +32,10 @@ Result codec: the session option "quiver.result.codec" (none, lz4, zstd:N,
 auto), default --codec. auto sends uncompressed to loopback clients and zstd:1
 to the others.
 
+Memory: each query's sorts and aggregates hold at most --query-memory; past
+it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
+(removed when the query ends), within --spill-quota.
+
 Security: --token-file (one bearer token per line) or the environment variable
 QUIVER_TOKENS (comma-separated) turn on authentication; --tls-cert/--tls-key turn
 on TLS. The server refuses to listen on a non-loopback address without both
@@ -64,6 +68,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
 	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long running streams may finish at shutdown")
+	spillDir := fs.String("spill-dir", "", "where ORDER BY and GROUP BY spill past --query-memory (default: the system temp dir)")
+	spillQuota := fs.Int64("spill-quota", 0, "bytes of spill files on disk, all queries together (0: no quota)")
+	spillCodec := fs.String("spill-codec", "zstd:1", "spill file codec: none, lz4, zstd:N")
+	noSpill := fs.Bool("no-spill", false, "never spill: queries past --query-memory fail")
 	logFormat := fs.String("log-format", "text", "text or json")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -106,6 +114,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Listen: *listen, TLSCert: *tlsCert, TLSKey: *tlsKey, Tokens: tokens, Insecure: *insecure,
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
 		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
+		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
 	}
 	server.Version = version
 	s, err := server.New(cfg, c)
