@@ -32,6 +32,14 @@ func TestRunSort(t *testing.T) {
 		t.Fatalf("%d results, want %d", len(rep.Results), want)
 	}
 	for _, x := range rep.Results {
+		if x.duck && x.Failed != "" {
+			// DuckDB cannot sort these within 2 MiB ("Out of Memory"):
+			// the report must say so instead of a time.
+			if !strings.Contains(out.String(), x.Failed) {
+				t.Errorf("%s: DuckDB's failure is not in the report", x.Query)
+			}
+			continue
+		}
 		if len(x.Times) != 1 {
 			t.Errorf("%s %s: %d runs", x.Query, x.Codec, len(x.Times))
 		}
