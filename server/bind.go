@@ -13,13 +13,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/query"
 )
 
 // bindParameters reads the parameter batch a client uploads for a
 // prepared statement: one row, a column per ? in order. The values are
 // kept with the statement for its next executions.
-func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatementQuery, rd *flightDataReader) error {
+func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatementQuery, rd *flightipc.Reader) error {
 	p, err := s.prepared.get(c.GetPreparedStatementHandle())
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/internal/pull"
 	"github.com/quiverdb/quiver/internal/testrec"
 )
@@ -74,14 +75,14 @@ func FuzzUpload(f *testing.F) {
 		checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer checked.AssertSize(t, 0)
 		fds := splitFlightData(data)
-		rd := &flightDataReader{recv: func() (*flight.FlightData, error) {
+		rd := flightipc.NewReader(func() (*flight.FlightData, error) {
 			if len(fds) == 0 {
 				return nil, io.EOF
 			}
 			fd := fds[0]
 			fds = fds[1:]
 			return fd, nil
-		}}
+		}, batch.Limits{})
 		sr, err := batch.NewStreamReader(rd, batch.ReadOptions{Alloc: checked, Limits: uploadLimits})
 		if err != nil {
 			return

@@ -22,6 +22,7 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
 // testServer is a real server on a loopback port over a cache whose
@@ -186,13 +187,13 @@ func fetchRaw(t *testing.T, cl *flightsql.Client, ctx context.Context, sql strin
 		t.Fatal(err)
 	}
 	var res rawResult
-	rd := &flightDataReader{recv: func() (*flight.FlightData, error) {
+	rd := flightipc.NewReader(func() (*flight.FlightData, error) {
 		fd, err := st.Recv()
 		if err == nil {
 			res.messages = append(res.messages, fd)
 		}
 		return fd, err
-	}}
+	}, batch.Limits{})
 	if res.stream, err = io.ReadAll(rd); err != nil {
 		t.Fatal(err)
 	}

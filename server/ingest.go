@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/internal/pull"
 )
 
@@ -19,7 +20,7 @@ const maxTableName = 128
 // ingest stores the batches a client uploads as table c.Table: created,
 // appended to or replaced as its table definition options say. It returns
 // the rows stored (0 when it failed: the cache's puts are atomic).
-func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *flightDataReader) (int64, error) {
+func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *flightipc.Reader) (int64, error) {
 	name := c.GetTable()
 	if err := checkTableName(name); err != nil {
 		return 0, err

@@ -13,7 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
 // TestDictionaryResultsDecodeRight streams batches whose dictionaries
@@ -64,14 +66,14 @@ func TestDictionaryResultsDecodeRight(t *testing.T) {
 	if _, err := w.write(context.Background(), rr); err != nil {
 		t.Fatal(err)
 	}
-	rd := &flightDataReader{recv: func() (*flight.FlightData, error) {
+	rd := flightipc.NewReader(func() (*flight.FlightData, error) {
 		if len(msgs) == 0 {
 			return nil, io.EOF
 		}
 		fd := msgs[0]
 		msgs = msgs[1:]
 		return fd, nil
-	}}
+	}, batch.Limits{})
 	io.Copy(&stream, rd)
 	r, err := ipc.NewReader(&stream, ipc.WithAllocator(mem))
 	if err != nil {

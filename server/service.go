@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
 // flightService is arrow-go's Flight SQL service with DoGet and DoPut
@@ -146,7 +147,7 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "DoPut: unreadable command: %v", err)
 	}
-	rd := &flightDataReader{recv: stream.Recv, first: first}
+	rd := flightipc.NewReader(flightipc.Prepend(first, stream.Recv), uploadLimits)
 	switch c := cmd.(type) {
 	case *pb.CommandStatementIngest:
 		n, ingestErr := f.s.ingest(stream.Context(), c, rd)
@@ -174,7 +175,7 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 }
 
 // uploadReader opens the IPC stream a client sends, with limits.
-func (s *Server) uploadReader(rd *flightDataReader) (*batch.StreamReader, error) {
+func (s *Server) uploadReader(rd *flightipc.Reader) (*batch.StreamReader, error) {
 	return batch.NewStreamReader(rd, batch.ReadOptions{Alloc: s.mem, Limits: uploadLimits})
 }
 

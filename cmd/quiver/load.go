@@ -10,12 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc/codes"
 
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
+	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/internal/pull"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -108,14 +111,24 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer cancel()
 
 	start := time.Now()
-	up := newUploadReader(r)
+	var batches, arrowBytes int64
+	var onBatch func(rows int64)
+	up := pull.Records(r.Schema(), func() (arrow.RecordBatch, error) {
+		rec, err := r.Next()
+		if err == nil {
+			batches++
+			arrowBytes += arrowsize.Record(rec)
+		}
+		return rec, err
+	})
 	defer up.Release()
 	if !*quiet {
 		p := newFetchProgress(stderr, "sent")
-		up.onBatch = func() { p.update(up.rows, conn.sent.Load()) }
+		onBatch = func(rows int64) { p.update(rows, conn.sent.Load()) }
 		defer p.done()
 	}
-	n, err := conn.ExecuteIngestWithIPC(ctx, up, &flightsql.ExecuteIngestOpts{Table: name, TableDefinitionOptions: defs}, ipcOpts)
+	progress := &progressReader{Reader: up, onBatch: onBatch}
+	n, err := conn.ExecuteIngestWithIPC(ctx, progress, &flightsql.ExecuteIngestOpts{Table: name, TableDefinitionOptions: defs}, ipcOpts)
 	if err != nil {
 		return loadError(conn.explain(err, "invalid input"), *mode)
 	}
@@ -123,10 +136,10 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		sent := conn.sent.Load()
 		ratio := "-"
 		if sent > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(up.arrowBytes)/float64(sent))
+			ratio = fmt.Sprintf("%.2f", float64(arrowBytes)/float64(sent))
 		}
 		fmt.Fprintf(stderr, "%d rows loaded into %s (%s) in %s; %s sent (%s), %s as Arrow: ratio %s; %v\n",
-			n, name, *mode, plural(up.batches, "batch", "batches"), humanBytes(sent), codecName, humanBytes(up.arrowBytes), ratio, time.Since(start).Round(time.Millisecond))
+			n, name, *mode, plural(batches, "batch", "batches"), humanBytes(sent), codecName, humanBytes(arrowBytes), ratio, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -191,15 +192,9 @@ type sendCounter struct {
 func (s *sendCounter) SendMsg(m any) error {
 	err := s.ClientStream.SendMsg(m)
 	if fd, ok := m.(*flight.FlightData); ok && err == nil {
-		s.n.Add(flightDataBytes(fd))
+		s.n.Add(flightipc.Bytes(fd))
 	}
 	return err
-}
-
-// flightDataBytes is what one FlightData message carries: its IPC
-// header and body and its app metadata.
-func flightDataBytes(fd *flight.FlightData) int64 {
-	return int64(len(fd.DataHeader) + len(fd.DataBody) + len(fd.AppMetadata))
 }
 
 // remoteError is a server's error as one line a person can act on: what

@@ -14,6 +14,7 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
 // fetchStats count what a result's fetch received.
@@ -48,7 +49,7 @@ type resultStream struct {
 
 	schema *arrow.Schema
 	ep     int // endpoint being read
-	fr     *flightIPC
+	fr     *flightipc.Reader
 	rd     *batch.StreamReader
 	cur    arrow.RecordBatch
 	err    error
@@ -97,7 +98,7 @@ func (rs *resultStream) openEndpoint() error {
 	if err != nil {
 		return err
 	}
-	rs.fr = newFlightIPC(st.Recv, rs.opts.Limits)
+	rs.fr = flightipc.NewReader(st.Recv, rs.opts.Limits)
 	rd, err := batch.NewStreamReader(rs.fr, rs.opts)
 	if err != nil {
 		return rs.streamErr(err)
@@ -115,8 +116,8 @@ func (rs *resultStream) openEndpoint() error {
 // streamErr prefers the gRPC stream's own error (the server's status)
 // to what the decoder made of the bytes it cut off.
 func (rs *resultStream) streamErr(err error) error {
-	if rs.fr != nil && rs.fr.err != nil {
-		return rs.fr.err
+	if rs.fr != nil && rs.fr.Err() != nil {
+		return rs.fr.Err()
 	}
 	return err
 }
@@ -151,9 +152,9 @@ func (rs *resultStream) count(rec arrow.RecordBatch) {
 	rs.stats.Rows += rec.NumRows()
 	rs.stats.Batches++
 	rs.stats.Arrow += arrowsize.Record(rec)
-	rs.stats.Wire = rs.wire + rs.fr.wire
+	rs.stats.Wire = rs.wire + rs.fr.Wire()
 	if !rs.stats.CodecKnown {
-		rs.stats.Codec, rs.stats.CodecKnown = rs.fr.sniffCodec()
+		rs.stats.Codec, rs.stats.CodecKnown = rs.fr.Codec()
 	}
 	if rs.onBatch != nil {
 		rs.onBatch(rs.stats)
@@ -162,7 +163,7 @@ func (rs *resultStream) count(rec arrow.RecordBatch) {
 
 // finishEndpoint closes the endpoint read to its end.
 func (rs *resultStream) finishEndpoint() {
-	rs.wire += rs.fr.wire
+	rs.wire += rs.fr.Wire()
 	rs.stats.Wire = rs.wire
 	rs.rd.Release()
 	rs.rd, rs.fr = nil, nil

@@ -1,4 +1,4 @@
-package main
+package flightipc
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func TestFlightIPCRoundTrip(t *testing.T) {
 		// counts as bytes received.
 		fds = append(fds[:1:1], append([]*flight.FlightData{{AppMetadata: []byte("hello")}}, fds[1:]...)...)
 		want += 5
-		fr := newFlightIPC(replay(fds, io.EOF), batch.Limits{})
+		fr := NewReader(replay(fds, io.EOF), batch.Limits{})
 		rd, err := batch.NewStreamReader(fr, batch.ReadOptions{Alloc: mem})
 		if err != nil {
 			t.Fatalf("%v: %v", s, err)
@@ -92,10 +92,10 @@ func TestFlightIPCRoundTrip(t *testing.T) {
 			t.Errorf("%v: after the last record: %v", s, err)
 		}
 		rd.Release()
-		if fr.wire != want {
-			t.Errorf("%v: %d bytes counted, want %d", s, fr.wire, want)
+		if fr.Wire() != want {
+			t.Errorf("%v: %d bytes counted, want %d", s, fr.Wire(), want)
 		}
-		if k, ok := fr.sniffCodec(); !ok || k != s.Kind {
+		if k, ok := fr.Codec(); !ok || k != s.Kind {
 			t.Errorf("%v: sniffed %v %v", s, k, ok)
 		}
 	}
@@ -110,7 +110,7 @@ func TestFlightIPCKeepsTheStreamError(t *testing.T) {
 	defer rec.Release()
 	fds := flightMessages(t, codec.SettingLZ4, rec)
 	serverErr := status.Error(codes.ResourceExhausted, "memory limit passed")
-	fr := newFlightIPC(replay(fds[:1], serverErr), batch.Limits{})
+	fr := NewReader(replay(fds[:1], serverErr), batch.Limits{})
 	rd, err := batch.NewStreamReader(fr, batch.ReadOptions{Alloc: mem})
 	if err != nil {
 		t.Fatal(err)
@@ -119,10 +119,10 @@ func TestFlightIPCKeepsTheStreamError(t *testing.T) {
 	if _, err := rd.Next(); err == nil {
 		t.Fatal("no error")
 	}
-	if status.Code(fr.err) != codes.ResourceExhausted {
-		t.Errorf("stream error %v", fr.err)
+	if status.Code(fr.Err()) != codes.ResourceExhausted {
+		t.Errorf("stream error %v", fr.Err())
 	}
-	if _, ok := fr.sniffCodec(); ok {
+	if _, ok := fr.Codec(); ok {
 		t.Error("a codec sniffed from no batch")
 	}
 }
@@ -135,7 +135,7 @@ func TestFlightIPCRefusesBadMessages(t *testing.T) {
 		"body without header": {&flight.FlightData{DataBody: make([]byte, 8)}, batch.ErrCorrupt},
 		"header over limit":   {&flight.FlightData{DataHeader: make([]byte, 1025)}, batch.ErrLimit},
 	} {
-		fr := newFlightIPC(replay([]*flight.FlightData{tc.fd}, io.EOF), batch.Limits{MaxMetadata: 1024})
+		fr := NewReader(replay([]*flight.FlightData{tc.fd}, io.EOF), batch.Limits{MaxMetadata: 1024})
 		_, err := io.ReadAll(fr)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
@@ -203,7 +203,7 @@ func FuzzFlightIPC(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		fr := newFlightIPC(replay(splitMessages(data), io.EOF), fuzzLimits)
+		fr := NewReader(replay(splitMessages(data), io.EOF), fuzzLimits)
 		rd, err := batch.NewStreamReader(fr, batch.ReadOptions{Alloc: mem, Limits: fuzzLimits})
 		if err != nil {
 			return
@@ -216,6 +216,6 @@ func FuzzFlightIPC(f *testing.F) {
 			}
 			rec.Release()
 		}
-		fr.sniffCodec()
+		fr.Codec()
 	})
 }

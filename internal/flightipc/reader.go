@@ -1,4 +1,8 @@
-package main
+// Package flightipc reads Arrow Flight's FlightData messages as an Arrow
+// IPC stream, for quiver's hostile-input-safe batch reader: the server reads
+// uploads (ingest, parameters) with it and the client reads results.
+// arrow-go's Flight reader allocates whatever a buffer prefix claims.
+package flightipc
 
 import (
 	"bytes"
@@ -13,8 +17,9 @@ import (
 	"github.com/quiverdb/quiver/codec"
 )
 
-// flightIPC turns the FlightData messages of a DoGet into the bytes of an
-// Arrow IPC stream, so quiver's stream reader decodes results: it checks
+// Reader turns a sequence of FlightData messages (a DoGet's result, a
+// DoPut's upload) into the bytes of an Arrow IPC stream, so quiver's
+// stream reader decodes them: it checks
 // every length against its limits before allocating, where arrow-go's
 // Flight reader allocates whatever a buffer prefix claims (a 100-byte
 // message from a broken or hostile server can end the process).
@@ -37,7 +42,7 @@ import (
 // It counts the bytes that crossed the wire and keeps the stream's own
 // error (a gRPC status) apart from what the decoder makes of the cut-off
 // bytes, so the caller reports the server's error, not "message cut off".
-type flightIPC struct {
+type Reader struct {
 	recv    func() (*flight.FlightData, error)
 	maxMeta int64
 
@@ -50,21 +55,24 @@ type flightIPC struct {
 	messages int   // messages with a data_header
 
 	// The schema message and the first message after it, encapsulated,
-	// to tell the result's codec (sniffCodec).
+	// to tell the result's codec (Codec).
 	schemaMsg, firstMsg []byte
 }
 
 var endOfStream = []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
 
-func newFlightIPC(recv func() (*flight.FlightData, error), lim batch.Limits) *flightIPC {
+// NewReader reads the messages recv yields until io.EOF; a header longer
+// than lim.MaxMetadata (default batch.DefaultLimits') is ErrLimit. Give
+// the same limits to the batch.StreamReader over it.
+func NewReader(recv func() (*flight.FlightData, error), lim batch.Limits) *Reader {
 	maxMeta := lim.MaxMetadata
 	if maxMeta <= 0 {
 		maxMeta = batch.DefaultLimits.MaxMetadata
 	}
-	return &flightIPC{recv: recv, maxMeta: min(maxMeta, 1<<31-8)}
+	return &Reader{recv: recv, maxMeta: min(maxMeta, 1<<31-8)}
 }
 
-func (r *flightIPC) Read(p []byte) (int, error) {
+func (r *Reader) Read(p []byte) (int, error) {
 	for len(r.head) == 0 && len(r.body) == 0 {
 		if r.done {
 			return 0, io.EOF
@@ -89,7 +97,7 @@ func (r *flightIPC) Read(p []byte) (int, error) {
 }
 
 // next receives one FlightData and sets it up to be read.
-func (r *flightIPC) next() error {
+func (r *Reader) next() error {
 	fd, err := r.recv()
 	if errors.Is(err, io.EOF) {
 		r.head, r.done = endOfStream, true
@@ -98,7 +106,7 @@ func (r *flightIPC) next() error {
 	if err != nil {
 		return err
 	}
-	r.wire += flightDataBytes(fd)
+	r.wire += Bytes(fd)
 	if len(fd.DataHeader) == 0 {
 		if len(fd.DataBody) != 0 {
 			return fmt.Errorf("%w: FlightData with a %d-byte body and no header", batch.ErrCorrupt, len(fd.DataBody))
@@ -125,11 +133,11 @@ func (r *flightIPC) next() error {
 	return nil
 }
 
-// sniffCodec tells the body compression of the first batch message after
+// Codec tells the body compression of the first batch message after
 // the schema (every batch of a quiver result has the same). ok is false
 // when there was no such message or it does not parse (the decoder then
 // reports why).
-func (r *flightIPC) sniffCodec() (k codec.Kind, ok bool) {
+func (r *Reader) Codec() (k codec.Kind, ok bool) {
 	if r.firstMsg == nil {
 		return 0, false
 	}
@@ -142,4 +150,30 @@ func (r *flightIPC) sniffCodec() (k codec.Kind, ok bool) {
 		return nil
 	})
 	return k, found && err == nil
+}
+
+// Wire is the FlightData bytes received so far (header, body, app
+// metadata).
+func (r *Reader) Wire() int64 { return r.wire }
+
+// Err is the stream's own error (a gRPC status), other than its end.
+func (r *Reader) Err() error { return r.err }
+
+// Bytes is what one FlightData message carries: its IPC header and body
+// and its app metadata.
+func Bytes(fd *flight.FlightData) int64 {
+	return int64(len(fd.DataHeader) + len(fd.DataBody) + len(fd.AppMetadata))
+}
+
+// Prepend returns a recv that yields first, then what recv yields: for a
+// DoPut, whose first message the server reads to find the command.
+func Prepend(first *flight.FlightData, recv func() (*flight.FlightData, error)) func() (*flight.FlightData, error) {
+	return func() (*flight.FlightData, error) {
+		if first != nil {
+			fd := first
+			first = nil
+			return fd, nil
+		}
+		return recv()
+	}
 }
