@@ -41,6 +41,9 @@ var keySets = []struct {
 		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String},
 		arrow.BinaryTypes.StringView, &arrow.TimestampType{Unit: arrow.Microsecond}},
 		[]extsort.Key{asc, descFirst, desc}},
+	// A string first key with many ties, so the top-k's prefilter on the
+	// first key must leave ties to the second.
+	{"utf8,int64", []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64}, []extsort.Key{ascFirst, desc}},
 }
 
 // TestAgainstInMemorySort sorts random data with duplicates and NULLs at
@@ -165,29 +168,31 @@ func TestStableAcrossRuns(t *testing.T) {
 // limit that forces dozens of runs without LIMIT, a top-10 writes no
 // spill file.
 func TestLimitNeverSpills(t *testing.T) {
-	for _, k := range []int64{1, 10, 100} {
-		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
-			ks := keySets[2]
-			in := makeInput(mem, ks.types, ks.dirs, 100, 100, 30, 8)
-			defer in.release()
-			m := newManager(t, codec.Setting{}, 0, mem)
-			cfg := extsort.Config{Keys: in.keys, Spill: m, Mem: mem, BatchRows: 64, Limit: k, MemoryLimit: limitFor(in, 10)}
-			ids, met, err := sortAll(t, context.Background(), in, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkIDs(t, ids, in.expected(t, mem)[:k])
-			checkPeak(t, met, cfg.MemoryLimit)
-			if met.SpillFiles != 0 {
-				t.Errorf("top-%d spilled: %v", k, met)
-			}
-			if met.Compactions == 0 {
-				t.Errorf("top-%d never compacted", k)
-			}
-			assertNoFiles(t, m)
-		})
+	for _, ksi := range []int{2, 1, len(keySets) - 1} {
+		for _, k := range []int64{1, 10, 100} {
+			t.Run(fmt.Sprint(keySets[ksi].name, "/", k), func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				ks := keySets[ksi]
+				in := makeInput(mem, ks.types, ks.dirs, 100, 100, 30, 8)
+				defer in.release()
+				m := newManager(t, codec.Setting{}, 0, mem)
+				cfg := extsort.Config{Keys: in.keys, Spill: m, Mem: mem, BatchRows: 64, Limit: k, MemoryLimit: limitFor(in, 10)}
+				ids, met, err := sortAll(t, context.Background(), in, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkIDs(t, ids, in.expected(t, mem)[:k])
+				checkPeak(t, met, cfg.MemoryLimit)
+				if met.SpillFiles != 0 {
+					t.Errorf("top-%d spilled: %v", k, met)
+				}
+				if met.Compactions == 0 {
+					t.Errorf("top-%d never compacted", k)
+				}
+				assertNoFiles(t, m)
+			})
+		}
 	}
 }
 

@@ -24,9 +24,10 @@ type Sorter struct {
 	acct    account
 
 	buf       buffer
-	runs      []*run // spilled, in input order
-	threshold []byte // top-k: the key of the k-th row so far
-	reserve   int64  // accounted headroom for the batches being written
+	runs      []*run   // spilled, in input order
+	threshold []byte   // top-k: the key of the k-th row so far
+	first     firstKey // and its first sort key, for prefilter
+	reserve   int64    // accounted headroom for the batches being written
 	free      []*sortkey.Rows
 	metrics   *Metrics
 
@@ -275,6 +276,10 @@ const maxFree = 4
 // keys sort before the top-k's k-th row (a tie loses: the held row came
 // first). It returns nil when none does.
 func (s *Sorter) beatThreshold(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	rec, err := s.prefilter(rec)
+	if err != nil || rec == nil {
+		return nil, err
+	}
 	keys := s.newRows()
 	defer s.recycle(keys)
 	if err := s.enc.Encode(keys, s.keyColumns(rec)); err != nil {
@@ -331,6 +336,7 @@ func (s *Sorter) compact(ctx context.Context) error {
 	defer s.drop(sc)
 	last := sc.items[len(sc.items)-1]
 	s.threshold = append(s.threshold[:0], sc.keys[last.Batch].Row(int(last.Row))...)
+	s.setFirstKey(old.batches[last.Batch].Column(s.keyCols[0]), int(last.Row))
 	c := chunks{items: sc.items, n: s.cfg.BatchRows}
 	for c.next() {
 		if err := ctx.Err(); err != nil {
@@ -424,6 +430,6 @@ func (s *Sorter) Close() {
 	s.buf.release()
 	s.removeRuns(s.runs)
 	s.runs = nil
-	s.threshold = nil
+	s.threshold, s.first = nil, firstKey{}
 	s.acct.close()
 }
