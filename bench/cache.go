@@ -113,11 +113,7 @@ func RunCache(ctx context.Context, cfg CacheConfig, out io.Writer) (*CacheReport
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	var fixed []codec.Setting
 	for _, s := range cfg.Codecs {
 		if !s.Auto {

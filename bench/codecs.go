@@ -97,11 +97,7 @@ func RunCodecs(ctx context.Context, cfg CodecsConfig, out io.Writer) (*CodecsRep
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	warmCodecs(cfg.Codecs)
 	start := time.Now()
 	recs := CometRecords(cfg.Alloc, cfg.Rows, cfg.BatchRows)

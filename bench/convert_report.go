@@ -64,11 +64,7 @@ func RunConvert(ctx context.Context, cfg ConvertConfig, out io.Writer) (*Convert
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	rep := &ConvertReport{Config: cfg, LoadBefore: loadAverage()}
 	ins, err := measureTypes(ctx, cfg, logf)
 	defer func() {

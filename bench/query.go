@@ -7,9 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/quiverdb/quiver/cache"
 	engine "github.com/quiverdb/quiver/query"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // QueryConfig configures RunQuery. Zero fields take the defaults given.
@@ -97,31 +95,17 @@ func RunQuery(ctx context.Context, cfg QueryConfig, out io.Writer) (*QueryReport
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	rep := &QueryReport{Config: cfg, LoadBefore: loadAverage()}
 	err := withProcs(cfg.Goroutines, func() error {
-		start := time.Now()
-		c, err := cache.New(cache.Options{Budget: 1 << 62, Concurrency: cfg.Goroutines})
-		if err != nil {
-			return err
-		}
-		if err := tpch.Load(ctx, c, cfg.SF, tpch.LineitemTable); err != nil {
-			return err
-		}
-		info, err := c.Info(tpch.LineitemTable)
+		c, info, err := loadLineitem(ctx, cfg.SF, cfg.Goroutines, logf)
 		if err != nil {
 			return err
 		}
 		rep.Rows, rep.Batches, rep.Footprint = info.Rows, info.Batches, info.Compressed
-		logf("bench: lineitem SF %v: %s rows in %d batches, %.1f MiB in the cache, loaded in %v",
-			cfg.SF, commas(info.Rows), info.Batches, float64(info.Compressed)/(1<<20), time.Since(start).Round(time.Millisecond))
 		e := engine.New(c, engine.Options{ScanConcurrency: cfg.Goroutines})
 
-		start = time.Now()
+		start := time.Now()
 		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines)
 		if err != nil {
 			rep.PeerNote = err.Error()

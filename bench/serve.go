@@ -227,11 +227,7 @@ func RunServe(ctx context.Context, cfg ServeConfig, out io.Writer) (*ServeReport
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	rep := &ServeReport{Config: cfg, LoadBefore: loadAverage(), Procs: runtime.GOMAXPROCS(0)}
 
 	start := time.Now()

@@ -138,30 +138,16 @@ func RunSort(ctx context.Context, cfg SortConfig, out io.Writer) (*SortReport, e
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, format+"\n", args...)
-		}
-	}
+	logf := progressf(cfg.Progress)
 	rep := &SortReport{Config: cfg, LoadBefore: loadAverage()}
 	err := withProcs(cfg.Goroutines, func() error {
-		start := time.Now()
-		c, err := cache.New(cache.Options{Budget: 1 << 62, Concurrency: cfg.Goroutines})
-		if err != nil {
-			return err
-		}
-		if err := tpch.Load(ctx, c, cfg.SF, tpch.LineitemTable); err != nil {
-			return err
-		}
-		info, err := c.Info(tpch.LineitemTable)
+		c, info, err := loadLineitem(ctx, cfg.SF, cfg.Goroutines, logf)
 		if err != nil {
 			return err
 		}
 		rep.Rows = info.Rows
-		logf("bench: lineitem SF %v: %s rows, %.1f MiB in the cache, loaded in %v",
-			cfg.SF, commas(info.Rows), float64(info.Compressed)/(1<<20), time.Since(start).Round(time.Millisecond))
 
-		start = time.Now()
+		start := time.Now()
 		duck, err := newDuckSortPeer(ctx, cfg.SF, cfg.Goroutines, cfg.Memory, cfg.Dir)
 		if err != nil {
 			rep.PeerNote = err.Error()
