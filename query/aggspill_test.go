@@ -253,30 +253,7 @@ func TestGroupBySpillErrors(t *testing.T) {
 		t.Log(err)
 		checkNoSpillFiles(t, m)
 	})
-	t.Run("cancel", func(t *testing.T) {
-		m := spillManager(t, spill.Config{})
-		e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m})
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r, err := e.Query(ctx, sql)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.Next() {
-			t.Fatal(r.Err())
-		}
-		if r.Stats().Spill.Files == 0 {
-			t.Fatal("nothing spilled")
-		}
-		cancel()
-		for r.Next() {
-		}
-		if !errors.Is(r.Err(), context.Canceled) {
-			t.Fatalf("%v, want context.Canceled", r.Err())
-		}
-		r.Release()
-		checkNoSpillFiles(t, m)
-	})
+	t.Run("cancel", func(t *testing.T) { checkCancelRemovesSpill(t, c, mem, sql) })
 	t.Run("release-early", func(t *testing.T) {
 		m := spillManager(t, spill.Config{})
 		e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m})
@@ -349,4 +326,33 @@ func TestExplainAnalyze(t *testing.T) {
 	if s, err := plain.Schema("EXPLAIN ANALYZE SELECT k FROM t"); err != nil || !s.Equal(explainSchema) {
 		t.Errorf("Schema of EXPLAIN ANALYZE: %v, %v", s, err)
 	}
+}
+
+// checkCancelRemovesSpill runs sql, which spills within 1 MiB, cancels it
+// once it has spilled and its first batch is out, and checks it ends with
+// context.Canceled and leaves no spill file.
+func checkCancelRemovesSpill(t *testing.T, c *cache.Cache, mem memory.Allocator, sql string) {
+	t.Helper()
+	m := spillManager(t, spill.Config{})
+	e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := e.Query(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	if r.Stats().Spill.Files == 0 {
+		t.Fatal("nothing spilled before the cancellation")
+	}
+	cancel()
+	for r.Next() {
+	}
+	if !errors.Is(r.Err(), context.Canceled) {
+		t.Fatalf("%v, want context.Canceled", r.Err())
+	}
+	r.Release()
+	checkNoSpillFiles(t, m)
 }

@@ -121,30 +121,7 @@ func TestOrderBySpillErrors(t *testing.T) {
 		}
 		checkNoSpillFiles(t, m)
 	})
-	t.Run("cancel", func(t *testing.T) {
-		m := spillManager(t, spill.Config{})
-		e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m})
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		r, err := e.Query(ctx, sql)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !r.Next() {
-			t.Fatal(r.Err())
-		}
-		if r.Stats().Spill.Files == 0 {
-			t.Fatal("nothing spilled before the cancellation")
-		}
-		cancel()
-		for r.Next() {
-		}
-		if !errors.Is(r.Err(), context.Canceled) {
-			t.Fatalf("%v, want context.Canceled", r.Err())
-		}
-		r.Release()
-		checkNoSpillFiles(t, m)
-	})
+	t.Run("cancel", func(t *testing.T) { checkCancelRemovesSpill(t, c, mem, sql) })
 	t.Run("explain-analyze", func(t *testing.T) {
 		m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
 		e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m})
