@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // Go benchmarks of the cells RunCache compares on the Comet relation
@@ -51,7 +52,7 @@ func queryBytes(rel *relation, q *query) int64 {
 	var n int64
 	for _, r := range rel.recs {
 		for _, c := range q.cols {
-			n += dataBytes(r.Column(c).Data())
+			n += arrowsize.Data(r.Column(c).Data())
 		}
 	}
 	return n

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // The relation of the Comet cache benchmark. Row i (counted across
@@ -180,21 +182,8 @@ func ArrowBytes(recs []arrow.RecordBatch) int64 {
 	var total int64
 	for _, r := range recs {
 		for _, c := range r.Columns() {
-			total += dataBytes(c.Data())
+			total += arrowsize.Data(c.Data())
 		}
 	}
 	return total
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quiverdb/quiver/convert/convtest"
 	"github.com/quiverdb/quiver/convert/internal/column"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/internal/testrec"
 )
 
@@ -243,7 +244,7 @@ func TestByteCap(t *testing.T) {
 	for rec := c.Next(); rec != nil; rec = c.Next() {
 		var bytes int64
 		for _, col := range rec.Columns() {
-			bytes += dataBytes(col.Data())
+			bytes += arrowsize.Data(col.Data())
 		}
 		if bytes > maxBytes*11/10 && rec.NumRows() > 1 {
 			t.Errorf("batch of %d rows holds %d bytes", rec.NumRows(), bytes)
@@ -255,19 +256,6 @@ func TestByteCap(t *testing.T) {
 	if rows != 1000 || n < 5 {
 		t.Errorf("%d rows in %d batches", rows, n)
 	}
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
 }
 
 // TestOffsetSplit: a batch closes before its string data would pass the

@@ -1,8 +1,6 @@
 package extsort
 
-import (
-	"github.com/apache/arrow-go/v18/arrow"
-)
+import ()
 
 // account is the sorter's share of its Budget: what it holds now and at
 // most, so that Close gives back exactly what was taken.
@@ -46,30 +44,4 @@ func (a *account) resize(old, new int64) {
 
 func (a *account) close() {
 	a.shrink(a.used)
-}
-
-// recordBytes is the bytes of a batch's buffers: what holding it costs.
-// A slice counts its parents' whole buffers, which it keeps alive.
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, col := range rec.Columns() {
-		n += dataBytes(col.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY {
-		n += dataBytes(d.Dictionary())
-	}
-	return n
 }

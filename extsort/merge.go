@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/sortkey"
 )
 
@@ -139,7 +140,7 @@ func (m *merger) load(c *cursor) error {
 		return fmt.Errorf("extsort: run %s: %w", c.name, err)
 	}
 	c.keys = &c.own
-	n := recordBytes(c.batch) + c.own.Size()
+	n := arrowsize.Record(c.batch) + c.own.Size()
 	m.s.acct.resize(c.bytes, n)
 	c.bytes = n
 	return nil

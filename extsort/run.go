@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -70,7 +71,7 @@ func (rw *runWriter) loop() {
 				rw.mu.Unlock()
 			} else {
 				rw.run.rows += p.rec.NumRows()
-				rw.run.maxBatchBytes = max(rw.run.maxBatchBytes, recordBytes(p.rec))
+				rw.run.maxBatchBytes = max(rw.run.maxBatchBytes, arrowsize.Record(p.rec))
 				rw.run.maxKeyBytes = max(rw.run.maxKeyBytes, p.keyBytes)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/sortkey"
 )
 
@@ -133,7 +134,7 @@ const spillParts = 3
 // hold buffers rec (whose reference it takes), making room first.
 func (s *Sorter) hold(ctx context.Context, rec arrow.RecordBatch) error {
 	share := s.share(rec.NumRows())
-	need := recordBytes(rec) + share
+	need := arrowsize.Record(rec) + share
 	s.growReserve(rec)
 	spillNow := false
 	if !s.acct.tryGrow(need) {
@@ -149,7 +150,7 @@ func (s *Sorter) hold(ctx context.Context, rec arrow.RecordBatch) error {
 				return err
 			}
 			share = s.share(rec.NumRows())
-			need = recordBytes(rec) + share
+			need = arrowsize.Record(rec) + share
 			ok = s.acct.tryGrow(need)
 		}
 		if !ok {
@@ -225,7 +226,7 @@ func (s *Sorter) growReserve(rec arrow.RecordBatch) {
 	if s.topK() {
 		rows = min(rows, s.cfg.Limit) // a top-k's batches hold at most k rows
 	}
-	want := 2 * recordBytes(rec) * rows / rec.NumRows()
+	want := 2 * arrowsize.Record(rec) * rows / rec.NumRows()
 	if want > s.reserve {
 		s.acct.grow(want - s.reserve)
 		s.reserve = want
@@ -349,7 +350,7 @@ func (s *Sorter) compact(ctx context.Context) error {
 		// The kept rows replace more rows than they are: account them
 		// whether or not the budget has room right now.
 		share := s.share(rec.NumRows())
-		need := recordBytes(rec) + share
+		need := arrowsize.Record(rec) + share
 		s.acct.grow(need)
 		s.buf.add(rec, need, share)
 	}

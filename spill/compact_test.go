@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // bigViews returns a record of n rows: a StringView column of distinct
@@ -96,7 +97,7 @@ func TestCompactKeepsCompactArrays(t *testing.T) {
 	if !array.Equal(a, b) {
 		t.Fatalf("compacted %v, want %v", a, b)
 	}
-	if got := dataBytes(c); got > 10*(16+100)+64*4 {
+	if got := arrowsize.Data(c); got > 10*(16+100)+64*4 {
 		t.Fatalf("compacted slice holds %d bytes", got)
 	}
 }

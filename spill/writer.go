@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // Writer writes one spill file. Each Write costs one write call on the
@@ -90,7 +91,7 @@ func (w *Writer) Write(rec arrow.RecordBatch) error {
 	from := len(w.buf)
 	sp := w.plan.toSpill(rec, w.m.cfg.alloc())
 	msgs, err := w.enc.Encode(sp)
-	w.maxBatch = max(w.maxBatch, recordBytes(sp))
+	w.maxBatch = max(w.maxBatch, arrowsize.Record(sp))
 	sp.Release()
 	if err != nil {
 		// The encoder may count a dictionary as sent that never will be.
@@ -225,33 +226,5 @@ func (w *Writer) Abort() {
 
 // endOfStream ends every Arrow IPC stream.
 var endOfStream = []byte{0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0}
-
-// recordBytes is the in-memory size of rec's buffers, dictionaries
-// included: a bound on what decoding its batch allocates.
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-// dataBytes is the bytes of d's buffers, children and dictionary.
-// (arrow/util.TotalArraySize would do, but pulls in protobuf.)
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY { // Dictionary() is a typed nil otherwise
-		n += dataBytes(d.Dictionary())
-	}
-	return n
-}
 
 var errNotExist = fs.ErrNotExist
