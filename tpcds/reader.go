@@ -3,12 +3,14 @@ package tpcds
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/pull"
 )
 
 // ErrConfig is what every Config error matches.
@@ -115,8 +117,7 @@ func NewCatalogSales(mem memory.Allocator, cfg Config) (array.RecordReader, erro
 		schema = project(CatalogSalesSchema, cfg.Columns)
 	}
 	r := &reader{mem: mem, cfg: cfg, schema: schema, gen: newGenerator(cfg.Rows, cfg.ScaleFactor, cfg.Seed)}
-	r.refs.Store(1)
-	return r, nil
+	return pull.Records(schema, r.nextBatch), nil
 }
 
 func isIdentity(cols []int) bool {
@@ -128,46 +129,19 @@ func isIdentity(cols []int) bool {
 	return len(cols) == NumColumns
 }
 
-// reader is the RecordReader NewCatalogSales returns.
+// reader generates the batches NewCatalogSales returns.
 type reader struct {
-	refs   atomic.Int64
 	mem    memory.Allocator
 	cfg    Config
 	schema *arrow.Schema
 	gen    *generator
-	cur    arrow.RecordBatch
 }
 
-var _ array.RecordReader = (*reader)(nil)
-
-func (r *reader) Schema() *arrow.Schema          { return r.schema }
-func (r *reader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *reader) Err() error                     { return nil }
-func (r *reader) Retain()                        { r.refs.Add(1) }
-
-// Record returns the current batch.
-//
-// Deprecated: use RecordBatch.
-func (r *reader) Record() arrow.RecordBatch { return r.cur }
-
-func (r *reader) Release() {
-	switch n := r.refs.Add(-1); {
-	case n == 0 && r.cur != nil:
-		r.cur.Release()
-		r.cur = nil
-	case n < 0:
-		panic(fmt.Sprintf("tpcds: reader released %d times too many", -n))
-	}
-}
-
-func (r *reader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+// nextBatch returns the next batch, or io.EOF when every row is out.
+func (r *reader) nextBatch() (arrow.RecordBatch, error) {
 	g := r.gen
 	if g.done() {
-		return false
+		return nil, io.EOF
 	}
 	n := int(min(int64(r.cfg.BatchRows), g.rows-g.emitted))
 	b := newBuilder(r.mem, r.schema, r.cfg.Columns, n)
@@ -176,6 +150,5 @@ func (r *reader) Next() bool {
 		g.next(&l)
 		b.set(i, &g.o, &l)
 	}
-	r.cur = b.finish()
-	return true
+	return b.finish(), nil
 }

@@ -1,12 +1,13 @@
 package tpch
 
 import (
-	"fmt"
-	"sync/atomic"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/pull"
 )
 
 // Lineitem returns lineitem at scale factor sf as a stream of BatchRows-row
@@ -35,14 +36,12 @@ func NewReader(mem memory.Allocator, table string, sf float64) (array.RecordRead
 		mem = memory.DefaultAllocator
 	}
 	r := &reader{mem: mem, schema: schema, gen: newGenerator(sc), lines: table == LineitemTable}
-	r.refs.Store(1)
-	return r, nil
+	return pull.Records(schema, r.nextBatch), nil
 }
 
-// reader is a RecordReader over generated orders or their lines. A
-// lineitem batch may end inside an order: next says which line comes next.
+// reader generates the batches of orders or their lines. A lineitem
+// batch may end inside an order: next says which line comes next.
 type reader struct {
-	refs   atomic.Int64
 	mem    memory.Allocator
 	schema *arrow.Schema
 	gen    *generator
@@ -50,45 +49,17 @@ type reader struct {
 
 	o    order
 	next int // next line of o to emit; o.n when o is used up
-	cur  arrow.RecordBatch
 }
 
-var _ array.RecordReader = (*reader)(nil)
-
-func (r *reader) Schema() *arrow.Schema          { return r.schema }
-func (r *reader) RecordBatch() arrow.RecordBatch { return r.cur }
-func (r *reader) Err() error                     { return nil }
-func (r *reader) Retain()                        { r.refs.Add(1) }
-
-// Record returns the current batch.
-//
-// Deprecated: use RecordBatch.
-func (r *reader) Record() arrow.RecordBatch { return r.cur }
-
-func (r *reader) Release() {
-	switch n := r.refs.Add(-1); {
-	case n == 0 && r.cur != nil:
-		r.cur.Release()
-		r.cur = nil
-	case n < 0:
-		panic(fmt.Sprintf("tpch: reader released %d times too many", -n))
-	}
-}
-
-func (r *reader) Next() bool {
-	if r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
-	}
+// nextBatch returns the next batch, or io.EOF when the table is done.
+func (r *reader) nextBatch() (arrow.RecordBatch, error) {
 	if r.gen.done() && (!r.lines || r.next >= r.o.n) {
-		return false
+		return nil, io.EOF
 	}
 	if r.lines {
-		r.cur = r.lineBatch()
-	} else {
-		r.cur = r.orderBatch()
+		return r.lineBatch(), nil
 	}
-	return true
+	return r.orderBatch(), nil
 }
 
 func (r *reader) lineBatch() arrow.RecordBatch {

@@ -6,6 +6,7 @@ package pull
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -14,9 +15,10 @@ import (
 )
 
 // Reader is an array.RecordReader over a Next function. Each record
-// Next returns is released when the next one is asked for, or on Release.
-// Rows counts the rows read so far.
+// Next returns is released when the next one is asked for, or when the
+// last reference is released. Rows counts the rows read so far.
 type Reader struct {
+	refs   atomic.Int64
 	schema *arrow.Schema
 	next   func() (arrow.RecordBatch, error)
 	cur    arrow.RecordBatch
@@ -27,7 +29,9 @@ type Reader struct {
 // Records returns a reader of what next yields until io.EOF; any other
 // error ends it and is its Err.
 func Records(schema *arrow.Schema, next func() (arrow.RecordBatch, error)) *Reader {
-	return &Reader{schema: schema, next: next}
+	r := &Reader{schema: schema, next: next}
+	r.refs.Store(1)
+	return r
 }
 
 func (r *Reader) Schema() *arrow.Schema { return r.schema }
@@ -63,14 +67,16 @@ func (r *Reader) Err() error { return r.err }
 // Rows is the rows read so far.
 func (r *Reader) Rows() int64 { return r.rows.Load() }
 
-// Retain does nothing: a Reader has one owner, who calls Release once.
-func (r *Reader) Retain() {}
+func (r *Reader) Retain() { r.refs.Add(1) }
 
-// Release releases the current record.
+// Release drops a reference; the last one releases the current record.
 func (r *Reader) Release() {
-	if r.cur != nil {
+	switch n := r.refs.Add(-1); {
+	case n == 0 && r.cur != nil:
 		r.cur.Release()
 		r.cur = nil
+	case n < 0:
+		panic(fmt.Sprintf("pull: reader released %d times too many", -n))
 	}
 }
 

@@ -50,3 +50,35 @@ func TestRecordsReleasesAndStops(t *testing.T) {
 		r.Release()
 	}
 }
+
+func TestReleaseCountsReferences(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(mem)
+	b.Append(1)
+	col := b.NewArray()
+	b.Release()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1)
+	col.Release()
+	r := Records(schema, func() (arrow.RecordBatch, error) {
+		out := rec
+		rec = nil
+		if out == nil {
+			return nil, io.EOF
+		}
+		return out, nil
+	})
+	if !r.Next() {
+		t.Fatal("no batch")
+	}
+	r.Retain()
+	r.Release()
+	if r.RecordBatch() == nil {
+		t.Fatal("the first of two references released the batch")
+	}
+	r.Release()
+	if r.RecordBatch() != nil {
+		t.Fatal("the last reference kept the batch")
+	}
+}
