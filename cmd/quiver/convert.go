@@ -178,17 +178,15 @@ func openInput(ctx context.Context, in, from string, copts csv.Options) (convert
 
 // writeOutput writes every batch of r to out (through a temporary file
 // renamed into place).
-func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) error {
+	return writeFileAtomically(out, func(tmp *os.File) error {
+		return writeBatches(ctx, out, tmp, file, r, opts, p)
+	})
+}
+
+// writeBatches writes every batch of r to f as an IPC file or stream.
+func writeBatches(ctx context.Context, out string, tmp *os.File, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) error {
+	var err error
 	var w interface {
 		Write(arrow.RecordBatch) error
 		Close() error
@@ -222,10 +220,7 @@ func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, 
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return nil
 }
 
 // progress prints a line a second on stderr once a conversion has run

@@ -57,21 +57,19 @@ type recordSink interface {
 // first record is written (a remote result's codec is known only then).
 // tick is called after every record with the rows and Arrow bytes so far.
 // An error of rr is returned as it is (the caller explains a server's).
-func writeResult(ctx context.Context, out string, rr array.RecordReader, arrowCodec func() codec.Setting, tick func(rows, arrowBytes int64)) (err error) {
+func writeResult(ctx context.Context, out string, rr array.RecordReader, arrowCodec func() codec.Setting, tick func(rows, arrowBytes int64)) error {
 	format, err := outFormat(out)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	return writeFileAtomically(out, func(tmp *os.File) error {
+		return writeRecords(ctx, out, tmp, format, rr, arrowCodec, tick)
+	})
+}
+
+// writeRecords writes every batch of rr to tmp in format.
+func writeRecords(ctx context.Context, out string, tmp *os.File, format string, rr array.RecordReader, arrowCodec func() codec.Setting, tick func(rows, arrowBytes int64)) error {
+	var err error
 	// The Parquet writer closes its sink; the file is ours to close.
 	w := struct{ io.Writer }{tmp}
 	var sink recordSink
@@ -110,10 +108,7 @@ func writeResult(ctx context.Context, out string, rr array.RecordReader, arrowCo
 	if err := sink.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return nil
 }
 
 // arrowSink writes an Arrow IPC file with quiver's batch writer, opened
