@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/testcert"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -165,7 +166,7 @@ func TestRemoteTokens(t *testing.T) {
 }
 
 func TestRemoteTLS(t *testing.T) {
-	cert, key := selfSigned(t)
+	cert, key, _ := testcert.Write(t)
 	ts := startTestServer(t, server.Config{TLSCert: cert, TLSKey: key, Tokens: []string{testToken}})
 	if !strings.HasPrefix(ts.uri, "grpc+tls://") {
 		t.Fatalf("URI %s", ts.uri)
