@@ -18,8 +18,9 @@ import (
 // between calls, so each goroutine needs its own.
 type chunkDecoder struct {
 	mem     memory.Allocator
-	scratch []byte // a part's bytes after the codec
-	wide    []byte // a narrowed part's 64-bit values
+	scratch []byte  // a part's bytes after the codec
+	wide    []byte  // a narrowed part's 64-bit values
+	sel     []int32 // the row filter's selection
 }
 
 // chunk is a parsed chunk header; part i's stored bytes are payload[i].

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/gather"
 )
 
 // ScanOptions select what a scan reads.
@@ -22,6 +24,13 @@ type ScanOptions struct {
 	// or UNKNOWN on every row (see CanSkip). The batches that remain are
 	// returned whole: rows are not filtered.
 	Filter Predicate
+	// Rows are conjuncts every returned row satisfies: the scan evaluates
+	// them on each decoded batch and returns only the rows where all are
+	// TRUE; batches left empty are not returned. Each must be
+	// [RowFilterable]; Col fields index the table's schema, and the
+	// columns they name need not be among Columns. They prune batches as
+	// Filter does.
+	Rows []Predicate
 	// Concurrency is how many goroutines decode batches ahead of the
 	// reader, which still gets them in table order; default the cache's.
 	Concurrency int
@@ -33,6 +42,7 @@ type ScanMetrics struct {
 	Skipped         int   // proved empty by statistics, never decoded
 	Decoded         int   // batches whose chunks were decoded
 	Rows            int64 // rows returned
+	FilteredRows    int64 // rows of decoded batches the row filter dropped
 	SkippedRows     int64 // rows in skipped batches
 	CompressedBytes int64 // chunk bytes decoded
 	DecodedBytes    int64 // Arrow buffer bytes produced
@@ -66,10 +76,22 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 			return nil, fmt.Errorf("cache: table %q: filter %s: %w", name, opts.Filter, err)
 		}
 	}
+	var ranges []rowRange
+	if len(opts.Rows) > 0 {
+		if ranges, err = rowRanges(t.schema, opts.Rows); err != nil {
+			return nil, fmt.Errorf("cache: table %q: %w", name, err)
+		}
+		for _, f := range fields {
+			if !gather.Supported(f.Type) {
+				return nil, fmt.Errorf("cache: table %q: column %q of type %s cannot be row-filtered", name, f.Name, f.Type)
+			}
+		}
+		opts.Filter = withRows(opts.Filter, opts.Rows)
+	}
 	if opts.Concurrency < 0 {
 		return nil, fmt.Errorf("cache: table %q: negative scan concurrency %d", name, opts.Concurrency)
 	}
-	s := &Scanner{t: t, cols: cols, mem: c.opts.Alloc, concurrency: opts.Concurrency}
+	s := &Scanner{t: t, cols: cols, ranges: ranges, mem: c.opts.Alloc, concurrency: opts.Concurrency}
 	if s.concurrency == 0 {
 		s.concurrency = c.opts.Concurrency
 	}
@@ -86,7 +108,7 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 		s.kept = append(s.kept, i)
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	if s.concurrency > 1 && len(cols) > 0 && len(s.kept) > 1 {
+	if s.concurrency > 1 && (len(cols) > 0 || len(ranges) > 0) && len(s.kept) > 1 {
 		s.start()
 	}
 	return s, nil
@@ -99,6 +121,7 @@ type Scanner struct {
 	refs        atomic.Int64
 	t           *table
 	cols        []int
+	ranges      []rowRange // the row filter, one range per column
 	schema      *arrow.Schema
 	mem         memory.Allocator
 	concurrency int
@@ -121,9 +144,10 @@ var _ array.RecordReader = (*Scanner)(nil)
 
 // decoded is one batch decoded by a worker.
 type decoded struct {
-	rec        arrow.RecordBatch
+	rec        arrow.RecordBatch // nil when the row filter left no row
 	compressed int64
 	size       int64
+	filtered   int64 // rows the row filter dropped
 	err        error
 }
 
@@ -167,14 +191,29 @@ func (s *Scanner) Next() bool {
 		s.cur.Release()
 		s.cur = nil
 	}
+	for {
+		d, ok := s.next()
+		if !ok {
+			return false
+		}
+		if d.rec != nil { // nil: the row filter left no row
+			s.cur = d.rec
+			s.metrics.Rows += d.rec.NumRows()
+			return true
+		}
+	}
+}
+
+// next decodes, or takes from the workers, the next kept batch.
+func (s *Scanner) next() (decoded, bool) {
+	var d decoded
 	if s.err != nil || s.refs.Load() <= 0 {
-		return false
+		return d, false
 	}
 	if err := s.ctx.Err(); err != nil {
 		s.fail(fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, err))
-		return false
+		return d, false
 	}
-	var d decoded
 	switch {
 	case s.order != nil:
 		f, ok := <-s.order
@@ -182,7 +221,7 @@ func (s *Scanner) Next() bool {
 			if err := s.ctx.Err(); err != nil {
 				s.fail(fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, err))
 			}
-			return false
+			return d, false
 		}
 		select {
 		case d = <-f:
@@ -191,7 +230,7 @@ func (s *Scanner) Next() bool {
 		}
 	default:
 		if s.pos >= len(s.kept) {
-			return false
+			return d, false
 		}
 		if s.dec == nil {
 			s.dec = &chunkDecoder{mem: s.mem}
@@ -201,16 +240,15 @@ func (s *Scanner) Next() bool {
 	}
 	if d.err != nil {
 		s.fail(d.err)
-		return false
+		return d, false
 	}
-	s.cur = d.rec
-	s.metrics.Rows += d.rec.NumRows()
-	if len(s.cols) > 0 {
+	if len(s.cols) > 0 || len(s.ranges) > 0 {
 		s.metrics.Decoded++
 		s.metrics.CompressedBytes += d.compressed
 		s.metrics.DecodedBytes += d.size
 	}
-	return true
+	s.metrics.FilteredRows += d.filtered
+	return d, true
 }
 
 func (s *Scanner) fail(err error) {
@@ -220,6 +258,9 @@ func (s *Scanner) fail(err error) {
 
 // decodeEntry decodes the selected columns of entry i.
 func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
+	if len(s.ranges) > 0 {
+		return s.decodeFiltered(dec, i)
+	}
 	e := s.t.entries[i]
 	arrs := make([]arrow.Array, 0, len(s.cols))
 	defer func() {

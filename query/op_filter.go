@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/quiverdb/quiver/internal/gather"
 	"github.com/quiverdb/quiver/query/expr"
 )
 
@@ -58,7 +59,7 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	// kernel: v18.8's drops the values of Boolean columns that hold NULLs
 	// (it returned [false, null, null…] for [false, true, false, true,
 	// null…]).
-	sel := selection(make([]int32, 0, b.Len()), b)
+	sel := gather.Selection(make([]int32, 0, b.Len()), b)
 	switch len(sel) {
 	case 0:
 		return rec.NewSlice(0, 0), nil // dropped by Next; nothing copied
@@ -66,7 +67,7 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		rec.Retain()
 		return rec, nil
 	}
-	return gatherRecord(ctx, o.rt.mem, rec, sel)
+	return gather.Record(ctx, o.rt.mem, rec, sel)
 }
 
 // narrow returns rec (retained) with only the columns the filter keeps.

@@ -1,26 +1,35 @@
-package query
+// Package gather copies chosen rows of Arrow arrays: the rows a filter
+// selected, in ascending order. The cache's row filter and the query
+// engine's filter both use it.
+//
+// Why not arrow-go's take alone: its take checks every index against the
+// array's length first (a quarter of a filter's time over int32 columns
+// where nearly every row passes), while a selection is ascending and in
+// range by construction, so Rows only copies. And arrow-go v18.8's take
+// has no kernel for decimal32, decimal64, views, list views, run-end
+// encoded arrays or month-day-nano intervals. Types without a loop here go
+// to take (decimal32 and decimal64 retyped as the integers they are), and
+// what take refuses to concatenating slices of the selected runs. Only
+// sparse unions (anywhere in a type) can be gathered by none of these:
+// [Supported] says so before anyone relies on it.
+package gather
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// This file is the filter's gather: the rows a predicate selected, copied
-// column by column. arrow-go's take does the same for any index array,
-// and checks every index against the array's length first (a quarter of
-// a filter's time over int32 columns where nearly every row passes); the
-// filter's indices come from selection, ascending and in range, so
-// gatherRows only copies. Types it has no loop for go to arrow-go's take.
-
-// selection appends to dst the rows where mask is TRUE (set and not NULL),
+// Selection appends to dst the rows where mask is TRUE (set and not NULL),
 // ascending, eight rows per byte of the bitmaps.
-func selection(dst []int32, mask *array.Boolean) []int32 {
+func Selection(dst []int32, mask *array.Boolean) []int32 {
 	n, off := mask.Len(), mask.Data().Offset()
 	if off%8 != 0 {
 		for i := range n {
@@ -51,8 +60,8 @@ func selection(dst []int32, mask *array.Boolean) []int32 {
 	return dst
 }
 
-// gatherRecord returns the rows sel names (ascending, in range) of rec.
-func gatherRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
+// Record returns the rows sel names (ascending, in range) of rec.
+func Record(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, rec.NumCols())
 	var idx arrow.Array // for arrow-go's take, made once if needed
 	defer func() {
@@ -61,7 +70,7 @@ func gatherRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBat
 		}
 	}()
 	for i, col := range rec.Columns() {
-		if cols[i] = gatherRows(mem, col, sel); cols[i] != nil {
+		if cols[i] = Rows(mem, col, sel); cols[i] != nil {
 			continue
 		}
 		if idx == nil {
@@ -69,9 +78,12 @@ func gatherRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBat
 				[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(sel))}, nil, 0, 0))
 		}
 		var err error
-		if cols[i], err = takeArray(ctx, col, idx); err != nil {
+		if cols[i], err = take(compute.WithAllocator(ctx, mem), col, idx); err != nil {
+			cols[i], err = concatRuns(mem, col, sel)
+		}
+		if err != nil {
 			releaseAll(cols[:i])
-			return nil, err
+			return nil, fmt.Errorf("gather: %s column %q: %w", col.DataType(), rec.ColumnName(i), err)
 		}
 	}
 	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(sel)))
@@ -79,22 +91,81 @@ func gatherRecord(ctx context.Context, mem memory.Allocator, rec arrow.RecordBat
 	return out, nil
 }
 
-// gatherRows copies the rows sel names of arr into a new array, or returns
-// nil for a type it has no loop for: those of fixed width 1 to 16 bytes,
+// concatRuns gathers by concatenating slices of arr, one per run of
+// consecutive rows in sel.
+func concatRuns(mem memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, error) {
+	var parts []arrow.Array
+	defer func() { releaseAll(parts) }()
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && sel[j] == sel[j-1]+1 {
+			j++
+		}
+		parts = append(parts, array.NewSlice(arr, int64(sel[i]), int64(sel[j-1])+1))
+		i = j
+	}
+	if len(parts) == 0 {
+		return array.NewSlice(arr, 0, 0), nil
+	}
+	return array.Concatenate(parts, mem)
+}
+
+// Supported reports whether Record can gather a column of type dt: every
+// type but those holding a sparse union, and dense unions below the top.
+func Supported(dt arrow.DataType) bool { return supported(dt, true) }
+
+func supported(dt arrow.DataType, top bool) bool {
+	switch t := dt.(type) {
+	case *arrow.SparseUnionType:
+		return false
+	case *arrow.DenseUnionType:
+		if !top {
+			return false
+		}
+		for _, f := range t.Fields() {
+			if !supported(f.Type, false) {
+				return false
+			}
+		}
+		return true
+	case arrow.NestedType:
+		for _, f := range t.Fields() {
+			if !supported(f.Type, false) {
+				return false
+			}
+		}
+	case *arrow.DictionaryType:
+		return supported(t.ValueType, false)
+	}
+	return true
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// Rows copies the rows sel names of arr into a new array, or returns nil
+// for a type it has no loop for: those of fixed width 1 to 16 bytes,
 // booleans, and utf8 and binary, large or not, have one.
-func gatherRows(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
+func Rows(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	var values []*memory.Buffer
 	switch arr.DataType().ID() {
 	case arrow.INT8, arrow.UINT8:
 		values = gatherFixed[uint8](mem, arr, sel)
 	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
 		values = gatherFixed[uint16](mem, arr, sel)
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32, arrow.DECIMAL32:
+	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32, arrow.DECIMAL32, arrow.INTERVAL_MONTHS:
 		values = gatherFixed[uint32](mem, arr, sel)
 	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP,
-		arrow.DURATION, arrow.DECIMAL64:
+		arrow.DURATION, arrow.DECIMAL64, arrow.INTERVAL_DAY_TIME:
 		values = gatherFixed[uint64](mem, arr, sel)
-	case arrow.DECIMAL128:
+	case arrow.DECIMAL128, arrow.INTERVAL_MONTH_DAY_NANO:
+		// arrow-go's take also leaks its output buffer when it refuses
+		// month-day-nano intervals ("invalid values byte width").
 		values = gatherFixed[decimal128.Num](mem, arr, sel)
 	case arrow.BOOL:
 		values = []*memory.Buffer{gatherBits(mem, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset(), sel)}
