@@ -279,12 +279,12 @@ func TestExplainAnalyze(t *testing.T) {
 	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
 	// One worker: the same query spills the same files twice.
 	e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Spill: m, Workers: 1})
-	const sql = `SELECT k, count(*) AS n FROM t WHERE v >= 0 GROUP BY k ORDER BY n DESC, k LIMIT 5`
+	const sql = `SELECT k, count(*) AS n FROM t WHERE v >= 0 AND k + 0 <> -1 GROUP BY k ORDER BY n DESC, k LIMIT 5`
 	_, st, err := runStats(t, e, sql)
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups, _, err := runStats(t, e, `SELECT k, count(*) FROM t WHERE v >= 0 GROUP BY k`)
+	groups, _, err := runStats(t, e, `SELECT k, count(*) FROM t WHERE v >= 0 AND k + 0 <> -1 GROUP BY k`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,9 @@ type builder struct {
 	params  []any // bound ? values, nil when none were bound
 	nparams int   // ? placeholders in the statement
 	prepare bool  // planning before binding: every ? is NULL
+
+	rows     []cache.Predicate // the conjuncts of WHERE the scan evaluates (build_rowfilter.go)
+	rowsText string
 }
 
 // selectItem is one output column of the SELECT list.
@@ -50,7 +53,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.planScan(s, items)
+	where := b.splitWhere(s)
+	b.planScan(s, items, where)
+	if len(b.rows) > 0 && !b.scan.gatherable() {
+		b.rows, b.rowsText, where = nil, "", s.Where
+		b.planScan(s, items, where)
+	}
 
 	// Columns reach the operators in their stored types. Each step
 	// converts what its expressions read (b.lay.flush): the predicate's
@@ -58,16 +66,18 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	// the rows down; the filter gathers only what is read above it.
 	var plan planNode = b.scan
 	ts := &tableScope{}
-	if s.Where != nil {
-		pred, err := b.expr(s.Where, ts)
+	if where != nil {
+		// The row filter's conjuncts prune too (cache.ScanOptions.Rows);
+		// pruning uses what it can of the rest.
+		if p, text := b.pushdown(where); p != nil && !b.opts.NoPruning {
+			b.scan.pushed, b.scan.pushedText = p, text
+		}
+		pred, err := b.expr(where, ts)
 		if err != nil {
 			return nil, err
 		}
 		if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
-			return nil, b.at(ErrInvalid, s.Where, "WHERE %s is %s, not boolean", restore(s.Where), pred.Type())
-		}
-		if p, text := b.pushdown(s.Where); p != nil && !b.opts.NoPruning {
-			b.scan.pushed, b.scan.pushedText = p, text
+			return nil, b.at(ErrInvalid, where, "WHERE %s is %s, not boolean", restore(where), pred.Type())
 		}
 		plan = b.lay.flush(plan)
 		keep := b.lay.keep(b.readAbove(s, items))
@@ -259,7 +269,7 @@ func (b *builder) matchesTable(q string) bool {
 
 // planScan makes the scan node: the table columns any part of the query
 // names, in table order.
-func (b *builder) planScan(s *ast.SelectStmt, items []selectItem) {
+func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.ExprNode) {
 	used := map[int]bool{}
 	collect := func(n ast.Node) {
 		if n == nil {
@@ -270,7 +280,7 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem) {
 	for _, it := range items {
 		collect(it.node)
 	}
-	collect(s.Where)
+	collect(where)
 	if s.GroupBy != nil {
 		for _, it := range s.GroupBy.Items {
 			collect(it.Expr)
@@ -295,7 +305,8 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem) {
 		// with no engine type are refused when the query names them.
 		fields[i] = b.info.Schema.Field(c)
 	}
-	b.scan = &scanNode{table: b.table, info: b.info, columns: cols, fields: fields, concurrency: b.opts.ScanConcurrency}
+	b.scan = &scanNode{table: b.table, info: b.info, columns: cols, fields: fields, concurrency: b.opts.ScanConcurrency,
+		rows: b.rows, rowsText: b.rowsText}
 	b.lay = newLayout(b.info.Schema, cols)
 }
 

@@ -46,9 +46,10 @@ type Options struct {
 	// removes a query's files when it ends, fails or is cancelled. nil:
 	// nothing spills, and such a query fails with ErrMemory.
 	Spill *spill.Manager
-	// NoPruning keeps WHERE out of the scan: every batch is decoded. For
-	// measuring what pruning saves, and for tests that check it changes
-	// no answer.
+	// NoPruning keeps WHERE out of the scan: every batch is decoded and
+	// the engine's filter evaluates all of WHERE (no row filter in the
+	// scan). For measuring what pruning and the row filter save, and for
+	// tests that check they change no answer.
 	NoPruning bool
 }
 
@@ -126,8 +127,16 @@ func (e *Engine) explain(ctx context.Context, p planNode) (string, error) {
 		return e.analyze(ctx, a)
 	}
 	if s := findScan(p); s != nil {
-		// A scan of no columns touches no chunk: it only runs pruning.
-		cs, err := e.c.Scan(ctx, s.table, cache.ScanOptions{Columns: []int{}, Filter: s.pushed})
+		// A scan of no columns and no row filter touches no chunk: it
+		// only runs pruning, which the row filter's conjuncts join.
+		prune := s.pushed
+		if len(s.rows) > 0 {
+			prune = append(cache.And{}, s.rows...)
+			if s.pushed != nil {
+				prune = append(prune.(cache.And), s.pushed)
+			}
+		}
+		cs, err := e.c.Scan(ctx, s.table, cache.ScanOptions{Columns: []int{}, Filter: prune})
 		if err == nil {
 			for cs.Next() {
 			}

@@ -17,18 +17,19 @@ import (
 // prints the plan with what each operator did (one line per operator,
 // wrapped here; TestExplainAnalyze, a GROUP BY of 30,000 keys in 1 MiB):
 //
-//	Limit 5 (rows 5, batches 1, time 32.059ms)
-//	  TopK 5 by n DESC NULLS LAST, k ASC NULLS LAST (rows 5, batches 1, time 31.763ms)
-//	    Project k, count(*) AS n (rows 29648, batches 41, time 30.609ms)
-//	      HashAggregate by k: count(*) (rows 29648, batches 41, time 30.594ms;
-//	          spilled 14 runs: 14 files, 331984 bytes, 49593 rows in 13.998ms,
-//	          0 merge passes in 0s, 2326 groups kept in memory)
-//	        Filter v >= 0; passes on [k] (rows 54059, batches 15, time 2.088ms summed over workers)
-//	          Scan t: decodes 2 of 10 columns [k, v]; pruning on v>=0 (rows 60000, batches 15,
-//	              time 467µs; decoded 15 of 15 batches, skipped 0 (0 rows),
-//	              227568 bytes decompressed into 975000)
-//	Execution: 5 rows in 32.097ms; peak memory 647019 of 1048576 bytes;
-//	    spilled 14 files, 331984 bytes, 49593 rows in 13.998ms
+//	Limit 5 (rows 5, batches 1, time 19.637ms)
+//	  TopK 5 by n DESC NULLS LAST, k ASC NULLS LAST (rows 5, batches 1, time 19.444ms)
+//	    Project k, count(*) AS n (rows 29647, batches 41, time 18.877ms)
+//	      HashAggregate by k: count(*) (rows 29647, batches 41, time 18.867ms;
+//	          spilled 14 runs: 14 files, 331528 bytes, 49579 rows in 7.079ms,
+//	          0 merge passes in 0s, 2325 groups kept in memory)
+//	        Filter (k + 0) <> -1 (rows 53532, batches 15, time 822µs summed over workers)
+//	          Scan t: decodes 2 of 10 columns [k] and only to filter rows [v];
+//	              keeps rows where v>=0; pruning on that (rows 54059, batches 15,
+//	              time 221µs; decoded 15 of 15 batches, skipped 0 (0 rows),
+//	              227568 bytes decompressed into 975000, row filter dropped 5941 rows)
+//	Execution: 5 rows in 19.701ms; peak memory 776874 of 1048576 bytes;
+//	    spilled 14 files, 331528 bytes, 49579 rows in 7.079ms
 //
 // Every node of the plan is wrapped in an analyzeNode whose operator
 // counts the rows and batches its operator returns and the time spent in
@@ -104,6 +105,9 @@ func (n *analyzeNode) annotation() string {
 	if m := n.scan; m != nil {
 		fmt.Fprintf(&b, "; decoded %d of %d batches, skipped %d (%d rows), %d bytes decompressed into %d",
 			m.Decoded, m.Batches, m.Skipped, m.SkippedRows, m.CompressedBytes, m.DecodedBytes)
+		if m.FilteredRows > 0 {
+			fmt.Fprintf(&b, ", row filter dropped %d rows", m.FilteredRows)
+		}
 	}
 	if a, ok := n.op.(interface {
 		spillMetrics() (agg.SpillMetrics, bool)

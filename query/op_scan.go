@@ -27,7 +27,7 @@ type scanOp struct {
 }
 
 func openScan(ctx context.Context, rt *runtime, c *cache.Cache, n *scanNode) (*scanOp, error) {
-	s, err := c.Scan(ctx, n.table, cache.ScanOptions{Columns: n.columns, Filter: n.pushed, Concurrency: n.concurrency})
+	s, err := c.Scan(ctx, n.table, n.options())
 	if errors.Is(err, cache.ErrNotFound) {
 		return nil, &Error{Kind: ErrNoTable, Msg: fmt.Sprintf("%q (dropped since the query was planned)", n.table)}
 	}

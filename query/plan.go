@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -34,6 +35,8 @@ type scanNode struct {
 	fields      []arrow.Field // the table's fields of those columns, as stored
 	pushed      cache.Predicate
 	pushedText  string
+	rows        []cache.Predicate // the row filter: conjuncts of WHERE the scan evaluates
+	rowsText    string
 	concurrency int
 	onDone      func(cache.ScanMetrics)
 
@@ -43,6 +46,35 @@ type scanNode struct {
 }
 
 func (n *scanNode) schema() *arrow.Schema { return arrow.NewSchema(n.fields, nil) }
+
+// filterOnlyColumns are the table columns only the row filter reads, in
+// table order: the scan decodes them and returns none of them.
+func (n *scanNode) filterOnlyColumns() []string {
+	var cols []int
+	for _, p := range n.rows {
+		var c int
+		switch p := p.(type) {
+		case cache.Cmp:
+			c = p.Col
+		case cache.Between:
+			c = p.Col
+		}
+		if !slices.Contains(n.columns, c) && !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	slices.Sort(cols)
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = n.info.Schema.Field(c).Name
+	}
+	return names
+}
+
+// options are the cache.ScanOptions of the scan.
+func (n *scanNode) options() cache.ScanOptions {
+	return cache.ScanOptions{Columns: n.columns, Filter: n.pushed, Rows: n.rows, Concurrency: n.concurrency}
+}
 
 func (n *scanNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
 	return openScan(ctx, rt, c, n)
@@ -54,14 +86,27 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 	for i, f := range n.fields {
 		names[i] = f.Name
 	}
-	fmt.Fprintf(b, "Scan %s: decodes %d of %d columns", n.table, len(n.columns), n.info.Schema.NumFields())
-	if len(n.columns) > 0 {
+	filterOnly := n.filterOnlyColumns()
+	fmt.Fprintf(b, "Scan %s: decodes %d of %d columns", n.table, len(n.columns)+len(filterOnly), n.info.Schema.NumFields())
+	switch {
+	case len(n.columns) > 0:
 		fmt.Fprintf(b, " [%s]", strings.Join(names, ", "))
-	} else {
+	case len(filterOnly) == 0:
 		b.WriteString(" (row counts only)")
 	}
-	if n.pushed != nil {
+	if len(filterOnly) > 0 {
+		fmt.Fprintf(b, " and only to filter rows [%s]", strings.Join(filterOnly, ", "))
+	}
+	if n.rows != nil {
+		fmt.Fprintf(b, "; keeps rows where %s", n.rowsText)
+	}
+	switch {
+	case n.pushed != nil && n.rows != nil:
+		fmt.Fprintf(b, "; pruning on that and %s", n.pushedText)
+	case n.pushed != nil:
 		fmt.Fprintf(b, "; pruning on %s", n.pushedText)
+	case n.rows != nil:
+		b.WriteString("; pruning on that")
 	}
 	if n.explained {
 		fmt.Fprintf(b, "; %d batches, pruning skips %d", n.batches, n.skipped)

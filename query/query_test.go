@@ -263,7 +263,23 @@ func TestExplainShowsColumnsAndPruning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Limit 2", "TopK 2 by grp ASC NULLS FIRST", "HashAggregate by grp", "Filter", "Scan orders: decodes 3 of 7 columns [id, grp, qty]", "pruning on id between 95 and 100", "10 batches, pruning skips 9"} {
+	for _, want := range []string{"Limit 2", "TopK 2 by grp ASC NULLS FIRST", "HashAggregate by grp",
+		"Scan orders: decodes 3 of 7 columns [grp, qty] and only to filter rows [id]; keeps rows where id between 95 and 100; pruning on that",
+		"10 batches, pruning skips 9"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	if strings.Contains(plan, "Filter") {
+		t.Errorf("the scan filters all of WHERE, the plan has a Filter too:\n%s", plan)
+	}
+	// What the scan cannot evaluate stays in the Filter, and prunes.
+	plan, err = e.Explain(context.Background(), `SELECT grp FROM orders WHERE id BETWEEN 95 AND 100 AND (qty > 3 OR id = 99)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Filter (qty > 3) OR (id = 99); passes on [grp]",
+		"Scan orders: decodes 3 of 7 columns [id, grp, qty]; keeps rows where id between 95 and 100; pruning on that and (qty>3 OR id=99)"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
 		}

@@ -1,0 +1,82 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/gather"
+)
+
+// The row filter: the conjuncts of WHERE that compare an integer, date,
+// time, timestamp, duration or decimal column with constants (=, <, <=,
+// >, >=, BETWEEN) are evaluated by the scan itself (cache.ScanOptions.Rows)
+// on the stored values, before the other columns are decoded, and only
+// the rows that pass are returned. Those conjuncts leave the engine's
+// filter, which evaluates the rest, and a column only they read is not
+// returned by the scan at all. TPC-H Q6's WHERE goes entirely into the
+// scan.
+//
+// A conjunct moves only when the cache evaluates it exactly as the engine
+// would: cache.RowFilterable says which predicates it can evaluate, and
+// prunable's exact flag that the predicate is the conjunct (its literal
+// converted to the column's type without rounding). Moving it changes
+// which rows the rest of WHERE sees, never which rows pass: SQL does not
+// order the evaluation of AND's operands (a run-time error in another
+// conjunct, such as a division by zero, may now not be reached on rows
+// the moved conjuncts reject, as in DuckDB).
+
+// splitWhere moves the conjuncts of s.Where the scan can evaluate into
+// b.rows and returns the rest of WHERE (nil: nothing is left).
+func (b *builder) splitWhere(s *ast.SelectStmt) ast.ExprNode {
+	if s.Where == nil || b.opts.NoPruning || b.prepare {
+		return s.Where
+	}
+	var rest []ast.ExprNode
+	var texts []string
+	for _, c := range conjuncts(s.Where, nil) {
+		p, exact, text := b.prunable(c)
+		if p != nil && exact && cache.RowFilterable(b.info.Schema, p) {
+			b.rows = append(b.rows, p)
+			texts = append(texts, text)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	b.rowsText = strings.Join(texts, " AND ")
+	var where ast.ExprNode
+	for _, c := range rest {
+		if where == nil {
+			where = c
+		} else {
+			where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: c}
+		}
+	}
+	return where
+}
+
+// gatherable reports whether the scan can keep the rows that pass of
+// every column it returns (cache.Scan refuses a row filter otherwise).
+func (n *scanNode) gatherable() bool {
+	for _, f := range n.fields {
+		if !gather.Supported(f.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// conjuncts appends the operands of n's top-level ANDs to dst.
+func conjuncts(n ast.ExprNode, dst []ast.ExprNode) []ast.ExprNode {
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return conjuncts(x.Expr, dst)
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.LogicAnd {
+			return conjuncts(x.R, conjuncts(x.L, dst))
+		}
+	}
+	return append(dst, n)
+}
