@@ -18,9 +18,10 @@ import (
 // between calls, so each goroutine needs its own.
 type chunkDecoder struct {
 	mem     memory.Allocator
-	scratch []byte  // a part's bytes after the codec
-	wide    []byte  // a narrowed part's 64-bit values
-	sel     []int32 // the row filter's selection
+	scratch []byte    // a part's bytes after the codec
+	wide    []byte    // a narrowed part's 64-bit values
+	sel     []int32   // the row filter's selection
+	narrows [][]int64 // narrowed decimal columns' values, one per column of a filtered batch
 }
 
 // chunk is a parsed chunk header; part i's stored bytes are payload[i].
@@ -285,12 +286,14 @@ func (d *chunkDecoder) narrowed(out []byte, c chunk, i int) error {
 	case len(inner) != len(narrow):
 		return corrupt("part %d: %d narrowed bytes for %d values", i, len(inner), n)
 	default:
-		narrow = inner
+		// inner may be the stored bytes, at any alignment.
+		copy(narrow, inner)
 	}
-	for j := range n {
-		lo := binary.LittleEndian.Uint64(narrow[8*j:])
-		binary.LittleEndian.PutUint64(out[16*j:], lo)
-		binary.LittleEndian.PutUint64(out[16*j+8:], uint64(int64(lo)>>63))
+	// Both are 8-byte aligned: out comes from the allocator, d.wide from
+	// make.
+	vals, wide := arrow.Int64Traits.CastFromBytes(narrow)[:n], arrow.Uint64Traits.CastFromBytes(out)[:2*n]
+	for j, v := range vals {
+		wide[2*j], wide[2*j+1] = uint64(v), uint64(v>>63)
 	}
 	return nil
 }

@@ -26,73 +26,105 @@ func withRows(filter Predicate, rows []Predicate) Predicate {
 func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 	e := s.t.entries[i]
 	var d decoded
-	arrs := map[int]arrow.Array{} // table column → decoded array
+	cols := map[int]*filterCol{} // table column → decoded
 	defer func() {
-		for _, a := range arrs {
-			a.Release()
+		for _, c := range cols {
+			c.release()
 		}
 	}()
-	column := func(col int) (arrow.Array, error) {
-		if a, ok := arrs[col]; ok {
-			return a, nil
+	load := func(col int) (*filterCol, error) {
+		if c, ok := cols[col]; ok {
+			return c, nil
 		}
 		f := s.t.schema.Field(col)
-		a, err := dec.decode(f.Type, e.chunks[col], e.decoded[col])
+		c := &filterCol{}
+		var err error
+		c.narrow, c.isNarrow, err = dec.narrow(f.Type, e.chunks[col], e.decoded[col], dec.narrowBuf(len(cols)))
+		if err == nil && !c.isNarrow {
+			c.arr, err = dec.decode(f.Type, e.chunks[col], e.decoded[col])
+		}
 		if err != nil {
 			return nil, &ChunkError{Table: s.t.name, Batch: i, Column: f.Name, Err: err}
 		}
-		arrs[col] = a
+		if c.isNarrow {
+			dec.keepNarrowBuf(len(cols), c.narrow.vals)
+		}
+		cols[col] = c
 		d.compressed += int64(len(e.chunks[col]))
 		d.size += e.decoded[col]
-		return a, nil
+		return c, nil
 	}
 
 	n := int(e.rows)
 	todo, all := s.rangesFor(e), true
 	for _, r := range todo {
-		arr, err := column(r.col)
+		c, err := load(r.col)
 		if err != nil {
 			return decoded{err: err}
 		}
 		if all {
 			dec.sel = grow32(dec.sel, n)
 		}
-		dec.sel = selectRows(arr, r, dec.sel, all)
+		if c.isNarrow {
+			dec.sel = selectInts(c.narrow.vals, c.narrow.validBytes(), 0, r, dec.sel, all, n)
+		} else {
+			dec.sel = selectRows(c.arr, r, dec.sel, all)
+		}
 		all = false
 		if len(dec.sel) == 0 {
 			d.filtered = e.rows
 			return d
 		}
 	}
-	if all { // every range holds on every row, by the statistics
-		dec.sel = dec.sel[:0]
-	}
 	kept := n
 	if !all {
 		kept = len(dec.sel)
 	}
+	keepAll := kept == n
 	d.filtered = int64(n - kept)
 
-	cols := make([]arrow.Array, len(s.cols))
-	for j, col := range s.cols {
-		a, err := column(col)
+	out := make([]arrow.Array, 0, len(s.cols))
+	defer func() {
+		for _, a := range out {
+			a.Release()
+		}
+	}()
+	for _, col := range s.cols {
+		c, err := load(col)
 		if err != nil {
 			return decoded{err: err}
 		}
-		cols[j] = a
+		var a arrow.Array
+		switch {
+		case c.isNarrow:
+			a = c.narrow.widen(s.mem, s.t.schema.Field(col).Type, dec.sel, keepAll)
+		case keepAll:
+			a = c.arr
+			a.Retain()
+		default:
+			if a, err = gather.Array(context.Background(), s.mem, c.arr, dec.sel); err != nil {
+				return decoded{err: &ChunkError{Table: s.t.name, Batch: i, Column: s.t.schema.Field(col).Name, Err: err}}
+			}
+		}
+		out = append(out, a)
 	}
-	rec := array.NewRecordBatch(s.schema, cols, int64(n))
-	if kept == n {
-		d.rec = rec
-		return d
-	}
-	defer rec.Release()
-	out, err := gather.Record(context.Background(), s.mem, rec, dec.sel)
-	if err != nil {
-		return decoded{err: &ChunkError{Table: s.t.name, Batch: i, Column: "(row filter)", Err: err}}
-	}
-	d.rec = out
+	d.rec = array.NewRecordBatch(s.schema, out, int64(kept))
 	return d
+}
+
+// filterCol is a column decoded by a filtered scan: as an array, or as
+// the 64-bit values of a narrowed decimal128 (widened for the rows kept).
+type filterCol struct {
+	arr      arrow.Array
+	narrow   narrowCol
+	isNarrow bool
+}
+
+func (c *filterCol) release() {
+	if c.arr != nil {
+		c.arr.Release()
+	}
+	c.narrow.release()
 }
 
 // rangesFor returns the ranges to evaluate on entry e, most selective first

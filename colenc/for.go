@@ -46,30 +46,31 @@ func appendFOR(dst, src []byte, width, n int) []byte {
 	return dst
 }
 
-// decodeFOR writes base + v for each packed v, wrapping at the width.
+// decodeFOR writes base + v for each packed v, wrapping at the width: in
+// the unpacking pass itself when the output is aligned for its width (it
+// is when it comes from an allocator), else through scratch.
 func decodeFOR(win []byte, h header) {
+	base := uint64(h.param)
+	if v64 := view64(win, h.n); h.width == 8 && v64 != nil {
+		unpackAdd(v64, h.body, h.bits, base)
+		return
+	}
+	if v32 := view32(win, h.n); h.width == 4 && v32 != nil {
+		unpackAdd(v32, h.body, h.bits, base)
+		return
+	}
 	p := getScratch(h.n)
 	vals := *p
-	unpack(vals, h.body, h.bits)
-	base := uint64(h.param)
+	unpackAdd(vals, h.body, h.bits, base)
 	out := win
-	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
-	case h.width == 8 && v64 != nil:
-		for i, v := range vals {
-			v64[i] = base + v
-		}
-	case h.width == 4 && v32 != nil:
-		for i, v := range vals {
-			v32[i] = uint32(base + v)
-		}
-	case h.width == 8:
+	if h.width == 8 {
 		for _, v := range vals {
-			binary.LittleEndian.PutUint64(out, base+v)
+			binary.LittleEndian.PutUint64(out, v)
 			out = out[8:]
 		}
-	default:
+	} else {
 		for _, v := range vals {
-			binary.LittleEndian.PutUint32(out, uint32(base+v))
+			binary.LittleEndian.PutUint32(out, uint32(v))
 			out = out[4:]
 		}
 	}

@@ -63,31 +63,35 @@ func Selection(dst []int32, mask *array.Boolean) []int32 {
 // Record returns the rows sel names (ascending, in range) of rec.
 func Record(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, rec.NumCols())
-	var idx arrow.Array // for arrow-go's take, made once if needed
-	defer func() {
-		if idx != nil {
-			idx.Release()
-		}
-	}()
 	for i, col := range rec.Columns() {
-		if cols[i] = Rows(mem, col, sel); cols[i] != nil {
-			continue
-		}
-		if idx == nil {
-			idx = array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(sel),
-				[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(sel))}, nil, 0, 0))
-		}
 		var err error
-		if cols[i], err = take(compute.WithAllocator(ctx, mem), col, idx); err != nil {
-			cols[i], err = concatRuns(mem, col, sel)
-		}
-		if err != nil {
+		if cols[i], err = Array(ctx, mem, col, sel); err != nil {
 			releaseAll(cols[:i])
-			return nil, fmt.Errorf("gather: %s column %q: %w", col.DataType(), rec.ColumnName(i), err)
+			return nil, fmt.Errorf("column %q: %w", rec.ColumnName(i), err)
 		}
 	}
 	out := array.NewRecordBatch(rec.Schema(), cols, int64(len(sel)))
 	releaseAll(cols)
+	return out, nil
+}
+
+// Array returns the rows sel names (ascending, in range) of arr: through
+// Rows, else arrow-go's take, else concatenated runs.
+func Array(ctx context.Context, mem memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, error) {
+	if out := Rows(mem, arr, sel); out != nil {
+		return out, nil
+	}
+	// The indices share sel's memory: nothing to release but the wrapper.
+	idx := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(sel),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(sel))}, nil, 0, 0))
+	defer idx.Release()
+	out, err := take(compute.WithAllocator(ctx, mem), arr, idx)
+	if err != nil {
+		out, err = concatRuns(mem, arr, sel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gather: %s: %w", arr.DataType(), err)
+	}
 	return out, nil
 }
 
