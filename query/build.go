@@ -520,6 +520,9 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 		as.aggIndex[text] = len(n.keys) + len(n.aggs)
 		n.aggs = append(n.aggs, ac)
 	}
+	// Arguments such as ext * (1 - disc) and ext * (1 - disc) * (1 + tax)
+	// compute their common part once per batch.
+	n.args = expr.Share(n.args)
 	n.in = b.lay.flush(in)
 	as.schema = n.schema()
 	return n, as, nil

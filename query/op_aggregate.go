@@ -195,7 +195,10 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 		return err
 	}
 	defer releaseAll(keys)
-	args, err := evalAll(ctx, o.rt, o.n.args, rec)
+	// Shared subexpressions (expr.Share) are computed once per batch.
+	mctx, forget := expr.WithMemo(ctx)
+	args, err := evalAll(mctx, o.rt, o.n.args, rec)
+	forget()
 	if err != nil {
 		return err
 	}

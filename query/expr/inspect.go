@@ -57,6 +57,8 @@ type Node struct {
 // Inspect describes e's top node.
 func Inspect(e Expr) Node {
 	switch x := e.(type) {
+	case *sharedExpr:
+		return Inspect(x.Expr)
 	case *column:
 		return Node{Kind: KindColumn, Column: x.index, Name: x.name}
 	case *literal:
