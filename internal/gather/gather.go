@@ -244,7 +244,9 @@ func gatherBits(mem memory.Allocator, src []byte, off int, sel []int32) *memory.
 }
 
 // gatherVar copies values of a type of offsets O and bytes (utf8,
-// binary): offsets first, to size the bytes, then the bytes.
+// binary): offsets first, to size the bytes, then the bytes, a run of
+// consecutive rows at a time (a filter that keeps most rows leaves long
+// runs, and one copy of a run's bytes beats one per short value).
 func gatherVar[O int32 | int64](mem memory.Allocator, arr arrow.Array, sel []int32) []*memory.Buffer {
 	d := arr.Data()
 	offs := arrow.GetData[O](d.Buffers()[1].Bytes())[d.Offset():]
@@ -264,8 +266,14 @@ func gatherVar[O int32 | int64](mem memory.Allocator, arr arrow.Array, sel []int
 	vb := memory.NewResizableBuffer(mem)
 	vb.Resize(int(total))
 	out := vb.Bytes()
-	for i, r := range sel {
-		copy(out[outOffs[i]:outOffs[i+1]], src[offs[r]:offs[r+1]])
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && sel[j] == sel[j-1]+1 {
+			j++
+		}
+		first, last := sel[i], sel[j-1]
+		copy(out[outOffs[i]:outOffs[j]], src[offs[first]:offs[last+1]])
+		i = j
 	}
 	return []*memory.Buffer{ob, vb}
 }
