@@ -49,7 +49,9 @@ func unpackAdd[T uint32 | uint64](out []T, src []byte, bits uint, base uint64) {
 		}
 		return
 	}
-	if 64%bits == 0 {
+	// unpackWords' serial shifts lose to unpackLoads (BenchmarkPack: 8.4
+	// against 4.4 µs for 8192 values of 8 bits), which takes up to 56.
+	if bits == 64 {
 		unpackWords(out, src, bits, base)
 		return
 	}
@@ -145,9 +147,9 @@ func unpackFrom[T uint32 | uint64](out []T, src []byte, start, bits uint, base u
 	}
 }
 
-// unpackWords is unpackAdd for widths dividing 64 (1, 2, 4, 8, 16, 32,
-// 64): no value straddles two words, so each word yields 64/bits values by
-// shifts alone, with no test per value.
+// unpackWords is unpackAdd for widths dividing 64 (unpackAdd uses it for
+// 64 only; unpackLoads is faster for the others): no value straddles two
+// words, so each word yields 64/bits values by shifts alone.
 func unpackWords[T uint32 | uint64](out []T, src []byte, bits uint, base uint64) {
 	per := int(64 / bits)
 	mask := ^uint64(0) >> (64 - bits)

@@ -42,7 +42,7 @@ func TestPackUnpack(t *testing.T) {
 }
 
 func BenchmarkPack(b *testing.B) {
-	for _, bits := range []uint{1, 10, 33, 64} {
+	for _, bits := range []uint{1, 2, 4, 8, 10, 16, 24, 32, 33, 64} {
 		vals := make([]uint64, 8192)
 		r := rand.New(rand.NewPCG(1, 2))
 		for i := range vals {
