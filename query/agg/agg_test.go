@@ -327,3 +327,91 @@ func int64s(mem interface {
 	b.AppendValues(vals, nil)
 	return b.NewInt64Array()
 }
+
+// TestFewKeys runs batches the few-keys path takes (no NULL keys, short
+// strings, at least minLocalRows rows, few distinct tuples) mixed with
+// batches it gives back (too many tuples, a NULL key), and checks the
+// result against the reference; the path must have run.
+func TestFewKeys(t *testing.T) {
+	taken, batches := 0, 0
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		mem := checked(t)
+		keyTypes := make([]arrow.DataType, 1+rng.IntN(3))
+		for i := range keyTypes {
+			keyTypes[i] = []arrow.DataType{arrow.BinaryTypes.String, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64,
+				arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Float64}[rng.IntN(6)]
+		}
+		argTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64}
+		specs := validSpecs(argTypes)
+		h, err := NewHashAggregator(keyTypes, argTypes, specs, Options{Mem: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := newRef(keyTypes, argTypes, specs)
+		for b := range 6 {
+			// card ≤ 8 keeps stringPool's long string out; 300 passes
+			// maxLocal tuples; a NULL rate sends the batch back.
+			g := &gen{rng: rng, mem: mem, card: []int{2, 5, 8, 8, 300}[rng.IntN(5)]}
+			if b == 3 {
+				g.nullP = 0.1
+			}
+			n := minLocalRows + rng.IntN(400)
+			keys, args := genBatch(g, keyTypes, argTypes, n)
+			if err := h.Add(keys, args); err != nil {
+				t.Fatal(err)
+			}
+			ref.add(keys, args, n)
+			releaseArrays(keys)
+			releaseArrays(args)
+		}
+		checkResult(t, h, ref, 1+rng.IntN(100), 0)
+		if h.few != nil {
+			taken += h.few.taken
+		}
+		batches += 6
+		h.Release()
+	}
+	if taken < batches/4 || taken == batches {
+		t.Errorf("the few-keys path took %d of %d batches: the test exercises too little", taken, batches)
+	}
+}
+
+// TestStringCodes: a string's code tells apart values that differ only in
+// trailing zero bytes, and strings over 7 bytes or NULLs have none.
+func TestStringCodes(t *testing.T) {
+	mem := checked(t)
+	var acct account
+	c := &stringKeys{acct: &acct, dt: arrow.BinaryTypes.String}
+	defer c.release()
+	code := func(vals []string, valid []bool) ([]uint64, bool) {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.AppendValues(vals, valid)
+		a := b.NewArray()
+		defer a.Release()
+		if err := c.bind(a); err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]uint64, len(vals))
+		return dst, c.codes(dst)
+	}
+	vals := []string{"", "\x00", "\x00\x00", "a", "a\x00", "a\x00\x00", "abcdefg", "b", "a"}
+	got, ok := code(vals, nil)
+	if !ok {
+		t.Fatal("short strings have no codes")
+	}
+	for i := range vals {
+		for j := range vals {
+			if (got[i] == got[j]) != (vals[i] == vals[j]) {
+				t.Errorf("%q and %q: codes %#x and %#x", vals[i], vals[j], got[i], got[j])
+			}
+		}
+	}
+	if _, ok := code([]string{"a", "abcdefgh"}, nil); ok {
+		t.Error("an 8-byte string has a code")
+	}
+	if _, ok := code([]string{"a", ""}, []bool{true, false}); ok {
+		t.Error("a NULL has a code")
+	}
+}

@@ -30,13 +30,14 @@ type HashAggregator struct {
 	// Per-batch scratch.
 	hashes []uint64
 	gids   []uint32
-	iota   []uint32   // 0, 1, 2, …
-	ins    []input    // per argument; the last is count(*)'s
-	used   []bool     // per argument: an aggregate reads it
-	pstart []int      // state i's partial columns are pstart[i]:pstart[i+1]
-	pins   []input    // per partial column, when merging
-	pbufs  [][]uint32 // non-NULL rows per partial column
-	bufs   [][]uint32 // non-NULL rows per input
+	iota   []uint32     // 0, 1, 2, …
+	ins    []input      // per argument; the last is count(*)'s
+	used   []bool       // per argument: an aggregate reads it
+	pstart []int        // state i's partial columns are pstart[i]:pstart[i+1]
+	pins   []input      // per partial column, when merging
+	pbufs  [][]uint32   // non-NULL rows per partial column
+	bufs   [][]uint32   // non-NULL rows per input
+	few    *localGroups // the few-keys path's scratch (fewkeys.go)
 }
 
 // NewHashAggregator returns an aggregator grouping by keys of keyTypes and
@@ -298,11 +299,16 @@ func (h *HashAggregator) group(n int, keys []arrow.Array) error {
 	for i := range h.hashes {
 		h.hashes[i] = h.seed
 	}
-	rows := h.iota[:n]
 	for i, c := range h.cols {
 		if err := c.bind(keys[i]); err != nil {
 			return err
 		}
+	}
+	if done, err := h.groupFew(n); done || err != nil {
+		return err
+	}
+	rows := h.iota[:n]
+	for _, c := range h.cols {
 		c.hash(h.hashes, rows)
 	}
 	return h.tab.insert(rows, h.hashes, h.gids)
@@ -381,6 +387,12 @@ func (h *HashAggregator) Release() {
 		s.release()
 	}
 	h.hashes = drop(&h.acct, h.hashes)
+	if h.few != nil {
+		for i := range h.few.codes {
+			h.few.codes[i] = drop(&h.acct, h.few.codes[i])
+		}
+		h.few.local = drop(&h.acct, h.few.local)
+	}
 	h.gids = drop(&h.acct, h.gids)
 	h.iota = drop(&h.acct, h.iota)
 	for i := range h.bufs {
