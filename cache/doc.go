@@ -26,7 +26,10 @@
 //
 // Scan decodes only the selected columns' chunks of the batches CanSkip
 // cannot rule out, on ScanOptions.Concurrency goroutines, and returns them in
-// table order. With no columns selected it returns row counts alone and
+// table order. ScanOptions.Rows filters rows too: comparisons of integer,
+// temporal and decimal columns with constants, evaluated on each decoded
+// batch before the other columns are decoded (rowfilter.go), so only the
+// rows that pass are returned. With no columns selected it returns row counts alone and
 // never touches a chunk. A chunk that fails to decode fails the scan with a
 // *ChunkError naming table, batch and column; the other columns of the batch
 // still read.

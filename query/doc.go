@@ -21,7 +21,11 @@
 // count(*), which is answered from row counts) and gets the part of WHERE
 // that compares columns with constants as a cache.Predicate
 // (build_pushdown.go), so batches whose statistics rule it out are never
-// decoded. Operators (op_*.go) are pulled batch by batch; expressions
+// decoded. The conjuncts of WHERE that compare an integer, temporal or
+// decimal column with constants go further down: the scan evaluates them
+// on the stored values and returns only the rows that pass
+// (build_rowfilter.go, cache.ScanOptions.Rows); the Filter keeps the rest
+// of WHERE, and is left out when nothing is left. Operators (op_*.go) are pulled batch by batch; expressions
 // evaluate vectorized over whole batches (package expr) and GROUP BY uses a
 // vectorized hash aggregator (package agg). LIMIT stops pulling, and
 // closing the scan stops decoding, as soon as it has its rows; ORDER BY …
@@ -41,7 +45,7 @@
 // filter for the predicate's columns, and above it for the rest, after the
 // filter has cut the rows down. The filter gathers only the columns read
 // above it (build_layout.go draws the layout of a batch), with copy loops
-// of its own (gather.go). So:
+// of its own (internal/gather). So:
 //
 //   - computed columns have engine types and are nullable: int32 + 1 is
 //     int64, CAST(d AS DOUBLE) float64, an aggregate what agg.ResultType
