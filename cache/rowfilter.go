@@ -231,7 +231,6 @@ func inRange(x, lo int64, span uint64) int {
 func selectInts[T int8 | int16 | int32 | int64](vals []T, valid []byte, off int, r rowRange, sel []int32, all bool, n int) []int32 {
 	if r.lo > r.hi { // nothing, or only decimals outside 64 bits
 		return sel[:0]
-		return sel[:0]
 	}
 	lo, span := r.lo, uint64(r.hi-r.lo)
 	k := 0
