@@ -238,11 +238,12 @@ func statValue(arr arrow.Array, dt arrow.DataType) (cache.Value, bool) {
 			return cache.String(a.Value(0)), true
 		}
 	case *array.Date32:
-		switch dt.ID() {
-		case arrow.DATE32:
+		// Not for a date64 column: the engine reads it as its day, rounded
+		// down, while its statistics and the row filter see milliseconds,
+		// and a value past midnight equals its day's DATE literal in the
+		// one but not the other (TestDate64OffMidnight).
+		if dt.ID() == arrow.DATE32 {
 			return cache.Int(int64(a.Value(0))), true
-		case arrow.DATE64:
-			return cache.Int(int64(a.Value(0)) * 86_400_000), true
 		}
 	case *array.Boolean:
 		if dt.ID() == arrow.BOOL {

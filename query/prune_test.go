@@ -5,7 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
 )
 
 // TestPruningNeverChangesAnAnswer runs random WHERE clauses with the
@@ -86,3 +90,46 @@ func TestPruningNeverChangesAnAnswer(t *testing.T) {
 }
 
 func pick(r *rand.Rand, xs ...string) string { return xs[r.IntN(len(xs))] }
+
+// TestDate64OffMidnight: the engine reads a date64 as its day (rounded
+// down), so a value past midnight equals its day's DATE literal. Pruning
+// and the row filter compare stored milliseconds, where it does not: they
+// must leave date64 comparisons to the engine.
+func TestDate64OffMidnight(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.FixedWidthTypes.Date64}}, nil)
+	const day = 86_400_000
+	b := array.NewRecordBuilder(mem, schema)
+	// 1997-05-19 is day 10000: noon of it, one millisecond into the next
+	// day, and the last millisecond of the day before.
+	b.Field(0).(*array.Date64Builder).AppendValues([]arrow.Date64{10000*day + day/2, 10001*day + 1, 10000*day - 1}, nil)
+	rec := b.NewRecordBatch()
+	b.Release()
+	putTable(t, c, "t", []arrow.RecordBatch{rec})
+	rec.Release()
+	e := New(c, Options{Alloc: mem})
+	for _, tc := range []struct {
+		where string
+		want  int
+	}{
+		{"d = DATE '1997-05-19'", 1},
+		{"d <= DATE '1997-05-19'", 2},
+		{"d > DATE '1997-05-19'", 1},
+		{"d BETWEEN DATE '1997-05-19' AND DATE '1997-05-19'", 1},
+		{"d >= DATE '1997-05-19'", 2},
+		{"d < DATE '1997-05-19'", 1},
+	} {
+		rows, err := run(t, e, "SELECT count(*) FROM t WHERE "+tc.where)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.where, err)
+		}
+		if len(rows) != 1 || rows[0] != fmt.Sprint(tc.want) {
+			t.Errorf("WHERE %s: count %v, want %d", tc.where, rows, tc.want)
+		}
+	}
+}
