@@ -439,6 +439,33 @@ func genPred(r *rand.Rand, cols []testCol, depth int) Predicate {
 	return Cmp{Col: c, Op: Op(r.IntN(6)), Val: genLiteral(r, ct)}
 }
 
+// genTable draws a table of 1 to maxCols columns of types from pool, in
+// 1 to maxBatches batches of rows() rows each: the schema, each batch's
+// columns (their arrays retained) and the batches as records.
+func genTable(mem memory.Allocator, r *rand.Rand, pool []colType, maxCols, maxBatches int, rows func() int) (*arrow.Schema, [][]testCol, []arrow.RecordBatch) {
+	types := make([]colType, 1+r.IntN(maxCols))
+	fields := make([]arrow.Field, len(types))
+	for i := range types {
+		types[i] = pool[r.IntN(len(pool))]
+		fields[i] = arrow.Field{Name: types[i].name, Type: types[i].dt, Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	var batches [][]testCol
+	var recs []arrow.RecordBatch
+	for range 1 + r.IntN(maxBatches) {
+		n := rows()
+		cols := make([]testCol, len(types))
+		arrs := make([]arrow.Array, len(types))
+		for i, ct := range types {
+			cols[i] = genColumn(mem, r, ct, n)
+			arrs[i] = cols[i].arr
+		}
+		batches = append(batches, cols)
+		recs = append(recs, array.NewRecordBatch(schema, arrs, int64(n)))
+	}
+	return schema, batches, recs
+}
+
 func newAlloc(t testing.TB) *memory.CheckedAllocator {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })

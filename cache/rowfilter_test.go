@@ -34,26 +34,8 @@ func TestScanRowFilter(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 4))
 	var filters, kept, dropped int
 	for round := range 60 {
-		types := make([]colType, 1+r.IntN(4))
-		fields := make([]arrow.Field, len(types))
-		for i := range types {
-			types[i] = rowColTypes[r.IntN(len(rowColTypes))]
-			fields[i] = arrow.Field{Name: types[i].name, Type: types[i].dt, Nullable: true}
-		}
-		schema := arrow.NewSchema(fields, nil)
-		var batches [][]testCol
-		var recs []arrow.RecordBatch
-		for range 1 + r.IntN(5) {
-			n := pick(r, 0, 1, 7, 100, 700)
-			cols := make([]testCol, len(types))
-			arrs := make([]arrow.Array, len(types))
-			for i, ct := range types {
-				cols[i] = genColumn(mem, r, ct, n)
-				arrs[i] = cols[i].arr
-			}
-			batches = append(batches, cols)
-			recs = append(recs, array.NewRecordBatch(schema, arrs, int64(n)))
-		}
+		schema, batches, recs := genTable(mem, r, rowColTypes, 4, 5, func() int { return pick(r, 0, 1, 7, 100, 700) })
+		fields := schema.Fields()
 		c := newCache(t, mem, 0)
 		setting := settings[r.IntN(len(settings))]
 		put(t, c, "t", schema, recs, setting.opts)
@@ -64,7 +46,7 @@ func TestScanRowFilter(t *testing.T) {
 				continue
 			}
 			filters++
-			cols := r.Perm(len(types))[:r.IntN(len(types)+1)]
+			cols := r.Perm(len(fields))[:r.IntN(len(fields)+1)]
 			s, err := c.Scan(context.Background(), "t", ScanOptions{Columns: cols, Rows: rows, Concurrency: 1 + r.IntN(3)})
 			if err != nil {
 				t.Fatalf("round %d (%s): %v: %v", round, setting.name, rows, err)

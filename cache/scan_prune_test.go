@@ -4,9 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestScanPruningEndToEnd stores random tables of every orderable type
@@ -18,26 +15,7 @@ func TestScanPruningEndToEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 42))
 	var preds, skipped int
 	for round := range 40 {
-		types := make([]colType, 1+r.IntN(3))
-		fields := make([]arrow.Field, len(types))
-		for i := range types {
-			types[i] = colTypes[r.IntN(len(colTypes))]
-			fields[i] = arrow.Field{Name: types[i].name, Type: types[i].dt, Nullable: true}
-		}
-		schema := arrow.NewSchema(fields, nil)
-		var batches [][]testCol
-		var recs []arrow.RecordBatch
-		for range 1 + r.IntN(8) {
-			n := r.IntN(12)
-			cols := make([]testCol, len(types))
-			arrs := make([]arrow.Array, len(types))
-			for i, ct := range types {
-				cols[i] = genColumn(mem, r, ct, n)
-				arrs[i] = cols[i].arr
-			}
-			batches = append(batches, cols)
-			recs = append(recs, array.NewRecordBatch(schema, arrs, int64(n)))
-		}
+		schema, batches, recs := genTable(mem, r, colTypes, 3, 8, func() int { return r.IntN(12) })
 		c := newCache(t, mem, 0)
 		setting := settings[r.IntN(len(settings))]
 		info := put(t, c, "t", schema, recs, setting.opts)
