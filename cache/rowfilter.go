@@ -11,20 +11,26 @@ import (
 
 // Row filtering: [ScanOptions.Rows] are conjuncts the scan evaluates on
 // every row of the batches it decodes, returning only the rows where all
-// of them are TRUE. Each is a Cmp (any operator but <>) or a Between on a
-// column whose values are integers: signed integers, dates, times,
-// timestamps, durations and decimals of up to 128 bits, with literals of
-// the column's kind (KindInt, or KindDecimal in the column's scale, that
-// fit in 64 bits) or NULL. So each is an inclusive range of the column's
-// stored integer, and the conjuncts on one column intersect into one
-// range: l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE
-// '1995-01-01' is days [8766, 9130].
+// of them are TRUE. Each is one of
 //
-// Per batch, the ranges are tried most selective first, as the batch's
-// statistics estimate it (assuming values spread evenly between its
-// bounds); a range its bounds prove TRUE on every row is not evaluated.
-// The first range walks every row, the others only the rows still
-// selected. The columns the query returns are decoded only once the
+//   - a Cmp (any operator but <>) or a Between on a column whose values
+//     are integers: signed integers, dates, times, timestamps, durations
+//     and decimals of up to 128 bits, with literals of the column's kind
+//     (KindInt, or KindDecimal in the column's scale, that fit in 64 bits)
+//     or NULL. So each is an inclusive range of the column's stored
+//     integer, and the conjuncts on one column intersect into one range:
+//     l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01'
+//     is days [8766, 9130];
+//   - an In on such a column (a set of integers, rowfilter_sets.go);
+//   - a Cmp (but <>), Between, In or Prefix on a utf8 or binary column,
+//     large or not, with KindBytes literals, compared in byte order
+//     (rowfilter_bytes.go).
+//
+// Per batch, the tests are tried most selective first, as the batch's
+// statistics estimate it (integers: assuming values spread evenly between
+// its bounds; strings: by the kind of test); a test its bounds prove TRUE
+// on every row is not evaluated. The first test walks every row, the
+// others only the rows still selected. The columns the query returns are decoded only once the
 // selection is known, and only its rows are kept (internal/gather).
 // Decimals the cache narrowed to 64 bits are compared before they are
 // widened, and widened only for the rows kept.
@@ -42,32 +48,67 @@ type rowRange struct {
 // empty reports whether no value lies in the range.
 func (r rowRange) empty() bool { return r.lo > r.hi && !r.openLo && !r.openHi }
 
+// rowTest is one compiled conjunct of a row filter.
+type rowTest interface {
+	column() int
+	// estimate guesses the share of a batch's rows that pass from the
+	// column's statistics, and reports whether they prove every row does.
+	estimate(s ColumnStats) (share float64, all bool)
+	// keep returns the rows of sel that pass: sel holds ascending row
+	// numbers, or, when all is true, is scratch of n for every row.
+	keep(c *filterCol, sel []int32, all bool, n int) []int32
+}
+
 // RowFilterable reports whether p can be one of [ScanOptions.Rows] for a
 // table of this schema.
 func RowFilterable(schema *arrow.Schema, p Predicate) bool {
-	_, ok := rangeOf(schema, p)
+	_, ok := compileTest(schema, p)
 	return ok
 }
 
-// rowRanges turns a row filter into one range per column, in the order the
-// columns first appear.
-func rowRanges(schema *arrow.Schema, rows []Predicate) ([]rowRange, error) {
-	var out []rowRange
+func compileTest(schema *arrow.Schema, p Predicate) (rowTest, bool) {
+	if r, ok := rangeOf(schema, p); ok {
+		return r, true
+	}
+	if s, ok := setOf(schema, p); ok {
+		return s, true
+	}
+	return bytesTestOf(schema, p)
+}
+
+// rowTests compiles a row filter, the ranges on one column intersected
+// into one.
+func rowTests(schema *arrow.Schema, rows []Predicate) ([]rowTest, error) {
+	var out []rowTest
 	for _, p := range rows {
-		r, ok := rangeOf(schema, p)
+		t, ok := compileTest(schema, p)
 		if !ok {
-			return nil, fmt.Errorf("row filter %s: not a comparison of an integer, temporal or decimal column with a constant of its type", p)
+			return nil, fmt.Errorf("row filter %s: not a comparison of an integer, temporal, decimal, string or binary column with constants of its type", p)
 		}
-		i := slices.IndexFunc(out, func(o rowRange) bool { return o.col == r.col })
+		r, isRange := t.(rowRange)
+		i := slices.IndexFunc(out, func(o rowTest) bool {
+			or, ok := o.(rowRange)
+			return ok && isRange && or.col == r.col
+		})
 		if i < 0 {
-			out = append(out, r)
+			out = append(out, t)
 			continue
 		}
-		o := &out[i]
+		o := out[i].(rowRange)
 		o.lo, o.hi = max(o.lo, r.lo), min(o.hi, r.hi)
 		o.openLo, o.openHi = o.openLo && r.openLo, o.openHi && r.openHi
+		out[i] = o
 	}
 	return out, nil
+}
+
+func (r rowRange) column() int { return r.col }
+
+func (r rowRange) keep(c *filterCol, sel []int32, all bool, n int) []int32 {
+	if c.isNarrow {
+		return selectInts(c.narrow.vals, c.narrow.validBytes(), 0, r, sel, all, n)
+	}
+	return selectRows(c.arr, r, sel, all)
 }
 
 // noRows is a range nothing lies in.
@@ -168,9 +209,9 @@ func integerValue(v Value, kind Kind) (n int64, null, ok bool) {
 	return b.Int64(), false, true
 }
 
-// selectivity estimates the share of a batch's rows in r from the
-// column's statistics, and whether the bounds prove every row is in it.
-func (r rowRange) selectivity(s ColumnStats) (share float64, all bool) {
+// estimate estimates the share of a batch's rows in r from the column's
+// statistics, and whether the bounds prove every row is in it.
+func (r rowRange) estimate(s ColumnStats) (share float64, all bool) {
 	if r.empty() || s.AllNull() {
 		return 0, false
 	}

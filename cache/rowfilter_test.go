@@ -111,15 +111,16 @@ func TestScanRowFilter(t *testing.T) {
 // unequal) are compared as the statistics order them, where every NaN is
 // one value and -0.0 is below +0.0.
 func sameRow(a arrow.Array, i int, b arrow.Array, j int) bool {
-	if a.IsNull(i) || b.IsNull(j) {
-		return a.IsNull(i) && b.IsNull(j)
-	}
-	// The cache may store a dictionary column decoded.
-	if d, ok := a.(*array.Dictionary); ok {
+	// The cache may store a dictionary column decoded; a row is NULL
+	// when its index is or when its index names a NULL entry.
+	if d, ok := a.(*array.Dictionary); ok && d.IsValid(i) {
 		a, i = d.Dictionary(), d.GetValueIndex(i)
 	}
-	if d, ok := b.(*array.Dictionary); ok {
+	if d, ok := b.(*array.Dictionary); ok && d.IsValid(j) {
 		b, j = d.Dictionary(), d.GetValueIndex(j)
+	}
+	if a.IsNull(i) || b.IsNull(j) {
+		return a.IsNull(i) && b.IsNull(j)
 	}
 	x, y := array.NewSlice(a, int64(i), int64(i+1)), array.NewSlice(b, int64(j), int64(j+1))
 	defer x.Release()
@@ -145,10 +146,7 @@ func totalRows(batches [][]testCol) int64 {
 func genRowFilter(r *rand.Rand, schema *arrow.Schema, cols []testCol) []Predicate {
 	var ok []int
 	for i, c := range cols {
-		if _, filterable := integerColumn(schema, i); filterable != (c.ct.kind == KindInt || isDecimalUpTo128(c.ct.dt)) {
-			panic("integerColumn disagrees with the column's kind: " + c.ct.name)
-		}
-		if _, filterable := integerColumn(schema, i); filterable {
+		if rowColumnRef(c.ct.dt) {
 			ok = append(ok, i)
 		}
 	}
@@ -160,9 +158,23 @@ func genRowFilter(r *rand.Rand, schema *arrow.Schema, cols []testCol) []Predicat
 		c := ok[r.IntN(len(ok))]
 		ct := cols[c].ct
 		var p Predicate
-		if r.IntN(3) == 0 {
+		switch r.IntN(6) {
+		case 0:
 			p = Between{Col: c, Lo: genLiteral(r, ct), Hi: genLiteral(r, ct)}
-		} else {
+		case 1:
+			vals := make([]Value, pick(r, 0, 1, 2, 3, 12))
+			for i := range vals {
+				vals[i] = genLiteral(r, ct)
+			}
+			p = In{Col: c, Vals: vals}
+		case 2:
+			if ct.kind == KindBytes {
+				s := genString(r).S
+				p = Prefix{Col: c, P: []byte(s[:r.IntN(len(s)+1)])}
+				break
+			}
+			fallthrough
+		default:
 			p = Cmp{Col: c, Op: Op(r.IntN(6)), Val: genLiteral(r, ct)}
 		}
 		if RowFilterable(schema, p) != rowFilterableRef(p) {
@@ -175,16 +187,19 @@ func genRowFilter(r *rand.Rand, schema *arrow.Schema, cols []testCol) []Predicat
 	return out
 }
 
-func isDecimalUpTo128(dt arrow.DataType) bool {
+// rowColumnRef: the types the row filter takes.
+func rowColumnRef(dt arrow.DataType) bool {
 	switch dt.ID() {
-	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64,
+		arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128,
+		arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY:
 		return true
 	}
 	return false
 }
 
 // rowFilterableRef: anything but <> whose literals are NULL or fit in 64
-// bits.
+// bits (generated literals are of the column's kind).
 func rowFilterableRef(p Predicate) bool {
 	fits := func(v Value) bool {
 		if v.Kind != KindDecimal {
@@ -197,6 +212,15 @@ func rowFilterableRef(p Predicate) bool {
 		return p.Op != Ne && fits(p.Val)
 	case Between:
 		return fits(p.Lo) && fits(p.Hi)
+	case In:
+		for _, v := range p.Vals {
+			if !fits(v) {
+				return false
+			}
+		}
+		return true
+	case Prefix:
+		return true
 	}
 	return false
 }
@@ -230,11 +254,14 @@ func TestScanRowFilterRefusals(t *testing.T) {
 		want string
 	}{
 		{[]int{0}, []Predicate{Cmp{Col: 0, Op: Ne, Val: Int(1)}}, "not a comparison"},
-		{[]int{0}, []Predicate{Cmp{Col: 1, Op: Eq, Val: String("a")}}, "not a comparison"},
+		{[]int{0}, []Predicate{Cmp{Col: 1, Op: Ne, Val: String("a")}}, "not a comparison"},
+		{[]int{0}, []Predicate{Cmp{Col: 1, Op: Eq, Val: Int(1)}}, "not a comparison"},
+		{[]int{0}, []Predicate{Prefix{Col: 0, P: []byte("1")}}, "not a comparison"},
+		{[]int{0}, []Predicate{IsNull{Col: 0}}, "not a comparison"},
 		{[]int{0}, []Predicate{Cmp{Col: 2, Op: Lt, Val: Float(1)}}, "not a comparison"},
 		{[]int{0}, []Predicate{Cmp{Col: 0, Op: Lt, Val: Float(1)}}, "not a comparison"},
 		{[]int{0}, []Predicate{Cmp{Col: 9, Op: Lt, Val: Int(1)}}, "not a comparison"},
-		{[]int{0}, []Predicate{In{Col: 0, Vals: []Value{Int(1)}}}, "not a comparison"},
+		{[]int{0}, []Predicate{In{Col: 0, Vals: []Value{Int(1), String("1")}}}, "not a comparison"},
 		{[]int{3}, []Predicate{Cmp{Col: 0, Op: Lt, Val: Int(1)}}, "cannot be row-filtered"},
 	} {
 		s, err := c.Scan(context.Background(), "t", ScanOptions{Columns: tc.cols, Rows: tc.rows})

@@ -76,9 +76,9 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 			return nil, fmt.Errorf("cache: table %q: filter %s: %w", name, opts.Filter, err)
 		}
 	}
-	var ranges []rowRange
+	var tests []rowTest
 	if len(opts.Rows) > 0 {
-		if ranges, err = rowRanges(t.schema, opts.Rows); err != nil {
+		if tests, err = rowTests(t.schema, opts.Rows); err != nil {
 			return nil, fmt.Errorf("cache: table %q: %w", name, err)
 		}
 		for _, f := range fields {
@@ -91,7 +91,7 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 	if opts.Concurrency < 0 {
 		return nil, fmt.Errorf("cache: table %q: negative scan concurrency %d", name, opts.Concurrency)
 	}
-	s := &Scanner{t: t, cols: cols, ranges: ranges, mem: c.opts.Alloc, concurrency: opts.Concurrency}
+	s := &Scanner{t: t, cols: cols, tests: tests, mem: c.opts.Alloc, concurrency: opts.Concurrency}
 	if s.concurrency == 0 {
 		s.concurrency = c.opts.Concurrency
 	}
@@ -108,7 +108,7 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 		s.kept = append(s.kept, i)
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	if s.concurrency > 1 && (len(cols) > 0 || len(ranges) > 0) && len(s.kept) > 1 {
+	if s.concurrency > 1 && (len(cols) > 0 || len(tests) > 0) && len(s.kept) > 1 {
 		s.start()
 	}
 	return s, nil
@@ -121,7 +121,7 @@ type Scanner struct {
 	refs        atomic.Int64
 	t           *table
 	cols        []int
-	ranges      []rowRange // the row filter, one range per column
+	tests       []rowTest // the row filter (rowfilter.go)
 	schema      *arrow.Schema
 	mem         memory.Allocator
 	concurrency int
@@ -242,7 +242,7 @@ func (s *Scanner) next() (decoded, bool) {
 		s.fail(d.err)
 		return d, false
 	}
-	if len(s.cols) > 0 || len(s.ranges) > 0 {
+	if len(s.cols) > 0 || len(s.tests) > 0 {
 		s.metrics.Decoded++
 		s.metrics.CompressedBytes += d.compressed
 		s.metrics.DecodedBytes += d.size
@@ -258,7 +258,7 @@ func (s *Scanner) fail(err error) {
 
 // decodeEntry decodes the selected columns of entry i.
 func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
-	if len(s.ranges) > 0 {
+	if len(s.tests) > 0 {
 		return s.decodeFiltered(dec, i)
 	}
 	e := s.t.entries[i]

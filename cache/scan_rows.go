@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -56,20 +57,16 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 	}
 
 	n := int(e.rows)
-	todo, all := s.rangesFor(e), true
-	for _, r := range todo {
-		c, err := load(r.col)
+	todo, all := s.testsFor(e), true
+	for _, t := range todo {
+		c, err := load(t.column())
 		if err != nil {
 			return decoded{err: err}
 		}
 		if all {
 			dec.sel = grow32(dec.sel, n)
 		}
-		if c.isNarrow {
-			dec.sel = selectInts(c.narrow.vals, c.narrow.validBytes(), 0, r, dec.sel, all, n)
-		} else {
-			dec.sel = selectRows(c.arr, r, dec.sel, all)
-		}
+		dec.sel = t.keep(c, dec.sel, all, n)
 		all = false
 		if len(dec.sel) == 0 {
 			d.filtered = e.rows
@@ -127,32 +124,24 @@ func (c *filterCol) release() {
 	c.narrow.release()
 }
 
-// rangesFor returns the ranges to evaluate on entry e, most selective first
-// by its statistics, without those its bounds prove TRUE on every row.
-func (s *Scanner) rangesFor(e *entry) []rowRange {
+// testsFor returns the tests to run on entry e, most selective first by
+// its statistics, without those its bounds prove TRUE on every row.
+func (s *Scanner) testsFor(e *entry) []rowTest {
 	type est struct {
-		r     rowRange
+		t     rowTest
 		share float64
 	}
-	ests := make([]est, 0, len(s.ranges))
-	for _, r := range s.ranges {
-		share, all := r.selectivity(e.stats[r.col])
+	ests := make([]est, 0, len(s.tests))
+	for _, t := range s.tests {
+		share, all := t.estimate(e.stats[t.column()])
 		if !all {
-			ests = append(ests, est{r, share})
+			ests = append(ests, est{t, share})
 		}
 	}
-	slices.SortStableFunc(ests, func(a, b est) int {
-		switch {
-		case a.share < b.share:
-			return -1
-		case a.share > b.share:
-			return 1
-		}
-		return 0
-	})
-	out := make([]rowRange, len(ests))
+	slices.SortStableFunc(ests, func(a, b est) int { return cmp.Compare(a.share, b.share) })
+	out := make([]rowTest, len(ests))
 	for i, x := range ests {
-		out[i] = x.r
+		out[i] = x.t
 	}
 	return out
 }

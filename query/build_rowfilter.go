@@ -8,13 +8,14 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/internal/gather"
+	"github.com/quiverdb/quiver/query/expr"
 )
 
-// The row filter: the conjuncts of WHERE that compare an integer, date,
-// time, timestamp, duration or decimal column with constants (=, <, <=,
-// >, >=, BETWEEN) are evaluated by the scan itself (cache.ScanOptions.Rows)
-// on the stored values, before the other columns are decoded, and only
-// the rows that pass are returned. Those conjuncts leave the engine's
+// The row filter: the conjuncts of WHERE that compare an integer, date32,
+// decimal or string column with constants (=, <, <=, >, >=, BETWEEN, IN,
+// and LIKE 'prefix%') are evaluated by the scan itself
+// (cache.ScanOptions.Rows) on the stored values, before the other columns
+// are decoded, and only the rows that pass are returned. Those conjuncts leave the engine's
 // filter, which evaluates the rest, and a column only they read is not
 // returned by the scan at all. TPC-H Q6's WHERE goes entirely into the
 // scan.
@@ -38,7 +39,7 @@ func (b *builder) splitWhere(s *ast.SelectStmt) ast.ExprNode {
 	var texts []string
 	for _, c := range conjuncts(s.Where, nil) {
 		p, exact, text := b.prunable(c)
-		if p != nil && exact && cache.RowFilterable(b.info.Schema, p) {
+		if p != nil && exact && cache.RowFilterable(b.info.Schema, p) && b.engineTyped(p) {
 			b.rows = append(b.rows, p)
 			texts = append(texts, text)
 			continue
@@ -55,6 +56,33 @@ func (b *builder) splitWhere(s *ast.SelectStmt) ast.ExprNode {
 		}
 	}
 	return where
+}
+
+// engineTyped reports whether the column p reads has an engine type: a
+// conjunct the engine could not evaluate (a binary column's) stays in the
+// Filter, to fail there as it would without the row filter.
+func (b *builder) engineTyped(p cache.Predicate) bool {
+	c, ok := predColumn(p)
+	if !ok {
+		return false
+	}
+	_, ok = expr.EngineType(b.info.Schema.Field(c).Type)
+	return ok
+}
+
+// predColumn is the column a row filter conjunct reads.
+func predColumn(p cache.Predicate) (int, bool) {
+	switch p := p.(type) {
+	case cache.Cmp:
+		return p.Col, true
+	case cache.Between:
+		return p.Col, true
+	case cache.In:
+		return p.Col, true
+	case cache.Prefix:
+		return p.Col, true
+	}
+	return 0, false
 }
 
 // gatherable reports whether the scan can keep the rows that pass of

@@ -24,7 +24,7 @@ import (
 //	          spilled 14 runs: 14 files, 331528 bytes, 49579 rows in 7.079ms,
 //	          0 merge passes in 0s, 2325 groups kept in memory)
 //	        Filter (k + 0) <> -1 (rows 53532, batches 15, time 822µs summed over workers)
-//	          Scan t: decodes 2 of 10 columns [k] and only to filter rows [v];
+//	          Scan t: decodes 2 of 10 columns [k], [v] only to filter rows;
 //	              keeps rows where v>=0; pruning on that (rows 54059, batches 15,
 //	              time 221µs; decoded 15 of 15 batches, skipped 0 (0 rows),
 //	              227568 bytes decompressed into 975000, row filter dropped 5941 rows)

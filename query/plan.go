@@ -52,13 +52,7 @@ func (n *scanNode) schema() *arrow.Schema { return arrow.NewSchema(n.fields, nil
 func (n *scanNode) filterOnlyColumns() []string {
 	var cols []int
 	for _, p := range n.rows {
-		var c int
-		switch p := p.(type) {
-		case cache.Cmp:
-			c = p.Col
-		case cache.Between:
-			c = p.Col
-		}
+		c, _ := predColumn(p)
 		if !slices.Contains(n.columns, c) && !slices.Contains(cols, c) {
 			cols = append(cols, c)
 		}
@@ -95,7 +89,7 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 		b.WriteString(" (row counts only)")
 	}
 	if len(filterOnly) > 0 {
-		fmt.Fprintf(b, " and only to filter rows [%s]", strings.Join(filterOnly, ", "))
+		fmt.Fprintf(b, ", [%s] only to filter rows", strings.Join(filterOnly, ", "))
 	}
 	if n.rows != nil {
 		fmt.Fprintf(b, "; keeps rows where %s", n.rowsText)

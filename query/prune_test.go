@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -131,5 +132,44 @@ func TestDate64OffMidnight(t *testing.T) {
 		if len(rows) != 1 || rows[0] != fmt.Sprint(tc.want) {
 			t.Errorf("WHERE %s: count %v, want %d", tc.where, rows, tc.want)
 		}
+	}
+}
+
+// TestRowFilterLeavesUnsupportedToEngine: a comparison the engine refuses
+// (a binary column has no engine type) fails the same with the row filter
+// as without: the scan could evaluate it, but the planner leaves it in
+// the Filter.
+func TestRowFilterLeavesUnsupportedToEngine(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "b", Type: arrow.BinaryTypes.Binary}, {Name: "s", Type: arrow.BinaryTypes.LargeString}}, nil)
+	bld := array.NewRecordBuilder(mem, schema)
+	bld.Field(0).(*array.BinaryBuilder).AppendValues([][]byte{[]byte("x"), []byte("y")}, nil)
+	bld.Field(1).(*array.LargeStringBuilder).AppendValues([]string{"ab", "b"}, nil)
+	rec := bld.NewRecordBatch()
+	bld.Release()
+	putTable(t, c, "t", []arrow.RecordBatch{rec})
+	rec.Release()
+	with, without := New(c, Options{Alloc: mem}), New(c, Options{Alloc: mem, NoPruning: true})
+	_, err1 := run(t, with, "SELECT count(*) FROM t WHERE b = 'x'")
+	_, err2 := run(t, without, "SELECT count(*) FROM t WHERE b = 'x'")
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("with the row filter: %v; without: %v", err1, err2)
+	}
+	// A large_utf8 column has an engine type: the scan keeps its rows.
+	plan, err := with.Explain(t.Context(), "SELECT count(*) FROM t WHERE s LIKE 'a%' AND s IN ('ab', 'c')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "decodes 1 of 2 columns, [s] only to filter rows; keeps rows where s like 'a%' AND s in ('ab','c')") || strings.Contains(plan, "Filter") {
+		t.Errorf("plan:\n%s", plan)
+	}
+	rows, err := run(t, with, "SELECT count(*) FROM t WHERE s LIKE 'a%' AND s IN ('ab', 'c')")
+	if err != nil || len(rows) != 1 || rows[0] != "1" {
+		t.Errorf("count: %v, %v", rows, err)
 	}
 }

@@ -264,7 +264,7 @@ func TestExplainShowsColumnsAndPruning(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Limit 2", "TopK 2 by grp ASC NULLS FIRST", "HashAggregate by grp",
-		"Scan orders: decodes 3 of 7 columns [grp, qty] and only to filter rows [id]; keeps rows where id between 95 and 100; pruning on that",
+		"Scan orders: decodes 3 of 7 columns [grp, qty], [id] only to filter rows; keeps rows where id between 95 and 100; pruning on that",
 		"10 batches, pruning skips 9"} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %q:\n%s", want, plan)
