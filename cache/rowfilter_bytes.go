@@ -21,6 +21,9 @@ type rowBytes struct {
 	// The set, when isSet: sorted, distinct, without NULL.
 	isSet bool
 	set   []string
+	// How has decides, fastest first: eq (the range is one value),
+	// prefix (the range is a Prefix's), or the range's bounds.
+	eq, prefix bool
 }
 
 func bytesTestOf(schema *arrow.Schema, p Predicate) (rowBytes, bool) {
@@ -65,6 +68,7 @@ func bytesTestOf(schema *arrow.Schema, p Predicate) (rowBytes, bool) {
 		switch p.Op {
 		case Eq:
 			t.hasLo, t.loIn, t.lo, t.hasHi, t.hiIn, t.hi = true, true, v, true, true, v
+			t.eq = true
 		case Lt, Le:
 			t.hasHi, t.hiIn, t.hi = true, p.Op == Le, v
 		case Gt, Ge:
@@ -82,7 +86,7 @@ func bytesTestOf(schema *arrow.Schema, p Predicate) (rowBytes, bool) {
 		}
 		t.hasLo, t.loIn, t.lo, t.hasHi, t.hiIn, t.hi = true, true, lo, true, true, hi
 	case Prefix:
-		t.hasLo, t.loIn, t.lo = true, true, string(p.P)
+		t.hasLo, t.loIn, t.lo, t.prefix = true, true, string(p.P), true
 		if succ, ok := prefixSuccessor(p.P); ok {
 			t.hasHi, t.hi = true, succ
 		}
@@ -107,13 +111,24 @@ func (t rowBytes) column() int { return t.col }
 
 // has reports whether v passes. The string(v) conversions in comparisons
 // do not copy v.
-func (t rowBytes) has(v []byte) bool {
-	if t.isSet {
+func (t *rowBytes) has(v []byte) bool {
+	switch {
+	case t.isSet && len(t.set) <= 8:
+		for _, s := range t.set {
+			if string(v) == s {
+				return true
+			}
+		}
+		return false
+	case t.isSet:
 		i := sort.Search(len(t.set), func(i int) bool { return t.set[i] >= string(v) })
 		return i < len(t.set) && t.set[i] == string(v)
-	}
-	if t.empty {
+	case t.empty:
 		return false
+	case t.eq:
+		return string(v) == t.lo
+	case t.prefix:
+		return len(v) >= len(t.lo) && string(v[:len(t.lo)]) == t.lo
 	}
 	if t.hasLo && (string(v) < t.lo || !t.loIn && string(v) == t.lo) {
 		return false
@@ -154,20 +169,28 @@ func (t rowBytes) keep(c *filterCol, sel []int32, all bool, n int) []int32 {
 	}
 	switch a.DataType().ID() {
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		return keepBytes(t, arrow.GetData[int64](d.Buffers()[1].Bytes())[d.Offset():], data, valid, d.Offset(), sel, all, n)
+		return keepBytes(&t, arrow.GetData[int64](d.Buffers()[1].Bytes())[d.Offset():], data, valid, d.Offset(), sel, all, n)
 	}
-	return keepBytes(t, arrow.GetData[int32](d.Buffers()[1].Bytes())[d.Offset():], data, valid, d.Offset(), sel, all, n)
+	return keepBytes(&t, arrow.GetData[int32](d.Buffers()[1].Bytes())[d.Offset():], data, valid, d.Offset(), sel, all, n)
 }
 
-func keepBytes[O int32 | int64](t rowBytes, offs []O, data, valid []byte, off int, sel []int32, all bool, n int) []int32 {
+func keepBytes[O int32 | int64](t *rowBytes, offs []O, data, valid []byte, off int, sel []int32, all bool, n int) []int32 {
 	if t.empty {
 		return sel[:0]
 	}
-	in := func(i int) bool {
-		if valid != nil && bit(valid, off+i) == 0 {
-			return false
-		}
-		return t.has(data[offs[i]:offs[i+1]])
+	if all {
+		sel = sel[:n]
 	}
-	return keepWhere(in, sel, all, n)
+	k := 0
+	for j := range sel {
+		i := j
+		if !all {
+			i = int(sel[j])
+		}
+		sel[k] = int32(i)
+		if (valid == nil || bit(valid, off+i) == 1) && t.has(data[offs[i]:offs[i+1]]) {
+			k++
+		}
+	}
+	return sel[:k]
 }
