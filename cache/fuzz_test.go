@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
@@ -20,6 +22,29 @@ var fuzzTypes = func() []arrow.DataType {
 	}
 	return dts
 }()
+
+// checkNarrow: the row filter's decode of a narrowed decimal128 chunk
+// fails where decode fails, with ErrCorrupt, and otherwise widens to
+// decode's array.
+func checkNarrow(t *testing.T, dec *chunkDecoder, mem memory.Allocator, dt arrow.DataType, src []byte, arr arrow.Array, decodeErr error) {
+	t.Helper()
+	col, ok, err := dec.narrow(dt, src, 1<<20, nil)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("narrow: error not ErrCorrupt: %v", err)
+	}
+	if !ok {
+		return
+	}
+	defer col.release()
+	if decodeErr != nil {
+		t.Fatalf("narrow decoded a chunk decode refuses (%v)", decodeErr)
+	}
+	wide := col.widen(mem, dt, nil, true)
+	defer wide.Release()
+	if !sameArray(arr, wide) {
+		t.Fatalf("narrow and widen gave\n%v\ndecode gave\n%v", wide, arr)
+	}
+}
 
 // FuzzChunkDecode decodes arbitrary bytes as a chunk of each column type,
 // with the checksum as given and with a valid one appended (so the fuzzer
@@ -41,6 +66,31 @@ func FuzzChunkDecode(f *testing.F) {
 			f.Add(chunk[:len(chunk)-4], uint8(i), true)
 		}
 	}
+	// A decimal128 column whose values fit in 64 bits, which the cache
+	// narrows.
+	for i, dt := range fuzzTypes {
+		if dt.ID() != arrow.DECIMAL128 {
+			continue
+		}
+		b := array.NewDecimal128Builder(mem, dt.(*arrow.Decimal128Type))
+		for v := range 50 {
+			if v%7 == 3 {
+				b.AppendNull()
+			} else {
+				b.Append(decimal128.FromI64(int64(v*v*1000 - 7)))
+			}
+		}
+		a := b.NewArray()
+		b.Release()
+		enc := &chunkEncoder{encodings: true, mem: mem}
+		enc.use(codec.SettingZstd)
+		chunk, _, err := enc.encode(nil, a)
+		a.Release()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(chunk[:len(chunk)-4], uint8(i), true)
+	}
 	f.Fuzz(func(t *testing.T, body []byte, typ uint8, fixSum bool) {
 		dt := fuzzTypes[int(typ)%len(fuzzTypes)]
 		src := body
@@ -51,6 +101,7 @@ func FuzzChunkDecode(f *testing.F) {
 		defer checked.AssertSize(t, 0)
 		dec := &chunkDecoder{mem: checked}
 		arr, err := dec.decode(dt, src, 1<<20)
+		checkNarrow(t, dec, checked, dt, src, arr, err)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error not ErrCorrupt: %v", err)
