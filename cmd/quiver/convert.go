@@ -97,15 +97,18 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer r.Release()
 	wopts := batch.WriteOptions{Codec: setting, Concurrency: *goroutines}
-	var p *progress
+	var p *fetchProgress
+	start := time.Now()
 	if !*quiet {
-		p = &progress{w: stderr, start: time.Now(), size: size, last: time.Now()}
+		p = newFetchProgress(stderr, "read")
+		p.total = size
 	}
 	if err := writeOutput(ctx, out, *format == "file", r, wopts, p); err != nil {
 		return err
 	}
 	if p != nil {
-		p.done(r.Stats(), out)
+		p.done()
+		convertSummary(stderr, r.Stats(), out, start)
 		if cs, ok := src.(*csv.Source); ok && len(cs.Skipped()) > 0 {
 			fmt.Fprintf(stderr, "first skipped: %v\n", cs.Skipped()[0])
 		}
@@ -178,14 +181,14 @@ func openInput(ctx context.Context, in, from string, copts csv.Options) (convert
 
 // writeOutput writes every batch of r to out (through a temporary file
 // renamed into place).
-func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) error {
+func writeOutput(ctx context.Context, out string, file bool, r *convert.Reader, opts batch.WriteOptions, p *fetchProgress) error {
 	return writeFileAtomically(out, func(tmp *os.File) error {
 		return writeBatches(ctx, out, tmp, file, r, opts, p)
 	})
 }
 
 // writeBatches writes every batch of r to f as an IPC file or stream.
-func writeBatches(ctx context.Context, out string, tmp *os.File, file bool, r *convert.Reader, opts batch.WriteOptions, p *progress) error {
+func writeBatches(ctx context.Context, out string, tmp *os.File, file bool, r *convert.Reader, opts batch.WriteOptions, p *fetchProgress) error {
 	var err error
 	var w interface {
 		Write(arrow.RecordBatch) error
@@ -215,7 +218,8 @@ func writeBatches(ctx context.Context, out string, tmp *os.File, file bool, r *c
 		if err != nil {
 			return fmt.Errorf("%s: %w", out, err)
 		}
-		p.update(r.Stats())
+		st := r.Stats()
+		p.update(st.Rows, st.InputBytes)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
@@ -223,40 +227,14 @@ func writeBatches(ctx context.Context, out string, tmp *os.File, file bool, r *c
 	return nil
 }
 
-// progress prints a line a second on stderr once a conversion has run
-// two seconds, and a summary at the end.
-type progress struct {
-	w           io.Writer
-	start, last time.Time
-	size        int64
-	printed     bool
-}
-
-func (p *progress) update(st convert.Stats) {
-	if p == nil {
-		return
-	}
-	now := time.Now()
-	if now.Sub(p.start) < 2*time.Second || now.Sub(p.last) < time.Second {
-		return
-	}
-	p.last, p.printed = now, true
-	el := now.Sub(p.start).Seconds()
-	line := fmt.Sprintf("%d rows, %.1f MB read, %.1f MB/s", st.Rows, float64(st.InputBytes)/1e6, float64(st.InputBytes)/1e6/el)
-	if p.size > 0 && st.InputBytes > 0 && st.InputBytes < p.size {
-		eta := time.Duration(float64(p.size-st.InputBytes) / (float64(st.InputBytes) / el) * float64(time.Second))
-		line += fmt.Sprintf(", %.0f%% of %.1f MB, ETA %v", 100*float64(st.InputBytes)/float64(p.size), float64(p.size)/1e6, eta.Round(time.Second))
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-func (p *progress) done(st convert.Stats, out string) {
-	el := time.Since(p.start)
-	fmt.Fprintf(p.w, "%s: %d rows in %d batches in %v (%.1f MB/s of input; converting %v, waiting for input %v)",
+// convertSummary is the line a conversion ends with.
+func convertSummary(w io.Writer, st convert.Stats, out string, start time.Time) {
+	el := time.Since(start)
+	fmt.Fprintf(w, "%s: %d rows in %d batches in %v (%.1f MB/s of input; converting %v, waiting for input %v)",
 		out, st.Rows, st.Batches, el.Round(time.Millisecond), float64(st.InputBytes)/1e6/el.Seconds(),
 		st.ConvertTime.Round(time.Millisecond), st.PullTime.Round(time.Millisecond))
 	if st.SkippedRows > 0 {
-		fmt.Fprintf(p.w, "; %d malformed records skipped", st.SkippedRows)
+		fmt.Fprintf(w, "; %d malformed records skipped", st.SkippedRows)
 	}
-	fmt.Fprintln(p.w)
+	fmt.Fprintln(w)
 }

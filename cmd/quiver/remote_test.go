@@ -181,6 +181,23 @@ func TestExplainGivesEachCodeAMeaning(t *testing.T) {
 	}
 }
 
+// TestProgressETA: with a known total, the line adds the share done and
+// the time left at the rate so far.
+func TestProgressETA(t *testing.T) {
+	var b strings.Builder
+	now := time.Unix(0, 0)
+	p := &fetchProgress{w: &b, verb: "read", total: 10e6, now: func() time.Time { return now }, start: now, last: now,
+		delay: time.Second, every: time.Second}
+	now = now.Add(2 * time.Second)
+	p.update(100, 4e6)
+	now = now.Add(2 * time.Second)
+	p.update(300, 10e6) // done: no share
+	want := "100 rows, 4.0 MB read, 2.0 MB/s, 40% of 10.0 MB, ETA 3s\n300 rows, 10.0 MB read, 2.5 MB/s\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
 func TestFetchProgress(t *testing.T) {
 	var b strings.Builder
 	now := time.Unix(0, 0)

@@ -7,14 +7,16 @@ import (
 	"time"
 )
 
-// fetchProgress shows how a long fetch or upload goes on stderr: rows
-// and megabytes so far and the rate. Nothing shows for the first delay,
+// fetchProgress shows how a long fetch, upload or conversion goes on
+// stderr: rows and megabytes so far and the rate, and with a known total
+// the share done and the time left. Nothing shows for the first delay,
 // so short commands print only their summary. On a terminal one line is
 // rewritten in place at most every interval; elsewhere (a log file) a
 // new line is written at most every logInterval.
 type fetchProgress struct {
 	w     io.Writer
-	verb  string // "received", "sent"
+	verb  string // "received", "sent", "read"
+	total int64  // bytes expected, 0 when unknown
 	tty   bool
 	now   func() time.Time
 	start time.Time
@@ -63,6 +65,10 @@ func (p *fetchProgress) update(rows, bytes int64) {
 	}
 	p.last, p.shown = now, true
 	line := fmt.Sprintf("%d rows, %.1f MB %s, %.1f MB/s", rows, float64(bytes)/1e6, p.verb, float64(bytes)/1e6/el.Seconds())
+	if p.total > 0 && bytes > 0 && bytes < p.total {
+		eta := time.Duration(float64(p.total-bytes) / float64(bytes) * float64(el))
+		line += fmt.Sprintf(", %.0f%% of %.1f MB, ETA %v", 100*float64(bytes)/float64(p.total), float64(p.total)/1e6, eta.Round(time.Second))
+	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {
