@@ -34,12 +34,20 @@ type ScanOptions struct {
 	// Concurrency is how many goroutines decode batches ahead of the
 	// reader, which still gets them in table order; default the cache's.
 	Concurrency int
+	// Skip, when set, is asked just before each batch is decoded, with the
+	// batch's statistics (one entry per table column): true skips the
+	// batch. It serves what is learnt while the scan runs, such as a
+	// top-k's threshold (a batch whose rows all sort after it cannot
+	// contribute). It is called from the decoding goroutines, concurrently.
+	Skip func(stats []ColumnStats) bool
 }
 
 // ScanMetrics say what a scan skipped and decoded so far.
 type ScanMetrics struct {
 	Batches         int   // in the table snapshot the scan reads
 	Skipped         int   // proved empty by statistics, never decoded
+	SkippedLate     int   // skipped by ScanOptions.Skip, never decoded
+	SkippedLateRows int64 // rows in those
 	Decoded         int   // batches whose chunks were decoded
 	Rows            int64 // rows returned
 	FilteredRows    int64 // rows of decoded batches the row filter dropped
@@ -91,7 +99,7 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 	if opts.Concurrency < 0 {
 		return nil, fmt.Errorf("cache: table %q: negative scan concurrency %d", name, opts.Concurrency)
 	}
-	s := &Scanner{t: t, cols: cols, tests: tests, mem: c.opts.Alloc, concurrency: opts.Concurrency}
+	s := &Scanner{t: t, cols: cols, tests: tests, skip: opts.Skip, mem: c.opts.Alloc, concurrency: opts.Concurrency}
 	if s.concurrency == 0 {
 		s.concurrency = c.opts.Concurrency
 	}
@@ -122,6 +130,7 @@ type Scanner struct {
 	t           *table
 	cols        []int
 	tests       []rowTest // the row filter (rowfilter.go)
+	skip        func([]ColumnStats) bool
 	schema      *arrow.Schema
 	mem         memory.Allocator
 	concurrency int
@@ -144,11 +153,13 @@ var _ array.RecordReader = (*Scanner)(nil)
 
 // decoded is one batch decoded by a worker.
 type decoded struct {
-	rec        arrow.RecordBatch // nil when the row filter left no row
-	compressed int64
-	size       int64
-	filtered   int64 // rows the row filter dropped
-	err        error
+	rec         arrow.RecordBatch // nil when the row filter left no row, or Skip skipped it
+	skippedLate bool              // Skip skipped the batch, of lateRows rows
+	lateRows    int64
+	compressed  int64
+	size        int64
+	filtered    int64 // rows the row filter dropped
+	err         error
 }
 
 // Schema is the schema of the batches: the selected columns.
@@ -242,6 +253,11 @@ func (s *Scanner) next() (decoded, bool) {
 		s.fail(d.err)
 		return d, false
 	}
+	if d.skippedLate {
+		s.metrics.SkippedLate++
+		s.metrics.SkippedLateRows += d.lateRows
+		return d, true
+	}
 	if len(s.cols) > 0 || len(s.tests) > 0 {
 		s.metrics.Decoded++
 		s.metrics.CompressedBytes += d.compressed
@@ -258,6 +274,9 @@ func (s *Scanner) fail(err error) {
 
 // decodeEntry decodes the selected columns of entry i.
 func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
+	if e := s.t.entries[i]; s.skip != nil && s.skip(e.stats) {
+		return decoded{skippedLate: true, lateRows: e.rows}
+	}
 	if len(s.tests) > 0 {
 		return s.decodeFiltered(dec, i)
 	}

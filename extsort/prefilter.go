@@ -45,6 +45,24 @@ func (s *Sorter) setFirstKey(col arrow.Array, i int) {
 		v, _ := stringAt(col, i)
 		s.first = firstKey{ok: true, val: strings.Clone(v)}
 	}
+	if s.first.ok {
+		f := s.first
+		s.bound.Store(&f)
+	}
+}
+
+// FirstKeyBound is, once a top-k sort holds its Limit rows, the k-th row's
+// first sort key when that key is a string or binary column: a row whose
+// first key sorts strictly after it (in the key's order, NULLs placed as
+// the key says) cannot enter the result, so a scan may skip batches whose
+// statistics put every row there. ok is false before that, and for other
+// key types. It may be called from any goroutine while the sort runs.
+func (s *Sorter) FirstKeyBound() (val string, null, ok bool) {
+	f := s.bound.Load()
+	if f == nil {
+		return "", false, false
+	}
+	return f.val, f.null, true
 }
 
 func isStringType(dt arrow.DataType) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,10 +26,11 @@ type Sorter struct {
 	acct    account
 
 	buf       buffer
-	runs      []*run   // spilled, in input order
-	threshold []byte   // top-k: the key of the k-th row so far
-	first     firstKey // and its first sort key, for prefilter
-	reserve   int64    // accounted headroom for the batches being written
+	runs      []*run                   // spilled, in input order
+	threshold []byte                   // top-k: the key of the k-th row so far
+	first     firstKey                 // and its first sort key, for prefilter
+	bound     atomic.Pointer[firstKey] // first, for FirstKeyBound's callers
+	reserve   int64                    // accounted headroom for the batches being written
 	free      []*sortkey.Rows
 	metrics   *Metrics
 
@@ -168,11 +170,17 @@ func (s *Sorter) hold(ctx context.Context, rec arrow.RecordBatch) error {
 	if spillNow {
 		return s.spillBuffer(ctx)
 	}
-	if s.topK() && s.buf.rows >= s.cfg.Limit+max(s.cfg.Limit, int64(s.cfg.BatchRows)) {
+	if s.topK() && s.buf.rows >= s.cfg.Limit+max(s.cfg.Limit, min(compactRows, int64(s.cfg.BatchRows))) {
 		return s.compact(ctx)
 	}
 	return nil
 }
+
+// compactRows is how many rows past its Limit (at most BatchRows, and at
+// least Limit) a top-k gathers before it sorts and cuts back to Limit:
+// each cut tightens the threshold that prefilter, beatThreshold and
+// FirstKeyBound's scans test against, and costs a sort of that many rows.
+const compactRows = 128
 
 // makeRoom frees memory: a top-k cuts its rows back to k, and if that is
 // not enough (or not a top-k) the oldest third of the buffer is spilled.
@@ -432,5 +440,6 @@ func (s *Sorter) Close() {
 	s.removeRuns(s.runs)
 	s.runs = nil
 	s.threshold, s.first = nil, firstKey{}
+	s.bound.Store(nil)
 	s.acct.close()
 }

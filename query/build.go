@@ -136,7 +136,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		if limit >= 0 {
 			topK = limit + offset
 		}
-		plan = &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
+		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
+		b.planTopKPrune(s, sn)
+		plan = sn
 	}
 	if len(exprs) > len(items) { // drop the hidden sort keys
 		final := make([]expr.Expr, len(items))

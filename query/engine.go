@@ -48,8 +48,9 @@ type Options struct {
 	Spill *spill.Manager
 	// NoPruning keeps WHERE out of the scan: every batch is decoded and
 	// the engine's filter evaluates all of WHERE (no row filter in the
-	// scan). For measuring what pruning and the row filter save, and for
-	// tests that check they change no answer.
+	// scan), and a top-k sort does not skip batches (topk_prune.go). For
+	// measuring what pruning and the row filter save, and for tests that
+	// check they change no answer.
 	NoPruning bool
 }
 

@@ -108,6 +108,9 @@ func (n *analyzeNode) annotation() string {
 		if m.FilteredRows > 0 {
 			fmt.Fprintf(&b, ", row filter dropped %d rows", m.FilteredRows)
 		}
+		if m.SkippedLate > 0 {
+			fmt.Fprintf(&b, ", top-k skipped %d batches (%d rows)", m.SkippedLate, m.SkippedLateRows)
+		}
 	}
 	if a, ok := n.op.(interface {
 		spillMetrics() (agg.SpillMetrics, bool)

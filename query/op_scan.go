@@ -27,7 +27,7 @@ type scanOp struct {
 }
 
 func openScan(ctx context.Context, rt *runtime, c *cache.Cache, n *scanNode) (*scanOp, error) {
-	s, err := c.Scan(ctx, n.table, n.options())
+	s, err := c.Scan(ctx, n.table, n.options(rt))
 	if errors.Is(err, cache.ErrNotFound) {
 		return nil, &Error{Kind: ErrNoTable, Msg: fmt.Sprintf("%q (dropped since the query was planned)", n.table)}
 	}

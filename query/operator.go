@@ -35,6 +35,7 @@ type runtime struct {
 	// nil: they fail with ErrMemory instead.
 	spill  *spill.Manager
 	spills *spillRegistry // the operators that may spill, for Stats
+	topK   *topKLink      // a top-k sort's threshold, for the scan's Skip
 }
 
 // memTracker counts the bytes a query's sort and aggregate hold against

@@ -37,6 +37,7 @@ type scanNode struct {
 	pushedText  string
 	rows        []cache.Predicate // the row filter: conjuncts of WHERE the scan evaluates
 	rowsText    string
+	prune       *topKPrune // skip batches a top-k sort cannot use (topk_prune.go)
 	concurrency int
 	onDone      func(cache.ScanMetrics)
 
@@ -66,8 +67,12 @@ func (n *scanNode) filterOnlyColumns() []string {
 }
 
 // options are the cache.ScanOptions of the scan.
-func (n *scanNode) options() cache.ScanOptions {
-	return cache.ScanOptions{Columns: n.columns, Filter: n.pushed, Rows: n.rows, Concurrency: n.concurrency}
+func (n *scanNode) options(rt *runtime) cache.ScanOptions {
+	o := cache.ScanOptions{Columns: n.columns, Filter: n.pushed, Rows: n.rows, Concurrency: n.concurrency}
+	if n.prune != nil && rt.topK != nil {
+		o.Skip = rt.topK.skip
+	}
+	return o
 }
 
 func (n *scanNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
@@ -101,6 +106,9 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 		fmt.Fprintf(b, "; pruning on %s", n.pushedText)
 	case n.rows != nil:
 		b.WriteString("; pruning on that")
+	}
+	if n.prune != nil {
+		fmt.Fprintf(b, "; skips batches past the top-k's %s", n.info.Schema.Field(n.prune.col).Name)
 	}
 	if n.explained {
 		fmt.Fprintf(b, "; %d batches, pruning skips %d", n.batches, n.skipped)
@@ -295,16 +303,26 @@ type sortNode struct {
 	keys    []sortKey
 	keyText []string
 	limit   int64
+	prune   *topKPrune // the scan skips what the top-k cannot use (topk_prune.go)
 }
 
 func (n *sortNode) schema() *arrow.Schema { return n.in.schema() }
 
 func (n *sortNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	var link *topKLink
+	if n.prune != nil {
+		link = &topKLink{prune: *n.prune}
+		rt.topK = link // for the scan below (topk_prune.go)
+	}
 	in, err := n.in.open(ctx, rt, c)
 	if err != nil {
 		return nil, err
 	}
-	return newExtSortOp(rt, in, n.keys, n.limit, n.schema()) // op_extsort.go
+	op, err := newExtSortOp(rt, in, n.keys, n.limit, n.schema()) // op_extsort.go
+	if err == nil && link != nil {
+		link.sorter.Store(op.s)
+	}
+	return op, err
 }
 
 func (n *sortNode) explain(b *strings.Builder, depth int) {
