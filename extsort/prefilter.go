@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // firstKey is the top-k threshold's value in the first sort key column,
@@ -45,24 +46,28 @@ func (s *Sorter) setFirstKey(col arrow.Array, i int) {
 		v, _ := stringAt(col, i)
 		s.first = firstKey{ok: true, val: strings.Clone(v)}
 	}
-	if s.first.ok {
-		f := s.first
-		s.bound.Store(&f)
+	// A copy of the one value, in memory of its own (Go's, left to the
+	// collector: readers on other goroutines may still hold the last one).
+	one := array.NewSlice(col, int64(i), int64(i+1))
+	defer one.Release()
+	if cp, err := array.Concatenate([]arrow.Array{one}, memory.DefaultAllocator); err == nil {
+		s.bound.Store(&cp)
 	}
 }
 
 // FirstKeyBound is, once a top-k sort holds its Limit rows, the k-th row's
-// first sort key when that key is a string or binary column: a row whose
+// first sort key, as a one-row array of the key column's type: a row whose
 // first key sorts strictly after it (in the key's order, NULLs placed as
 // the key says) cannot enter the result, so a scan may skip batches whose
-// statistics put every row there. ok is false before that, and for other
-// key types. It may be called from any goroutine while the sort runs.
-func (s *Sorter) FirstKeyBound() (val string, null, ok bool) {
-	f := s.bound.Load()
-	if f == nil {
-		return "", false, false
+// statistics put every row there. ok is false before that. It may be
+// called from any goroutine while the sort runs; the caller must not
+// release the array.
+func (s *Sorter) FirstKeyBound() (arrow.Array, bool) {
+	a := s.bound.Load()
+	if a == nil {
+		return nil, false
 	}
-	return f.val, f.null, true
+	return *a, true
 }
 
 func isStringType(dt arrow.DataType) bool {

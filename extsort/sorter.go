@@ -29,7 +29,7 @@ type Sorter struct {
 	runs      []*run                   // spilled, in input order
 	threshold []byte                   // top-k: the key of the k-th row so far
 	first     firstKey                 // and its first sort key, for prefilter
-	bound     atomic.Pointer[firstKey] // first, for FirstKeyBound's callers
+	bound     atomic.Pointer[arrow.Array] // the threshold row's first key, for FirstKeyBound
 	reserve   int64                    // accounted headroom for the batches being written
 	free      []*sortkey.Rows
 	metrics   *Metrics
