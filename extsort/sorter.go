@@ -26,11 +26,11 @@ type Sorter struct {
 	acct    account
 
 	buf       buffer
-	runs      []*run                   // spilled, in input order
-	threshold []byte                   // top-k: the key of the k-th row so far
-	first     firstKey                 // and its first sort key, for prefilter
+	runs      []*run                      // spilled, in input order
+	threshold []byte                      // top-k: the key of the k-th row so far
+	first     firstKey                    // and its first sort key, for prefilter
 	bound     atomic.Pointer[arrow.Array] // the threshold row's first key, for FirstKeyBound
-	reserve   int64                    // accounted headroom for the batches being written
+	reserve   int64                       // accounted headroom for the batches being written
 	free      []*sortkey.Rows
 	metrics   *Metrics
 
