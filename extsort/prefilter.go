@@ -51,6 +51,7 @@ func (s *Sorter) setFirstKey(col arrow.Array, i int) {
 	one := array.NewSlice(col, int64(i), int64(i+1))
 	defer one.Release()
 	if cp, err := array.Concatenate([]arrow.Array{one}, memory.DefaultAllocator); err == nil {
+		cp.NullN() // arrow-go counts NULLs lazily: count before readers share it
 		s.bound.Store(&cp)
 	}
 }

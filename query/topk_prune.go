@@ -41,6 +41,13 @@ type topKPrune struct {
 type topKLink struct {
 	prune  topKPrune
 	sorter atomic.Pointer[extsort.Sorter]
+	last   atomic.Pointer[threshold] // the statistics of the last bound seen
+}
+
+// threshold is a bound of the sorter and its statistics (one value).
+type threshold struct {
+	row   arrow.Array
+	stats cache.ColumnStats
 }
 
 // planTopKPrune sets up top-k pruning when the query qualifies.
@@ -75,7 +82,12 @@ func (l *topKLink) skip(stats []cache.ColumnStats) bool {
 	if !ok {
 		return false
 	}
-	ts := cache.ComputeStats(row)
+	th := l.last.Load()
+	if th == nil || th.row != row {
+		th = &threshold{row: row, stats: cache.ComputeStats(row)}
+		l.last.Store(th)
+	}
+	ts := th.stats
 	tNull := ts.Nulls > 0
 	st := stats[l.prune.col]
 	if st.Nulls > 0 && (tNull || l.prune.nullsFirst) {
