@@ -189,6 +189,8 @@ func runQuiver(ctx context.Context, e *engine.Engine, sql string, r *QueryResult
 		return "", err
 	}
 	m := res.Stats().Scan
-	r.Decoded, r.Skipped, r.Batches = m.Decoded, m.Skipped, m.Batches
+	// Skipped counts what pruning proved empty up front and what the scan
+	// skipped while running (a top-k's threshold).
+	r.Decoded, r.Skipped, r.Batches = m.Decoded, m.Skipped+m.SkippedLate, m.Batches
 	return d.String(), nil
 }
