@@ -137,7 +137,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		b.planTopKPrune(s, sn)
+		b.planTopKPrune(s, sn, exprs)
 		plan = sn
 	}
 	if len(exprs) > len(items) { // drop the hidden sort keys

@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/extsort"
+	"github.com/quiverdb/quiver/query/expr"
 )
 
 // Top-k pruning: `SELECT … ORDER BY c LIMIT k` with c a column of the
@@ -50,16 +51,27 @@ type threshold struct {
 	stats cache.ColumnStats
 }
 
-// planTopKPrune sets up top-k pruning when the query qualifies.
-func (b *builder) planTopKPrune(s *ast.SelectStmt, sort *sortNode) {
-	if b.opts.NoPruning || sort.limit < 0 || s.GroupBy != nil || hasAggregate(s) || s.OrderBy == nil || len(sort.keys) == 0 {
+// planTopKPrune sets up top-k pruning when the query qualifies. exprs are
+// the projection under the sort, which the sort keys index.
+func (b *builder) planTopKPrune(s *ast.SelectStmt, sort *sortNode, exprs []expr.Expr) {
+	if b.opts.NoPruning || sort.limit < 0 || s.GroupBy != nil || hasAggregate(s) || len(sort.keys) == 0 {
 		return
 	}
-	col, dt, ok := b.bareColumn(s.OrderBy.Items[0].Expr)
-	if !ok {
+	// What the first key sorts by, after ORDER BY's names resolved (an
+	// alias may name another expression than the column it shadows): it
+	// must be a table column, as stored or in its engine type.
+	n := expr.Inspect(exprs[sort.keys[0].col])
+	if n.Kind == expr.KindStored {
+		n = expr.Inspect(n.Args[0])
+	}
+	if n.Kind != expr.KindColumn {
 		return
 	}
-	switch dt.ID() {
+	col := b.columnIndex(n.Name)
+	if col < 0 {
+		return
+	}
+	switch dt := b.info.Schema.Field(col).Type; dt.ID() {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY,
 		arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.DATE32, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:

@@ -116,6 +116,17 @@ func TestTopKPruningNeverChangesAnAnswer(t *testing.T) {
 			t.Errorf("top-k pruning never skipped a batch ordering by %s", col)
 		}
 	}
+	// An alias that hides a column is what ORDER BY sorts by.
+	for _, sql := range []string{"SELECT -id AS g, id FROM t ORDER BY g LIMIT 5", "SELECT s AS ls, id FROM t ORDER BY ls DESC LIMIT 5"} {
+		want, err := run(t, full, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := run(t, pruned, sql)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: pruned %v (%v), full %v", sql, got, err, want)
+		}
+	}
 	plan, err := pruned.Explain(context.Background(), "SELECT id FROM t ORDER BY s LIMIT 3")
 	if err != nil || !strings.Contains(plan, "skips batches past the top-k's s") {
 		t.Errorf("plan: %v\n%s", err, plan)
