@@ -30,15 +30,17 @@ import (
 // statistics estimate it (integers: assuming values spread evenly between
 // its bounds; strings: by the kind of test); a test its bounds prove TRUE
 // on every row is not evaluated. The first test walks every row, the
-// others only the rows still selected. The columns the query returns are decoded only once the
-// selection is known, and only its rows are kept (internal/gather).
+// others only the rows still selected. The columns the query returns are
+// decoded only once the selection is known, and only its rows are kept
+// (internal/gather).
 // Decimals the cache narrowed to 64 bits are compared before they are
 // widened, and widened only for the rows kept.
 
 // rowRange is a conjunct of a row filter: column col holds an integer in
-// [lo, hi]. lo > hi selects nothing (a NULL literal, or an empty range).
-// openLo and openHi say a side is unbounded (lo or hi is then the
-// extreme int64), which matters for decimal128 values outside 64 bits.
+// [lo, hi]. lo > hi selects nothing (a NULL literal, or an empty range),
+// unless a side is open. openLo and openHi say a side is unbounded: lo or
+// hi is then the extreme int64, and decimal128 values beyond it pass too;
+// [1, 0] with openLo is "below every int64" (x < MinInt64).
 type rowRange struct {
 	col            int
 	lo, hi         int64
