@@ -29,7 +29,9 @@
 // evaluate vectorized over whole batches (package expr) and GROUP BY uses a
 // vectorized hash aggregator (package agg). LIMIT stops pulling, and
 // closing the scan stops decoding, as soon as it has its rows; ORDER BY …
-// LIMIT k keeps O(k) rows.
+// LIMIT k keeps O(k) rows, and when it orders by a column the scan skips
+// the batches whose statistics put every row past the k-th row so far
+// (topk_prune.go).
 //
 // # Types
 //
