@@ -130,24 +130,9 @@ func checkNoSpillFiles(t testing.TB, m *spill.Manager) {
 // runStats runs sql to the end and returns its rows, sorted, and stats.
 func runStats(t testing.TB, e *Engine, sql string) ([]string, Stats, error) {
 	t.Helper()
-	r, err := e.Query(context.Background(), sql)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	defer r.Release()
-	var out []string
-	for r.Next() {
-		rec := r.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			cells := make([]string, rec.NumCols())
-			for j, col := range rec.Columns() {
-				cells[j] = cell(col, i)
-			}
-			out = append(out, strings.Join(cells, "|"))
-		}
-	}
-	slices.Sort(out)
-	return out, r.Stats(), r.Err()
+	rows, st, err := runKeep(t, e, sql)
+	slices.Sort(rows)
+	return rows, st, err
 }
 
 var spillQueries = []string{

@@ -34,16 +34,7 @@ func BenchmarkTPCH(b *testing.B) {
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				r, err := e.Query(context.Background(), q.sql)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for r.Next() {
-				}
-				if err := r.Err(); err != nil {
-					b.Fatal(err)
-				}
-				r.Release()
+				drainQuery(b, e, q.sql)
 			}
 		})
 	}
@@ -71,18 +62,23 @@ func BenchmarkRowFilter(b *testing.B) {
 			e := New(c, Options{NoPruning: where == "engine"})
 			b.Run("q="+q.name+"/where="+where, func(b *testing.B) {
 				for b.Loop() {
-					r, err := e.Query(context.Background(), q.sql)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for r.Next() {
-					}
-					if err := r.Err(); err != nil {
-						b.Fatal(err)
-					}
-					r.Release()
+					drainQuery(b, e, q.sql)
 				}
 			})
 		}
 	}
+}
+
+// drainQuery runs sql and reads its result to the end.
+func drainQuery(b *testing.B, e *Engine, sql string) {
+	r, err := e.Query(context.Background(), sql)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for r.Next() {
+	}
+	if err := r.Err(); err != nil {
+		b.Fatal(err)
+	}
+	r.Release()
 }

@@ -68,20 +68,7 @@ func TestPruningNeverChangesAnAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
-		res, err := pruned.Query(t.Context(), sql)
-		if err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-		var got []string
-		for res.Next() {
-			rec := res.RecordBatch()
-			for i := range int(rec.NumRows()) {
-				got = append(got, cell(rec.Column(0), i)+"|"+cell(rec.Column(1), i))
-			}
-		}
-		err = res.Err()
-		st := res.Stats()
-		res.Release()
+		got, st, err := runKeep(t, pruned, sql)
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}

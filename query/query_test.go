@@ -84,9 +84,17 @@ func testTable(t testing.TB, mem memory.Allocator, n, batch int) (*cache.Cache, 
 // run executes sql and returns its rows as text, one line per row.
 func run(t testing.TB, e *Engine, sql string) ([]string, error) {
 	t.Helper()
+	rows, _, err := runKeep(t, e, sql)
+	return rows, err
+}
+
+// runKeep returns the rows of sql in the order they came, each its cells
+// joined by "|", and the query's Stats.
+func runKeep(t testing.TB, e *Engine, sql string) ([]string, Stats, error) {
+	t.Helper()
 	r, err := e.Query(context.Background(), sql)
 	if err != nil {
-		return nil, err
+		return nil, Stats{}, err
 	}
 	defer r.Release()
 	var out []string
@@ -100,7 +108,7 @@ func run(t testing.TB, e *Engine, sql string) ([]string, error) {
 			out = append(out, strings.Join(cells, "|"))
 		}
 	}
-	return out, r.Err()
+	return out, r.Stats(), r.Err()
 }
 
 func cell(col arrow.Array, i int) string {
