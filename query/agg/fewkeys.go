@@ -10,7 +10,8 @@ import (
 // hash per key column, a probe, an equality test per key column) was a
 // quarter of the query. When every key of a batch has a 64-bit code that
 // is equal exactly when the values are (a string of at most 7 bytes: its
-// bytes and its length; an integer, date or boolean: itself; no NULLs),
+// bytes and its length; an integer, date or boolean: itself; a float: its
+// canonical bits, as the keys store it; no NULLs),
 // group first numbers the batch's distinct code tuples in a small table
 // that stays in L1, then runs the hash table on one row per distinct
 // tuple only, and gives every row its tuple's group. A batch with a NULL
@@ -25,6 +26,7 @@ const (
 	localSlots = 2 * maxLocal
 	// minLocalRows: smaller batches are not worth the extra pass.
 	minLocalRows = 256
+	// maxCodedKeys key columns at most take the path.
 	maxCodedKeys = 4
 )
 
