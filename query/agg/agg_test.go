@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -378,7 +379,8 @@ func TestFewKeys(t *testing.T) {
 }
 
 // TestStringCodes: a string's code tells apart values that differ only in
-// trailing zero bytes, and strings over 7 bytes or NULLs have none.
+// trailing zero bytes, NULLs share a code no string has, and strings over
+// 7 bytes have none.
 func TestStringCodes(t *testing.T) {
 	mem := checked(t)
 	var acct account
@@ -396,22 +398,82 @@ func TestStringCodes(t *testing.T) {
 		dst := make([]uint64, len(vals))
 		return dst, c.codes(dst)
 	}
-	vals := []string{"", "\x00", "\x00\x00", "a", "a\x00", "a\x00\x00", "abcdefg", "b", "a"}
-	got, ok := code(vals, nil)
+	vals := []string{"", "\x00", "\x00\x00", "a", "a\x00", "a\x00\x00", "abcdefg", "b", "a", "\xff\xff\xff\xff\xff\xff\xff", "", ""}
+	valid := []bool{true, true, true, true, true, true, true, true, true, true, false, false}
+	got, ok := code(vals, valid)
 	if !ok {
 		t.Fatal("short strings have no codes")
 	}
+	same := func(i, j int) bool {
+		if !valid[i] || !valid[j] {
+			return valid[i] == valid[j]
+		}
+		return vals[i] == vals[j]
+	}
 	for i := range vals {
 		for j := range vals {
-			if (got[i] == got[j]) != (vals[i] == vals[j]) {
-				t.Errorf("%q and %q: codes %#x and %#x", vals[i], vals[j], got[i], got[j])
+			if (got[i] == got[j]) != same(i, j) {
+				t.Errorf("%q (valid %v) and %q (valid %v): codes %#x and %#x", vals[i], valid[i], vals[j], valid[j], got[i], got[j])
 			}
 		}
 	}
 	if _, ok := code([]string{"a", "abcdefgh"}, nil); ok {
 		t.Error("an 8-byte string has a code")
 	}
-	if _, ok := code([]string{"a", ""}, []bool{true, false}); ok {
-		t.Error("a NULL has a code")
+
+}
+
+// TestFixedCodes: NULL dates, booleans and floats get a code no value of
+// theirs has (floats as the keys store them: -0 is 0, every NaN one NaN);
+// NULL int64 keys have none.
+func TestFixedCodes(t *testing.T) {
+	mem := checked(t)
+	var acct account
+	for _, tc := range []struct {
+		dt   arrow.DataType
+		json string
+	}{
+		{arrow.FixedWidthTypes.Date32, `[0, -1, -2147483648, 2147483647, 1, null, null]`},
+		{arrow.FixedWidthTypes.Boolean, `[true, false, null, true, null]`},
+		{arrow.PrimitiveTypes.Float64, `[0, -0, "NaN", "Inf", "-Inf", 1.5, null, null]`},
+	} {
+		a, _, err := array.FromJSON(mem, tc.dt, strings.NewReader(tc.json))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dt, err)
+		}
+		c := newKeyColumn(&acct, tc.dt)
+		if err := c.bind(a); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]uint64, a.Len())
+		if !c.(coder).codes(got) {
+			t.Fatalf("%s: no codes", tc.dt)
+		}
+		for i := range got {
+			for j := range got {
+				want := a.IsNull(i) == a.IsNull(j)
+				if want && a.IsValid(i) {
+					x, y := array.NewSlice(a, int64(i), int64(i+1)), array.NewSlice(a, int64(j), int64(j+1))
+					want = array.ApproxEqual(x, y, array.WithNaNsEqual(true)) || fmt.Sprint(x) == "[0]" && fmt.Sprint(y) == "[-0]" || fmt.Sprint(x) == "[-0]" && fmt.Sprint(y) == "[0]"
+					x.Release()
+					y.Release()
+				}
+				if (got[i] == got[j]) != want {
+					t.Errorf("%s rows %d and %d: codes %#x and %#x", tc.dt, i, j, got[i], got[j])
+				}
+			}
+		}
+		c.release()
+		a.Release()
+	}
+	a, _, _ := array.FromJSON(mem, arrow.PrimitiveTypes.Int64, strings.NewReader(`[1, null]`))
+	defer a.Release()
+	c := newKeyColumn(&acct, arrow.PrimitiveTypes.Int64)
+	defer c.release()
+	if err := c.bind(a); err != nil {
+		t.Fatal(err)
+	}
+	if c.(coder).codes(make([]uint64, 2)) {
+		t.Error("a NULL int64 key has a code")
 	}
 }

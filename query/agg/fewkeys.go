@@ -2,6 +2,7 @@ package agg
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
@@ -11,12 +12,23 @@ import (
 // quarter of the query. When every key of a batch has a 64-bit code that
 // is equal exactly when the values are (a string of at most 7 bytes: its
 // bytes and its length; an integer, date or boolean: itself; a float: its
-// canonical bits, as the keys store it; no NULLs),
+// canonical bits, as the keys store it; a NULL: a code the type leaves
+// unused, except for int64 keys, whose codes take every value),
 // group first numbers the batch's distinct code tuples in a small table
 // that stays in L1, then runs the hash table on one row per distinct
 // tuple only, and gives every row its tuple's group. A batch with a NULL
-// key, a longer string, a decimal key or more than maxLocal distinct
-// tuples goes through the hash table row by row, as before.
+// int64 key, a longer string, a decimal key or more than maxLocal
+// distinct tuples goes through the hash table row by row, as before.
+
+// The codes of NULL keys: every string code has its length (0 to 7) in
+// its top byte; booleans are 0 or 1, dates and pair ids 32 bits; floats
+// are stored canonical, with one NaN (0x7ff8…), so this signalling NaN is
+// never a value's.
+const (
+	nullStringCode = 0xff << 56
+	nullSmallCode  = 1 << 63
+	nullFloatCode  = 0x7ff0000000000001
+)
 
 const (
 	// maxLocal distinct tuples per batch at most; past that the batch
@@ -39,10 +51,11 @@ type coder interface {
 
 func (c *stringKeys) codes(dst []uint64) bool {
 	in := &c.in
-	if in.valid != nil {
-		return false
-	}
 	for r := range dst {
+		if !in.isValid(uint32(r)) {
+			dst[r] = nullStringCode
+			continue
+		}
 		lo, hi := int(in.offs[r]), int(in.offs[r+1])
 		if hi-lo > 7 {
 			return false
@@ -53,19 +66,31 @@ func (c *stringKeys) codes(dst []uint64) bool {
 }
 
 func (c *fixedKeys[T]) codes(dst []uint64) bool {
-	if c.inValid != nil {
-		return false
-	}
+	var null uint64
 	switch in := any(c.in).(type) {
 	case []decimal128.Num:
 		return false
 	case []int64:
+		if c.inValid != nil {
+			return false // no code is left for NULL
+		}
 		for r := range dst {
 			dst[r] = uint64(in[r])
 		}
+		return true
+	case []uint64: // canonical float bits
+		null = nullFloatCode
 	default:
+		null = nullSmallCode
+	}
+	for r := range dst {
+		dst[r] = codeOf(c.in[r])
+	}
+	if c.inValid != nil {
 		for r := range dst {
-			dst[r] = codeOf(c.in[r])
+			if !bitutil.BitIsSet(c.inValid, c.inOff+r) {
+				dst[r] = null
+			}
 		}
 	}
 	return true
