@@ -27,9 +27,9 @@ func encodeLengths(d arrow.ArrayData, k colKind, mem memory.Allocator) arrow.Arr
 	var data *memory.Buffer
 	switch k {
 	case colLengths:
-		data = lengths32(d, lens.Bytes(), mem)
+		data = lengths[int32](d, lens.Bytes(), mem)
 	case colLargeLengths:
-		data = lengths64(d, lens.Bytes(), mem)
+		data = lengths[int64](d, lens.Bytes(), mem)
 	case colViewLengths:
 		data = viewLengths(d, lens.Bytes(), mem)
 	}
@@ -99,15 +99,17 @@ func bufferBytes(d arrow.ArrayData, i int) []byte {
 	return bs[i].Bytes()
 }
 
-// lengths32 fills lens with the value lengths of a Utf8 or Binary column
-// and returns its value bytes.
-func lengths32(d arrow.ArrayData, lens []byte, mem memory.Allocator) *memory.Buffer {
+// lengths fills lens with the value lengths of a Utf8 or Binary column
+// (O int32) or a LargeUtf8 or LargeBinary one (O int64), 0 under a null,
+// and returns its value bytes: the slice of its data they span when no
+// null hides bytes, else the non-null values gathered.
+func lengths[O int32 | int64](d arrow.ArrayData, lens []byte, mem memory.Allocator) *memory.Buffer {
 	n := d.Len()
 	if n == 0 {
 		return newBuffer(mem, 0)
 	}
-	offs := arrow.Int32Traits.CastFromBytes(bufferBytes(d, 1))[d.Offset() : d.Offset()+n+1]
-	out := arrow.Int32Traits.CastFromBytes(lens)
+	offs := arrow.GetData[O](bufferBytes(d, 1))[d.Offset() : d.Offset()+n+1]
+	out := arrow.GetData[O](lens)[:n]
 	hasNulls := nullCountOf(d) > 0
 	var total int64
 	for i := range n {
@@ -118,54 +120,23 @@ func lengths32(d arrow.ArrayData, lens []byte, mem memory.Allocator) *memory.Buf
 		out[i] = l
 		total += int64(l)
 	}
-	return valueBytes(d, int64(offs[0]), int64(offs[n]), total, func(i int) (int64, int64) { return int64(offs[i]), int64(offs[i+1]) }, out32(out), mem)
-}
-
-// lengths64 is lengths32 for LargeUtf8 and LargeBinary.
-func lengths64(d arrow.ArrayData, lens []byte, mem memory.Allocator) *memory.Buffer {
-	n := d.Len()
-	if n == 0 {
-		return newBuffer(mem, 0)
-	}
-	offs := arrow.Int64Traits.CastFromBytes(bufferBytes(d, 1))[d.Offset() : d.Offset()+n+1]
-	out := arrow.Int64Traits.CastFromBytes(lens)
-	hasNulls := nullCountOf(d) > 0
-	var total int64
-	for i := range n {
-		l := offs[i+1] - offs[i]
-		if hasNulls && !isValid(d, i) {
-			l = 0
-		}
-		out[i] = l
-		total += l
-	}
-	return valueBytes(d, offs[0], offs[n], total, func(i int) (int64, int64) { return offs[i], offs[i+1] }, func(i int) int64 { return out[i] }, mem)
-}
-
-func out32(out []int32) func(int) int64 { return func(i int) int64 { return int64(out[i]) } }
-
-// valueBytes returns the value bytes of an offsets-based column: the
-// slice [first, last) of its data when nothing under a null needs
-// dropping (total == last-first), else the non-null values gathered.
-func valueBytes(d arrow.ArrayData, first, last, total int64, span func(int) (int64, int64), length func(int) int64, mem memory.Allocator) *memory.Buffer {
 	src := d.Buffers()[2]
+	first, last := int64(offs[0]), int64(offs[n])
 	if total == last-first {
 		if src == nil || total == 0 {
 			return newBuffer(mem, 0)
 		}
 		return memory.SliceBuffer(src, int(first), int(total))
 	}
-	out := newBuffer(mem, int(total))
-	dst, b := out.Bytes(), src.Bytes()
+	buf := newBuffer(mem, int(total))
+	dst, b := buf.Bytes(), src.Bytes()
 	pos := 0
-	for i := range d.Len() {
-		if length(i) == 0 {
-			continue
+	for i, l := range out {
+		if l != 0 {
+			pos += copy(dst[pos:], b[offs[i]:offs[i+1]])
 		}
-		s, e := span(i)
-		pos += copy(dst[pos:], b[s:e])
 	}
-	return out
+	return buf
 }
 
 // viewLengths fills lens with the lengths of a view column and gathers
