@@ -130,7 +130,7 @@ func checkNoSpillFiles(t testing.TB, m *spill.Manager) {
 // runStats runs sql to the end and returns its rows, sorted, and stats.
 func runStats(t testing.TB, e *Engine, sql string) ([]string, Stats, error) {
 	t.Helper()
-	rows, st, err := runKeep(t, e, sql)
+	rows, st, err := runOrdered(t, e, sql)
 	slices.Sort(rows)
 	return rows, st, err
 }

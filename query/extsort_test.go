@@ -13,29 +13,6 @@ import (
 	"github.com/quiverdb/quiver/spill"
 )
 
-// runOrdered runs sql to the end and returns its rows in the order the
-// query returned them, and its stats.
-func runOrdered(t testing.TB, e *Engine, sql string) ([]string, Stats, error) {
-	t.Helper()
-	r, err := e.Query(context.Background(), sql)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	defer r.Release()
-	var out []string
-	for r.Next() {
-		rec := r.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			cells := make([]string, rec.NumCols())
-			for j, col := range rec.Columns() {
-				cells[j] = cell(col, i)
-			}
-			out = append(out, strings.Join(cells, "|"))
-		}
-	}
-	return out, r.Stats(), r.Err()
-}
-
 var orderByQueries = []string{
 	// Strings with NULLs, DESC, then ints: ties on s are ordered by k,
 	// ties on both keep the table's order.

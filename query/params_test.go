@@ -1,7 +1,6 @@
 package query
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,28 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
-
-// runParams is run with bound parameters.
-func runParams(t *testing.T, e *Engine, sql string, params ...any) ([]string, error) {
-	t.Helper()
-	r, err := e.Query(context.Background(), sql, params...)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Release()
-	var out []string
-	for r.Next() {
-		rec := r.RecordBatch()
-		for i := range int(rec.NumRows()) {
-			cells := make([]string, rec.NumCols())
-			for j, col := range rec.Columns() {
-				cells[j] = cell(col, i)
-			}
-			out = append(out, strings.Join(cells, "|"))
-		}
-	}
-	return out, r.Err()
-}
 
 func TestParamsBindEveryType(t *testing.T) {
 	e, _ := newEngine(t, 100, 16)
@@ -52,7 +29,7 @@ func TestParamsBindEveryType(t *testing.T) {
 		{`SELECT count(*) FROM orders WHERE id = ?`, []any{nil}, "[0]"},
 		{`SELECT ? + id FROM orders WHERE id = 1`, []any{int64(41)}, "[42]"},
 	} {
-		got, err := runParams(t, e, tc.sql, tc.params...)
+		got, _, err := runOrdered(t, e, tc.sql, tc.params...)
 		if err != nil {
 			t.Errorf("%s %v: %v", tc.sql, tc.params, err)
 			continue
@@ -76,7 +53,7 @@ func TestParamsErrors(t *testing.T) {
 		{`SELECT id FROM orders WHERE id = ?`, []any{struct{}{}}, "Go type struct {} cannot be bound"},
 		{`SELECT id FROM orders WHERE price = ?`, []any{Decimal{decimal128.FromI64(1), 40, 2}}, "decimal(40, 2) is out of range"},
 	} {
-		_, err := runParams(t, e, tc.sql, tc.params...)
+		_, _, err := runOrdered(t, e, tc.sql, tc.params...)
 		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: got %v, want ErrInvalid with %q", tc.sql, tc.params, err, tc.want)
 		}

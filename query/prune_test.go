@@ -68,7 +68,7 @@ func TestPruningNeverChangesAnAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
-		got, st, err := runKeep(t, pruned, sql)
+		got, st, err := runOrdered(t, pruned, sql)
 		if err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}

@@ -84,15 +84,16 @@ func testTable(t testing.TB, mem memory.Allocator, n, batch int) (*cache.Cache, 
 // run executes sql and returns its rows as text, one line per row.
 func run(t testing.TB, e *Engine, sql string) ([]string, error) {
 	t.Helper()
-	rows, _, err := runKeep(t, e, sql)
+	rows, _, err := runOrdered(t, e, sql)
 	return rows, err
 }
 
-// runKeep returns the rows of sql in the order they came, each its cells
-// joined by "|", and the query's Stats.
-func runKeep(t testing.TB, e *Engine, sql string) ([]string, Stats, error) {
+// runOrdered runs sql with params to the end and returns its rows in the
+// order the query returned them, each its cells joined by "|", and its
+// Stats.
+func runOrdered(t testing.TB, e *Engine, sql string, params ...any) ([]string, Stats, error) {
 	t.Helper()
-	r, err := e.Query(context.Background(), sql)
+	r, err := e.Query(context.Background(), sql, params...)
 	if err != nil {
 		return nil, Stats{}, err
 	}

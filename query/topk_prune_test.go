@@ -88,7 +88,7 @@ func TestTopKPruningNeverChangesAnAnswer(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", sql, err)
 					}
-					got, st, err := runKeep(t, pruned, sql)
+					got, st, err := runOrdered(t, pruned, sql)
 					if err != nil {
 						t.Fatalf("%s: %v", sql, err)
 					}
