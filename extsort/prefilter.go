@@ -122,8 +122,14 @@ func (s *Sorter) prefilter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 			g.add(0, i)
 		}
 	}
+	return s.keepRows(rec, &g)
+}
+
+// keepRows returns the rows of rec that g holds (taking rec's reference):
+// rec itself when that is all of them, nil when none.
+func (s *Sorter) keepRows(rec arrow.RecordBatch, g *gatherer) (arrow.RecordBatch, error) {
 	switch g.rows {
-	case n:
+	case int(rec.NumRows()):
 		return rec, nil
 	case 0:
 		rec.Release()

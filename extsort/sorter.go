@@ -301,16 +301,7 @@ func (s *Sorter) beatThreshold(rec arrow.RecordBatch) (arrow.RecordBatch, error)
 			g.add(0, i)
 		}
 	}
-	switch g.rows {
-	case keys.Len():
-		return rec, nil
-	case 0:
-		rec.Release()
-		return nil, nil
-	}
-	out, err := g.build(s.cfg.Mem, s.schema, []arrow.RecordBatch{rec}, 1)
-	rec.Release()
-	return out, err
+	return s.keepRows(rec, &g)
 }
 
 // batchTopK returns the first Limit rows of rec (whose reference it
