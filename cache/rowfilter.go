@@ -311,41 +311,20 @@ func selectWide(vals []decimal128.Num, valid []byte, off int, r rowRange, sel []
 		return sel[:0]
 	}
 	lo, span := r.lo, uint64(r.hi-r.lo)
-	if r.lo > r.hi { // x < MinInt64 or x > MaxInt64 only
-		lo, span = 0, math.MaxUint64
-	}
-	in := func(i int) int {
+	in := func(i int) bool {
+		if valid != nil && bit(valid, off+i) == 0 {
+			return false
+		}
 		v := vals[i]
-		var ok int
 		switch {
 		case v.HighBits() == int64(v.LowBits())>>63:
-			if r.lo <= r.hi {
-				ok = inRange(int64(v.LowBits()), lo, span)
-			}
+			return r.lo <= r.hi && inRange(int64(v.LowBits()), lo, span) == 1
 		case v.HighBits() < 0:
-			ok = b2int(r.openLo)
-		default:
-			ok = b2int(r.openHi)
+			return r.openLo
 		}
-		if valid != nil {
-			ok &= bit(valid, off+i)
-		}
-		return ok
+		return r.openHi
 	}
-	k := 0
-	if all {
-		sel = sel[:n]
-		for i := range n {
-			sel[k] = int32(i)
-			k += in(i)
-		}
-		return sel[:k]
-	}
-	for _, i := range sel {
-		sel[k] = i
-		k += in(int(i))
-	}
-	return sel[:k]
+	return keepWhere(in, sel, all, n)
 }
 
 func b2int(b bool) int {
