@@ -267,37 +267,6 @@ func decodeInto(out, inner []byte, i int) error {
 	return nil
 }
 
-// narrowed decodes a partNarrowed part: its 64-bit values (after the codec
-// and colenc) sign-extended into the 128-bit values of out.
-func (d *chunkDecoder) narrowed(out []byte, c chunk, i int) error {
-	s := c.specs[i]
-	n := len(out) / 16
-	d.wide = grow(d.wide, 8*n)
-	narrow := d.wide
-	inner, err := d.inner(c, i, 8*n)
-	if err != nil {
-		return err
-	}
-	switch {
-	case s.flags&partEncoded != 0:
-		if err := decodeInto(narrow, inner, i); err != nil {
-			return err
-		}
-	case len(inner) != len(narrow):
-		return corrupt("part %d: %d narrowed bytes for %d values", i, len(inner), n)
-	default:
-		// inner may be the stored bytes, at any alignment.
-		copy(narrow, inner)
-	}
-	// Both are 8-byte aligned: out comes from the allocator, d.wide from
-	// make.
-	vals, wide := arrow.Int64Traits.CastFromBytes(narrow)[:n], arrow.Uint64Traits.CastFromBytes(out)[:2*n]
-	for j, v := range vals {
-		wide[2*j], wide[2*j+1] = uint64(v), uint64(v>>63)
-	}
-	return nil
-}
-
 // decompress decodes part i's stored bytes into out, exactly len(out) bytes.
 func (d *chunkDecoder) decompress(out []byte, c chunk, i int) error {
 	if c.kind == codec.None {

@@ -67,8 +67,30 @@ func (d *chunkDecoder) narrow(dt arrow.DataType, src []byte, limit int64, buf []
 	return col, true, nil
 }
 
+// narrowed decodes a partNarrowed part into out: its 64-bit values
+// (after the codec and colenc) sign-extended to 128 bits.
+func (d *chunkDecoder) narrowed(out []byte, c chunk, i int) error {
+	n := len(out) / 16
+	d.wide = grow(d.wide, 8*n)
+	if err := d.narrowInto(d.wide, c, i); err != nil {
+		return err
+	}
+	// Both are 8-byte aligned: out comes from the allocator, d.wide from
+	// make.
+	widenInto(arrow.Uint64Traits.CastFromBytes(out)[:2*n], arrow.Int64Traits.CastFromBytes(d.wide)[:n])
+	return nil
+}
+
+// widenInto sign-extends vals into wide, two words (low, high) a value.
+func widenInto(wide []uint64, vals []int64) {
+	for j, v := range vals {
+		wide[2*j], wide[2*j+1] = uint64(v), uint64(v>>63)
+	}
+}
+
 // narrowInto decodes narrowed part i's 64-bit values into out, exactly its
-// length.
+// length; out must not be the decoder's scratch. Unencoded stored bytes
+// are copied, since they may lie at any alignment.
 func (d *chunkDecoder) narrowInto(out []byte, c chunk, i int) error {
 	inner, err := d.inner(c, i, len(out))
 	if err != nil {
@@ -95,9 +117,7 @@ func (col *narrowCol) widen(mem memory.Allocator, dt arrow.DataType, sel []int32
 	values.Resize(16 * n)
 	out := arrow.Uint64Traits.CastFromBytes(values.Bytes())
 	if all {
-		for j, v := range col.vals {
-			out[2*j], out[2*j+1] = uint64(v), uint64(v>>63)
-		}
+		widenInto(out, col.vals)
 	} else {
 		for j, r := range sel {
 			v := col.vals[r]
