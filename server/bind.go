@@ -21,7 +21,11 @@ import (
 // prepared statement: one row, a column per ? in order. The values are
 // kept with the statement for its next executions.
 func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatementQuery, rd *flightipc.Reader) error {
-	p, err := s.prepared.get(c.GetPreparedStatementHandle())
+	o, _, err := s.caller(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := s.prepared.get(c.GetPreparedStatementHandle(), o)
 	if err != nil {
 		return err
 	}

@@ -51,9 +51,10 @@ type Config struct {
 	// QueryMemory bounds what one query's sorts and aggregates hold;
 	// default query.DefaultMemoryLimit.
 	QueryMemory int64
-	// MaxSessions bounds the sessions held; the least recently used is
-	// dropped past it. Default 10,000. SessionIdle drops a session unused
-	// that long; default 1 h.
+	// MaxSessions bounds the sessions held (and, apart, the prepared
+	// statements); past it a new one is refused, a live one is never
+	// dropped to make room. Default 10,000. SessionIdle drops a session
+	// unused that long; default 1 h.
 	MaxSessions int
 	SessionIdle time.Duration
 	// ShutdownGrace is how long Shutdown lets running streams finish
@@ -81,6 +82,20 @@ type Config struct {
 	// recycling allocator (cache.RecyclingAllocator). Tests pass a
 	// memory.CheckedAllocator to find leaks.
 	Alloc memory.Allocator
+
+	// --- Statements and sessions (defaults and checks in
+	// config_sessions.go) ---
+
+	// MaxSQLBytes bounds the SQL of one statement; longer SQL fails with
+	// InvalidArgument naming the limit. Default DefaultMaxSQLBytes.
+	MaxSQLBytes int
+	// TicketTTL is how long a statement's ticket can be fetched after
+	// GetFlightInfo issued it; default DefaultTicketTTL.
+	TicketTTL time.Duration
+	// MaxSessionsPerClient bounds the sessions one client (IP address,
+	// and bearer token when the server has tokens) holds at once; past it
+	// a new session is refused. Default DefaultMaxSessionsPerClient.
+	MaxSessionsPerClient int
 }
 
 // Defaults.
@@ -132,7 +147,7 @@ func (c Config) withDefaults(gomaxprocs int) Config {
 	if c.Alloc == nil {
 		c.Alloc = cache.RecyclingAllocator()
 	}
-	return c
+	return c.withSessionDefaults()
 }
 
 // Validate reports the first invalid field.
@@ -177,7 +192,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("server: negative %s %d", f.name, f.v)
 		}
 	}
-	return nil
+	return c.validateSessions()
 }
 
 // resultCodec is a session's choice of result codec: a fixed setting, or

@@ -7,12 +7,14 @@ import (
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 )
 
-// SetSessionOptions sets the session's options; quiver knows one,
-// OptionResultCodec. An option sent with no value goes back to the
-// server's default. Unknown names and bad values are reported per option,
-// as Flight SQL wants, and leave that option unchanged.
+// SetSessionOptions sets the session's options: OptionResultCodec, and
+// Spark's two keys for the same thing (OptionSparkCodec,
+// OptionSparkZstdLevel; see sparkoptions.go). An option sent with no
+// value goes back to the server's default. Unknown names and bad values
+// are reported per option, as Flight SQL wants, and leave that option
+// unchanged.
 func (q *sqlServer) SetSessionOptions(ctx context.Context, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	sess, err := q.s.sessions.getOrCreate(ctx, q.s.defaultCodec)
+	sess, err := q.s.sessions.getOrCreate(ctx, q.s.clientKey(ctx), q.s.defaultCodec)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -25,49 +27,41 @@ func (q *sqlServer) SetSessionOptions(ctx context.Context, req *flight.SetSessio
 	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	for name, v := range req.GetSessionOptions() {
-		if name != OptionResultCodec {
-			fail(name, flight.SetSessionOptionsResultErrorInvalidName)
-			continue
-		}
-		if v == nil || v.GetOptionValue() == nil { // unset
-			sess.codec = q.s.defaultCodec
-			delete(sess.options, name)
-			continue
-		}
-		sv, ok := v.GetOptionValue().(*pb.SessionOptionValue_StringValue)
-		if !ok {
-			fail(name, flight.SetSessionOptionsResultErrorInvalidValue)
-			continue
-		}
-		rc, err := parseResultCodec(sv.StringValue)
-		if err != nil {
-			fail(name, flight.SetSessionOptionsResultErrorInvalidValue)
-			continue
-		}
-		sess.codec = rc
-		sess.options[name] = v
+	ch, bad := parseCodecOptions(req.GetSessionOptions())
+	for name, v := range bad {
+		fail(name, v)
 	}
+	ch.apply(sess, q.s.defaultCodec)
 	return res, nil
 }
 
-// GetSessionOptions returns the session's options, the result codec
-// always (the server default when the session has not set it).
+// GetSessionOptions returns the session's options: the result codec
+// always (the server default when the session has not set it), and the
+// Spark keys the session set.
 func (q *sqlServer) GetSessionOptions(ctx context.Context, req *flight.GetSessionOptionsRequest) (*flight.GetSessionOptionsResult, error) {
-	rc := q.s.defaultCodec
-	if sess := q.s.sessions.get(ctx); sess != nil {
-		rc = sess.resultCodec()
+	sess, err := q.s.sessions.lookup(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return &flight.GetSessionOptionsResult{SessionOptions: map[string]*flight.SessionOptionValue{
-		OptionResultCodec: {OptionValue: &pb.SessionOptionValue_StringValue{StringValue: rc.String()}},
-	}}, nil
+	opts := map[string]*flight.SessionOptionValue{}
+	rc := q.s.defaultCodec
+	if sess != nil {
+		sess.mu.Lock()
+		rc = sess.codec
+		for name, v := range sess.options {
+			opts[name] = v
+		}
+		sess.mu.Unlock()
+	}
+	opts[OptionResultCodec] = &flight.SessionOptionValue{OptionValue: &pb.SessionOptionValue_StringValue{StringValue: rc.String()}}
+	return &flight.GetSessionOptionsResult{SessionOptions: opts}, nil
 }
 
-// CloseSession forgets the session; the next call starts from the
-// defaults.
+// CloseSession forgets the session and has the client drop its cookie;
+// the next call starts from the defaults.
 func (q *sqlServer) CloseSession(ctx context.Context, req *flight.CloseSessionRequest) (*flight.CloseSessionResult, error) {
-	if sess := q.s.sessions.get(ctx); sess != nil {
-		q.s.sessions.close(sess.id)
+	if err := q.s.sessions.close(ctx); err != nil {
+		return nil, toStatus(err)
 	}
 	return &flight.CloseSessionResult{Status: flight.CloseSessionResultClosed}, nil
 }

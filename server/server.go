@@ -36,6 +36,7 @@ type Server struct {
 
 	sessions *sessions
 	prepared *preparedStore
+	tickets  *ticketStore
 	running  runningQueries
 	slots    chan struct{}
 	metrics  metrics
@@ -74,8 +75,9 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 	s := &Server{
 		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
 		engine:   query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills}),
-		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle),
+		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
+		tickets:  newTicketStore(cfg.TicketTTL),
 		slots:    make(chan struct{}, cfg.MaxQueries),
 	}
 	s.metrics.cache = c

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -39,17 +38,20 @@ func (f *flightService) DoGet(ticket *flight.Ticket, stream flight.FlightService
 	}
 	switch c := cmd.(type) {
 	case *pb.TicketStatementQuery:
-		sql, ok := strings.CutPrefix(string(c.GetStatementHandle()), statementHandlePrefix)
-		if !ok {
-			return status.Error(codes.InvalidArgument, "not a quiver statement ticket")
-		}
-		return f.s.runQuery(stream, ticket.GetTicket(), sql, nil)
-	case *pb.CommandPreparedStatementQuery:
-		p, err := f.s.prepared.get(c.GetPreparedStatementHandle())
+		o, sess, err := f.s.caller(stream.Context())
 		if err != nil {
 			return err
 		}
-		return f.s.runQuery(stream, ticket.GetTicket(), p.sql, p.bound())
+		st, err := f.s.tickets.get(string(c.GetStatementHandle()), o)
+		if err != nil {
+			return err
+		}
+		return f.s.runQuery(stream, st, sess)
+	case *pb.CommandPreparedStatementQuery:
+		// quiver's tickets name statements; this one names a prepared
+		// statement directly, as its tickets did before they were bound
+		// to their owner.
+		return status.Error(codes.InvalidArgument, "not a ticket this server issued: fetch the ticket GetFlightInfo returned for the prepared statement")
 	}
 	return f.FlightServer.DoGet(ticket, stream)
 }
@@ -62,11 +64,13 @@ func unpackCommand(b []byte) (proto.Message, error) {
 	return a.UnmarshalNew()
 }
 
-// runQuery runs sql with params and streams its result on stream with
-// the session's codec.
-func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte, sql string, params []any) (err error) {
+// runQuery runs st and streams its result on stream with the session's
+// codec (sess nil: the server's default).
+func (s *Server) runQuery(stream flight.FlightService_DoGetServer, st *statement, sess *session) (err error) {
 	ctx := stream.Context()
 	start := time.Now()
+	// Admitted before planning: Query plans, and a plan can cost as much
+	// as a run.
 	release, err := s.admit(ctx)
 	if err != nil {
 		return err
@@ -74,20 +78,21 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer s.running.add(ticket, cancel)()
+	defer s.running.add(st.handle, cancel)()
 
 	rc := s.defaultCodec
-	if sess := s.sessions.get(ctx); sess != nil {
+	if sess != nil {
 		rc = sess.resultCodec()
 	}
-	var addr = peerAddr(ctx)
-	setting := rc.forPeer(addr)
+	addr := peerAddr(ctx)
+	setting := rc.forClient(addr, userAgent(ctx))
+	sql, params := st.sql, st.params
 
-	var st sendStats
+	var stats sendStats
 	defer func() {
-		s.metrics.query(st, err)
-		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
-			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
+		s.metrics.query(stats, err)
+		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", stats.Rows, "batches", stats.Batches,
+			"raw_bytes", stats.RawBytes, "sent_bytes", stats.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
 	}()
 	res, err := s.engine.Query(ctx, sql, params...)
 	if err != nil {
@@ -95,7 +100,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte
 	}
 	defer res.Release()
 	w := &resultWriter{send: stream.Send, setting: setting, maxRows: s.cfg.MaxBatchRows, maxBytes: s.cfg.MaxMessageBytes, mem: s.mem}
-	st, err = w.write(ctx, res)
+	stats, err = w.write(ctx, res)
 	return toStatus(err)
 }
 

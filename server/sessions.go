@@ -5,12 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // sessionCookie is the cookie Flight SQL clients keep a session in (the
@@ -26,12 +29,14 @@ const OptionResultCodec = "quiver.result.codec"
 // own small store rather than arrow-go's session middleware, which
 // panics when its store fails and never expires a session.
 type session struct {
-	id string
+	id     string
+	client string // clientKey of the call that created it
 
-	mu       sync.Mutex
-	codec    resultCodec
-	options  map[string]*flight.SessionOptionValue
-	lastUsed time.Time
+	mu         sync.Mutex
+	codec      resultCodec
+	sparkLevel int                                   // OptionSparkZstdLevel; 0: unset
+	options    map[string]*flight.SessionOptionValue // the Spark keys set, as sent
+	lastUsed   time.Time                             // guarded by sessions.mu
 }
 
 func (s *session) resultCodec() resultCodec {
@@ -40,59 +45,90 @@ func (s *session) resultCodec() resultCodec {
 	return s.codec
 }
 
-// sessions holds the live sessions, at most max, each dropped after idle.
+// sessions holds the live sessions: at most max, at most perClient of
+// them created by one client (clientKey), each dropped after idle. A
+// live session is never dropped to make room: past a limit a new
+// session is refused, so a client flooding the server cannot change
+// another's settings. A call naming a session the server no longer holds
+// fails (sessionGone) rather than silently running with the defaults.
 type sessions struct {
-	max  int
-	idle time.Duration
-	now  func() time.Time
+	max, perClient int
+	idle           time.Duration
+	now            func() time.Time
 
-	mu sync.Mutex
-	m  map[string]*session
+	mu        sync.Mutex
+	m         map[string]*session
+	byClient  map[string]int
+	lastSweep time.Time
 }
 
-func newSessions(max int, idle time.Duration) *sessions {
-	return &sessions{max: max, idle: idle, now: time.Now, m: map[string]*session{}}
+func newSessions(max, perClient int, idle time.Duration) *sessions {
+	return &sessions{max: max, perClient: perClient, idle: idle, now: time.Now, m: map[string]*session{}, byClient: map[string]int{}}
 }
 
-// get returns the session the call's cookie names, or nil.
-func (ss *sessions) get(ctx context.Context) *session {
+// lookup returns the session the call's cookie names: nil without a
+// cookie, an error when the server does not hold that session (expired,
+// closed, or from before a restart).
+func (ss *sessions) lookup(ctx context.Context) (*session, error) {
 	id := cookieValue(ctx, sessionCookie)
 	if id == "" {
-		return nil
+		return nil, nil
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	s := ss.m[id]
-	if s == nil {
-		return nil
-	}
 	now := ss.now()
-	if now.Sub(s.lastUsed) > ss.idle {
-		delete(ss.m, id)
-		return nil
+	if s != nil && now.Sub(s.lastUsed) > ss.idle {
+		ss.dropLocked(s)
+		s = nil
+	}
+	if s == nil {
+		return nil, ss.gone(id)
 	}
 	s.lastUsed = now
-	return s
+	return s, nil
+}
+
+// gone is the error for a cookie naming a session the server does not
+// hold.
+func (ss *sessions) gone(id string) error {
+	return status.Errorf(codes.FailedPrecondition,
+		"session %.8s… has expired (unused for %s, closed, or the server restarted): set its options again (SetSessionOptions starts a new session), or drop the %s cookie to use the server's defaults",
+		id, ss.idle, sessionCookie)
 }
 
 // getOrCreate returns the call's session, creating one (and telling the
-// client its cookie) when there is none.
-func (ss *sessions) getOrCreate(ctx context.Context, defaults resultCodec) (*session, error) {
-	if s := ss.get(ctx); s != nil {
+// client its cookie) when it has none or names one that is gone.
+func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults resultCodec) (*session, error) {
+	if s, _ := ss.lookup(ctx); s != nil {
 		return s, nil
 	}
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	s := &session{id: hex.EncodeToString(b[:]), codec: defaults, options: map[string]*flight.SessionOptionValue{}}
+	s := &session{id: hex.EncodeToString(b[:]), client: client, codec: defaults, options: map[string]*flight.SessionOptionValue{}}
 	ss.mu.Lock()
 	now := ss.now()
-	s.lastUsed = now
-	if len(ss.m) >= ss.max {
-		ss.evictLocked(now)
+	if len(ss.m) >= ss.max || ss.byClient[client] >= ss.perClient {
+		ss.sweepLocked(now)
 	}
+	switch {
+	case len(ss.m) >= ss.max:
+		ss.mu.Unlock()
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"the server holds %d sessions, its limit (Config.MaxSessions): none is dropped while in use; try again when idle ones expire (after %s unused) or are closed",
+			len(ss.m), ss.idle)
+	case ss.byClient[client] >= ss.perClient:
+		n := ss.byClient[client]
+		ss.mu.Unlock()
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"this client (%s) holds %d sessions, the most one client may (Config.MaxSessionsPerClient, quiver serve --max-sessions-per-client): close the ones it no longer uses (CloseSession), or wait for them to expire after %s unused",
+			clientIP(client), n, ss.idle)
+	}
+	s.lastUsed = now
 	ss.m[s.id] = s
+	ss.byClient[client]++
 	ss.mu.Unlock()
 	c := http.Cookie{Name: sessionCookie, Value: s.id}
 	if err := grpc.SetHeader(ctx, metadata.Pairs("set-cookie", c.String())); err != nil {
@@ -101,37 +137,56 @@ func (ss *sessions) getOrCreate(ctx context.Context, defaults resultCodec) (*ses
 	return s, nil
 }
 
-// evictLocked drops the idle sessions, then the least recently used ones,
-// until there is room for one more.
-func (ss *sessions) evictLocked(now time.Time) {
-	for id, s := range ss.m {
-		if now.Sub(s.lastUsed) > ss.idle {
-			delete(ss.m, id)
-		}
+// sweepLocked drops the sessions idle past the limit, at most once a
+// second: a client hammering a full store must not make every call walk
+// all of it.
+func (ss *sessions) sweepLocked(now time.Time) {
+	if now.Sub(ss.lastSweep) < time.Second {
+		return
 	}
-	for len(ss.m) >= ss.max {
-		var oldest *session
-		for _, s := range ss.m {
-			if oldest == nil || s.lastUsed.Before(oldest.lastUsed) {
-				oldest = s
-			}
+	ss.lastSweep = now
+	for _, s := range ss.m {
+		if now.Sub(s.lastUsed) > ss.idle {
+			ss.dropLocked(s)
 		}
-		delete(ss.m, oldest.id)
 	}
 }
 
-func (ss *sessions) close(id string) bool {
+func (ss *sessions) dropLocked(s *session) {
+	delete(ss.m, s.id)
+	if ss.byClient[s.client]--; ss.byClient[s.client] <= 0 {
+		delete(ss.byClient, s.client)
+	}
+}
+
+// close forgets the call's session, if it names one, and tells the
+// client's cookie middleware to drop the cookie (so its next call runs
+// with the defaults instead of failing as a gone session).
+func (ss *sessions) close(ctx context.Context) error {
+	id := cookieValue(ctx, sessionCookie)
+	if id == "" {
+		return nil
+	}
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	_, ok := ss.m[id]
-	delete(ss.m, id)
-	return ok
+	if s := ss.m[id]; s != nil {
+		ss.dropLocked(s)
+	}
+	ss.mu.Unlock()
+	c := http.Cookie{Name: sessionCookie, Value: "", MaxAge: -1}
+	return grpc.SetHeader(ctx, metadata.Pairs("set-cookie", c.String()))
 }
 
 func (ss *sessions) len() int {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return len(ss.m)
+}
+
+// clientIP is the address part of a clientKey, for messages (the token
+// digest stays out of them).
+func clientIP(client string) string {
+	_, ip, _ := strings.Cut(client, "@")
+	return ip
 }
 
 // cookieValue returns the value of the named cookie in the call's

@@ -97,8 +97,11 @@ func TestPreparedStatementsWithParameters(t *testing.T) {
 	// Closed handles are gone.
 	handle := stmt.Handle()
 	stmt.Close(ctx)
-	if _, err := ts.prepared.get(handle); status.Code(err) != codes.NotFound {
-		t.Errorf("closed statement: %v", err)
+	ts.prepared.mu.Lock()
+	_, held := ts.prepared.m[string(handle)]
+	ts.prepared.mu.Unlock()
+	if held {
+		t.Errorf("closed statement %q still held", handle)
 	}
 }
 
