@@ -24,7 +24,7 @@ var actions = []string{
 
 // knownActions are the types arrow-go's dispatch handles.
 var knownActions = map[string]bool{
-	flight.RenewFlightEndpointActionType:           true,
+	flight.RenewFlightEndpointActionType:            true,
 	flightsql.BeginSavepointActionType:              true,
 	flightsql.BeginTransactionActionType:            true,
 	flightsql.EndSavepointActionType:                true,
