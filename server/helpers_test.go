@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -207,39 +208,52 @@ func fetchRaw(t *testing.T, cl *flightsql.Client, ctx context.Context, sql strin
 	return res
 }
 
-// setCodec sets the session's result codec. It calls DoAction itself and
-// waits for the response headers before reading the result: arrow-go's
-// flightsql.Client.SetSessionOptions lets its cookie middleware race the
-// end of the stream, and about 1 call in 150 loses the session cookie.
+// setCodec sets the session's result codec.
 func setCodec(t *testing.T, cl *flightsql.Client, ctx context.Context, value string) *flight.SetSessionOptionsResult {
 	t.Helper()
-	req, err := flightSessionOptions(map[string]any{OptionResultCodec: value})
+	res, err := setOptions(ctx, cl, map[string]any{OptionResultCodec: value})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// setOptions sets session options. It calls DoAction itself (doAction):
+// arrow-go's flightsql.Client.SetSessionOptions lets its cookie
+// middleware race the end of the stream, and about 1 call in 150 loses
+// the session cookie.
+func setOptions(ctx context.Context, cl *flightsql.Client, opts map[string]any) (*flight.SetSessionOptionsResult, error) {
+	req, err := flightSessionOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	var res flight.SetSessionOptionsResult
+	return &res, doAction(ctx, cl, flight.SetSessionOptionsActionType, req, &res)
+}
+
+// doAction runs one action with a request and a one-message result,
+// waiting for the response headers before reading on, so that the
+// client's cookie middleware has seen them.
+func doAction(ctx context.Context, cl *flightsql.Client, typ string, req, res proto.Message) error {
 	body, err := proto.Marshal(req)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	stream, err := cl.Client.DoAction(ctx, &flight.Action{Type: flight.SetSessionOptionsActionType, Body: body})
+	stream, err := cl.Client.DoAction(ctx, &flight.Action{Type: typ, Body: body})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if _, err := stream.Header(); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	msg, err := stream.Recv()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	var res flight.SetSessionOptionsResult
-	if err := proto.Unmarshal(msg.GetBody(), &res); err != nil {
-		t.Fatal(err)
+	if err := proto.Unmarshal(msg.GetBody(), res); err != nil {
+		return err
 	}
-	if err := flight.ReadUntilEOF(stream); err != nil {
-		t.Fatal(err)
-	}
-	return &res
+	return flight.ReadUntilEOF(stream)
 }
 
 func codecKinds(infos []batch.MessageInfo) []codec.Kind {
@@ -284,4 +298,36 @@ func flightSessionOptions(m map[string]any) (*flight.SetSessionOptionsRequest, e
 		return nil, err
 	}
 	return &flight.SetSessionOptionsRequest{SessionOptions: opts}, nil
+}
+
+// clientFrom connects a Flight SQL client from the loopback address ip
+// (127.0.0.2: another machine, as far as the server can tell); cookies
+// says whether it keeps session cookies.
+func (ts *testServer) clientFrom(t *testing.T, ip string, cookies bool, opts ...grpc.DialOption) *flightsql.Client {
+	t.Helper()
+	dial := func(ctx context.Context, addr string) (net.Conn, error) {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	var mw []flight.ClientMiddleware
+	if cookies {
+		mw = append(mw, flight.NewClientCookieMiddleware())
+	}
+	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithContextDialer(dial)}, opts...)
+	cl, err := flightsql.NewClient(ts.Addr().String(), nil, mw, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
+}
+
+// sessionCodec is the session's quiver.result.codec as GetSessionOptions
+// reports it.
+func sessionCodec(ctx context.Context, cl *flightsql.Client) (string, error) {
+	var res flight.GetSessionOptionsResult
+	if err := doAction(ctx, cl, flight.GetSessionOptionsActionType, &flight.GetSessionOptionsRequest{}, &res); err != nil {
+		return "", err
+	}
+	return res.GetSessionOptions()[OptionResultCodec].GetStringValue(), nil
 }

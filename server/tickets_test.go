@@ -1,0 +1,201 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// TestTicketsAreHandles: a ticket names the statement with 128 random
+// bits; the SQL is not in it, and two plans of the same SQL get two
+// tickets.
+func TestTicketsAreHandles(t *testing.T) {
+	ts := startServer(t, Config{}, numbersTable(10, 10))
+	cl := ts.client(t)
+	ctx := context.Background()
+	const sql = `SELECT count(*) FROM nums WHERE name <> 'a rather distinctive marker'`
+	a, err := cl.Execute(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cl.Execute(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, tb := a.Endpoint[0].Ticket.Ticket, b.Endpoint[0].Ticket.Ticket
+	if bytes.Contains(ta, []byte("distinctive marker")) || bytes.Equal(ta, tb) {
+		t.Errorf("tickets %q and %q: the SQL in them, or equal", ta, tb)
+	}
+	if a.Endpoint[0].ExpirationTime == nil {
+		t.Error("no expiration time on the endpoint")
+	}
+	for _, info := range []*flight.FlightInfo{a, b} {
+		if got, err := fetchInfo(ctx, cl, info); err != nil || fmt.Sprint(got) != "[10]" {
+			t.Errorf("fetch: %v %v", got, err)
+		}
+	}
+}
+
+// TestCancelFlightInfoTouchesOnlyOwnQueries: another client planning the
+// same SQL, or holding the first client's FlightInfo, cannot cancel its
+// stream. Before tickets were handles, the SQL text was enough.
+func TestCancelFlightInfoTouchesOnlyOwnQueries(t *testing.T) {
+	const rows = 200000
+	ts := startServer(t, Config{MaxBatchRows: 100}, numbersTable(rows, 10000))
+	ctx := context.Background()
+	const sql = `SELECT id, name FROM nums`
+	victim := ts.client(t)
+	setCodec(t, victim, ctx, "none") // a session of its own
+	info, err := victim.Execute(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := victim.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	got := r.RecordBatch().NumRows()
+
+	for _, attacker := range []struct {
+		name string
+		cl   *flightsql.Client
+	}{
+		{"another session", ts.client(t)},
+		{"another machine", ts.clientFrom(t, "127.0.0.2", false)},
+	} {
+		if attacker.name == "another session" {
+			setCodec(t, attacker.cl, ctx, "none")
+		}
+		own, err := attacker.cl.Execute(ctx, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := attacker.cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: own}); err != nil || res.Status == flight.CancelStatusCancelled {
+			t.Errorf("%s cancelling its own plan of the same SQL: %v %v", attacker.name, res, err)
+		}
+		if _, err := attacker.cl.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info}); status.Code(err) != codes.NotFound {
+			t.Errorf("%s cancelling the victim's FlightInfo: %v, want NotFound", attacker.name, err)
+		}
+		if _, err := fetchInfo(ctx, attacker.cl, info); status.Code(err) != codes.NotFound {
+			t.Errorf("%s fetching the victim's ticket: %v, want NotFound", attacker.name, err)
+		}
+	}
+	for r.Next() {
+		got += r.RecordBatch().NumRows()
+	}
+	if r.Err() != nil || got != rows {
+		t.Fatalf("the victim's stream: %d rows, %v", got, r.Err())
+	}
+}
+
+// TestTicketsExpire: a ticket can be fetched again until Config.TicketTTL,
+// then it is NotFound, naming the limit.
+func TestTicketsExpire(t *testing.T) {
+	ts := startServer(t, Config{TicketTTL: 300 * time.Millisecond}, numbersTable(10, 10))
+	cl := ts.client(t)
+	ctx := context.Background()
+	info, err := cl.Execute(ctx, `SELECT count(*) FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := fetchInfo(ctx, cl, info); err != nil || fmt.Sprint(got) != "[10]" {
+			t.Fatalf("fetch within the TTL: %v %v", got, err)
+		}
+	}
+	if exp := info.Endpoint[0].ExpirationTime.AsTime(); time.Until(exp) > 300*time.Millisecond {
+		t.Errorf("expiration %v is past the TTL", exp)
+	}
+	time.Sleep(400 * time.Millisecond)
+	_, err = fetchInfo(ctx, cl, info)
+	if status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), "--ticket-ttl") {
+		t.Errorf("fetch after the TTL: %v", err)
+	}
+}
+
+// TestTicketsOfCookielessClients: a client that keeps no cookies fetches
+// its tickets (arrow-rs and other clients without a cookie jar), and a
+// client on another address cannot.
+func TestTicketsOfCookielessClients(t *testing.T) {
+	ts := startServer(t, Config{}, numbersTable(10, 10))
+	ctx := context.Background()
+	plain := ts.clientFrom(t, "127.0.0.1", false)
+	info, err := plain.Execute(ctx, `SELECT count(*) FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fetchInfo(ctx, plain, info); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Fatalf("own ticket: %v %v", got, err)
+	}
+	// A session started after the plan does not lose the ticket.
+	withCookies := ts.client(t)
+	info, err = withCookies.Execute(ctx, `SELECT count(*) FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setCodec(t, withCookies, ctx, "lz4")
+	if got, err := fetchInfo(ctx, withCookies, info); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Fatalf("ticket planned before the session: %v %v", got, err)
+	}
+	other := ts.clientFrom(t, "127.0.0.2", false)
+	if _, err := fetchInfo(ctx, other, info); status.Code(err) != codes.NotFound {
+		t.Errorf("another address fetching: %v, want NotFound", err)
+	}
+}
+
+// TestPreparedStatementsBelongToTheirSession: another session cannot
+// execute, bind or close a statement whose handle it learned.
+func TestPreparedStatementsBelongToTheirSession(t *testing.T) {
+	ts := startServer(t, Config{}, numbersTable(10, 10))
+	ctx := context.Background()
+	owner, other := ts.client(t), ts.client(t)
+	setCodec(t, owner, ctx, "none")
+	setCodec(t, other, ctx, "none")
+	stmt, err := owner.Prepare(ctx, `SELECT count(*) FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	desc, err := commandDescriptor(&pb.CommandPreparedStatementQuery{PreparedStatementHandle: stmt.Handle()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Client.GetFlightInfo(ctx, desc); status.Code(err) != codes.NotFound {
+		t.Errorf("another session executing the handle: %v, want NotFound", err)
+	}
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fetchInfo(ctx, owner, info); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Errorf("owner: %v %v", got, err)
+	}
+}
+
+// commandDescriptor is the FlightDescriptor of a Flight SQL command.
+func commandDescriptor(cmd proto.Message) (*flight.FlightDescriptor, error) {
+	a, err := anypb.New(cmd)
+	if err != nil {
+		return nil, err
+	}
+	b, err := proto.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	return &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: b}, nil
+}
