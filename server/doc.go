@@ -45,17 +45,73 @@
 // default is Config.ResultCodec (auto). auto is none for a loopback peer,
 // where compressing costs more time than the bytes it saves, and zstd:1 for
 // any other (Kyuubi measured zstd cutting a cross-subnet fetch to 0.39× of
-// uncompressed). Sessions live in quiver's own store (sessions.go), found by
-// the arrow_flight_session_id cookie that arrow-go's and Arrow C++'s cookie
-// middlewares carry; at most MaxSessions, dropped after SessionIdle.
+// uncompressed) — except for Arrow's Flight SQL JDBC driver, which cannot
+// read compressed bodies (apache/arrow-java#926): a call whose gRPC
+// user-agent contains "JDBC Flight SQL Driver" (what the driver sends since
+// 19.0.0) or is a bare gRPC Java one ("grpc-java-netty/…", what older
+// drivers send) gets none under auto (clientcodec.go). A session that
+// chooses a codec gets it, whatever its user-agent.
+//
+// Spark's keys, which Kyuubi reuses, are accepted beside quiver's and mean
+// the same (sparkoptions.go):
+//
+//	quiver.result.codec                              none | lz4 | zstd:N | auto
+//	spark.sql.execution.arrow.compression.codec      none | lz4 | zstd
+//	spark.sql.execution.arrow.compression.zstd.level N (default 3, as in Spark)
+//
+// Spark's codec zstd is zstd at the Spark level; setting the level also
+// sets the level of the session's codec when that is zstd. One request
+// applies its keys in the order above, so {codec: zstd, level: 1} is
+// zstd:1 and a request setting both codec keys gets Spark's. An option
+// sent with no value goes back to the default (the level to 3).
+//
+// # Sessions
+//
+// Sessions live in quiver's own store (sessions.go), found by the
+// arrow_flight_session_id cookie that arrow-go's, Arrow C++'s and Arrow
+// Java's cookie middlewares carry. A session starts at the first
+// SetSessionOptions without a (live) cookie. The store holds at most
+// Config.MaxSessions, at most Config.MaxSessionsPerClient of them created
+// by one client (its IP address, and with tokens its token); past either a
+// new session is refused with ResourceExhausted: a live session is never
+// dropped to make room, so no client can change another's settings by
+// flooding. A session unused for Config.SessionIdle is dropped. A call
+// whose cookie names a session the server no longer holds (idle too long,
+// or from before a restart) fails with FailedPrecondition, "session …
+// has expired: set its options again", instead of running with the
+// defaults; SetSessionOptions then starts a new one. CloseSession drops
+// the session and tells the client to drop its cookie.
 //
 // # Statement tickets
 //
-// A statement's ticket holds its SQL ("sql:" + text): GetFlightInfo plans
-// the query (so bad SQL fails there) and DoGet plans it again and runs it.
-// The server keeps no state between the two, and a ticket can be fetched
-// again. Prepared statements live in a bounded store by handle, with the
-// parameters last bound (one row; a column per ?, in order).
+// GetFlightInfo plans the query (so bad SQL fails there, and the plan is
+// admitted as a query: it waits for one of Config.MaxQueries slots) and
+// returns one endpoint whose ticket is a handle: 128 random bits naming the
+// statement (SQL, and for a prepared statement the parameters bound at
+// that moment) in the server's ticket store (tickets.go). The SQL thus
+// crosses the wire once each way, in the request's descriptor and the
+// FlightInfo's, never in the ticket. A ticket belongs to its owner:
+//
+//   - the session that planned it, if the call carried a session cookie;
+//   - otherwise the client: same IP address, and same bearer token on a
+//     server with tokens. Clients without a cookie jar (arrow-rs, the
+//     JavaScript client) fetch their tickets this way; programs on one
+//     host sharing a token (or a server without tokens) are one client,
+//     so give such programs a session or tokens of their own.
+//
+// DoGet and CancelFlightInfo of a ticket that is another's, expired or
+// made up answer NotFound alike; CancelFlightInfo cancels only the
+// caller's own fetches. A ticket can be fetched again, and by several
+// readers at once, until Config.TicketTTL (the endpoint's expiration_time
+// says when). A client holds at most 1,024 tickets and 64 MiB of their SQL
+// and parameters; past that its own oldest ticket is dropped.
+//
+// Prepared statements live in a bounded store by handle (also 128 random
+// bits), with the parameters last bound (one row; a column per ?, in
+// order), and belong to their owner as tickets do. The store holds at
+// most Config.MaxSessions, at most 1,024 per client (past which the
+// client's own least recently used is closed); idle ones go after
+// Config.SessionIdle.
 //
 // # Errors
 //
@@ -72,10 +128,22 @@
 // Bearer tokens (Config.Tokens) are checked on every call, as SHA-256
 // digests compared in constant time against each token. TLS from a
 // certificate and key. Listen refuses an address other machines can reach
-// unless the server has both, or Config.Insecure. At most MaxQueries run at
-// once (the rest wait up to QueueTimeout); each query's sorts and aggregates
-// hold at most QueryMemory; uploads are read a message at a time, each
-// message at most MaxRecvBytes and each batch at most 1 GiB decoded.
+// unless the server has both, or Config.Insecure. Every limit, its
+// default, and the flag of quiver serve that sets it:
+//
+//	MaxQueries            2×GOMAXPROCS, ≥4  --max-queries      queries planning or running at once; the rest
+//	                                                          wait up to QueueTimeout (30 s), then ResourceExhausted
+//	QueryMemory           1 GiB              --query-memory     what one query's sorts and aggregates hold
+//	MaxSQLBytes           1 MiB              --max-sql-bytes    one statement's SQL; longer is InvalidArgument
+//	MaxMessageBytes       3.75 MiB           --max-message-bytes one FlightData sent
+//	MaxBatchRows          65,536             --max-batch-rows   rows of one result batch
+//	MaxRecvBytes          64 MiB             —                  one message received; each uploaded batch at
+//	                                                          most 1 GiB decoded
+//	TicketTTL             15 min             --ticket-ttl       how long a ticket can be fetched
+//	MaxSessions           10,000             —                  sessions held (and prepared statements)
+//	MaxSessionsPerClient  1,000              --max-sessions-per-client
+//	SessionIdle           1 h                —                  a session or prepared statement unused
+//	(tickets per client)  1,024 / 64 MiB     —                  past it, the client's oldest ticket goes
 //
 // # Not here yet
 //

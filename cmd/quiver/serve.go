@@ -29,8 +29,18 @@ with 'quiver load', --table NAME=FILE (CSV, Parquet or Arrow IPC) or --demo
 (TPC-H lineitem and orders generated in-process at --sf).
 
 Result codec: the session option "quiver.result.codec" (none, lz4, zstd:N,
-auto), default --codec. auto sends uncompressed to loopback clients and zstd:1
-to the others.
+auto), default --codec; Spark's and Kyuubi's keys
+"spark.sql.execution.arrow.compression.codec" (none, lz4, zstd) and
+"spark.sql.execution.arrow.compression.zstd.level" mean the same. auto sends
+uncompressed to loopback clients, to Arrow's Flight SQL JDBC driver (its
+user-agent, or a bare grpc-java one: the driver cannot read compressed
+bodies) and zstd:1 to the others.
+
+Statements: a ticket is a random handle bound to the session (or, for a
+client without a session cookie, to its address and token) that planned it,
+fetchable until --ticket-ttl; SQL longer than --max-sql-bytes is refused. A
+client holds at most --max-sessions-per-client sessions; a live session is
+never dropped to make room, and a call naming an expired one fails.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
@@ -67,6 +77,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
 	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
 	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
+	maxSQL := fs.Int("max-sql-bytes", server.DefaultMaxSQLBytes, "longest SQL statement accepted, in bytes")
+	ticketTTL := fs.Duration("ticket-ttl", server.DefaultTicketTTL, "how long a statement's ticket can be fetched after it is planned")
+	sessionsPerClient := fs.Int("max-sessions-per-client", server.DefaultMaxSessionsPerClient, "sessions one client (IP address and token) may hold")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long running streams may finish at shutdown")
 	spillDir := fs.String("spill-dir", "", "where ORDER BY and GROUP BY spill past --query-memory (default: the system temp dir)")
 	spillQuota := fs.Int64("spill-quota", 0, "bytes of spill files on disk, all queries together (0: no quota)")
@@ -116,6 +129,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
 		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
 	}
+	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient
 	server.Version = version
 	s, err := server.New(cfg, c)
 	if err != nil {
