@@ -73,9 +73,12 @@
 // SetSessionOptions without a (live) cookie. The store holds at most
 // Config.MaxSessions, at most Config.MaxSessionsPerClient of them created
 // by one client (its IP address, and with tokens its token); past either a
-// new session is refused with ResourceExhausted: a live session is never
-// dropped to make room, so no client can change another's settings by
-// flooding. A session unused for Config.SessionIdle is dropped. A call
+// new session is refused with ResourceExhausted: a session in use is
+// never dropped to make room, so no client can change another's settings
+// by flooding. One exception keeps programs that open a session per run
+// and never close it working: a client at its own limit takes over its
+// least recently used session if that has been unused for a minute. A
+// session unused for Config.SessionIdle is dropped. A call
 // whose cookie names a session the server no longer holds (idle too long,
 // or from before a restart) fails with FailedPrecondition, "session …
 // has expired: set its options again", instead of running with the

@@ -47,19 +47,21 @@ func (s *session) resultCodec() resultCodec {
 
 // sessions holds the live sessions: at most max, at most perClient of
 // them created by one client (clientKey), each dropped after idle. A
-// live session is never dropped to make room: past a limit a new
-// session is refused, so a client flooding the server cannot change
-// another's settings. A call naming a session the server no longer holds
-// fails (sessionGone) rather than silently running with the defaults.
+// session in use is never dropped to make room: past a limit a new
+// session is refused (a client at its own limit may reclaim its own
+// session unused for reclaimAfter), so a client flooding the server cannot
+// change another's settings. A call naming a session the server no
+// longer holds fails (gone) rather than silently running with the
+// defaults.
 type sessions struct {
 	max, perClient int
 	idle           time.Duration
 	now            func() time.Time
 
-	mu        sync.Mutex
-	m         map[string]*session
-	byClient  map[string]int
-	lastSweep time.Time
+	mu                     sync.Mutex
+	m                      map[string]*session
+	byClient               map[string]int
+	lastSweep, lastReclaim time.Time
 }
 
 func newSessions(max, perClient int, idle time.Duration) *sessions {
@@ -113,6 +115,9 @@ func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults res
 	if len(ss.m) >= ss.max || ss.byClient[client] >= ss.perClient {
 		ss.sweepLocked(now)
 	}
+	if ss.byClient[client] >= ss.perClient {
+		ss.reclaimLocked(client, now)
+	}
 	switch {
 	case len(ss.m) >= ss.max:
 		ss.mu.Unlock()
@@ -149,6 +154,31 @@ func (ss *sessions) sweepLocked(now time.Time) {
 		if now.Sub(s.lastUsed) > ss.idle {
 			ss.dropLocked(s)
 		}
+	}
+}
+
+// reclaimAfter is how long a session must have been unused before its
+// own client, at its limit, may reclaim it for a new one: a program that
+// starts a session per run and never closes it (a CLI in a loop) keeps
+// working, while a flood of fresh sessions is refused. The reclaimed
+// session's next call fails (gone), it does not change settings silently.
+const reclaimAfter = time.Minute
+
+// reclaimLocked drops client's least recently used session if it has been
+// unused for reclaimAfter; at most once a second, as sweepLocked.
+func (ss *sessions) reclaimLocked(client string, now time.Time) {
+	if now.Sub(ss.lastReclaim) < time.Second {
+		return
+	}
+	ss.lastReclaim = now
+	var oldest *session
+	for _, s := range ss.m {
+		if s.client == client && (oldest == nil || s.lastUsed.Before(oldest.lastUsed)) {
+			oldest = s
+		}
+	}
+	if oldest != nil && now.Sub(oldest.lastUsed) >= reclaimAfter {
+		ss.dropLocked(oldest)
 	}
 }
 

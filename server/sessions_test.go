@@ -113,3 +113,38 @@ func TestCloseSessionDropsTheCookie(t *testing.T) {
 		t.Errorf("%d sessions held after CloseSession", ts.sessions.len())
 	}
 }
+
+// TestClientReclaimsItsOwnUnusedSession: a client at its limit whose
+// oldest session has been unused a while (a CLI run that never closed
+// it) gets a new session in its place; that old session's next call
+// fails instead of running with other settings.
+func TestClientReclaimsItsOwnUnusedSession(t *testing.T) {
+	ts := startServer(t, Config{MaxSessionsPerClient: 2}, numbersTable(10, 10))
+	ctx := context.Background()
+	first := ts.clientFrom(t, "127.0.0.2", true)
+	setCodec(t, first, ctx, "lz4")
+	second := ts.clientFrom(t, "127.0.0.2", true)
+	setCodec(t, second, ctx, "lz4")
+	third := ts.clientFrom(t, "127.0.0.2", true)
+	if _, err := setOptions(ctx, third, map[string]any{OptionResultCodec: "none"}); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("a third session while both are fresh: %v", err)
+	}
+	// The first goes unused for longer than reclaimAfter.
+	ts.sessions.mu.Lock()
+	var oldest *session
+	for _, s := range ts.sessions.m {
+		if oldest == nil || s.lastUsed.Before(oldest.lastUsed) {
+			oldest = s
+		}
+	}
+	oldest.lastUsed = oldest.lastUsed.Add(-2 * reclaimAfter)
+	ts.sessions.lastReclaim = time.Time{}
+	ts.sessions.mu.Unlock()
+	setCodec(t, third, ctx, "none")
+	if _, err := fetch(t, first, ctx, `SELECT count(*) FROM nums`); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("the reclaimed session's next query: %v, want FailedPrecondition", err)
+	}
+	if got, err := sessionCodec(ctx, second); err != nil || got != "lz4" {
+		t.Errorf("the other session: %q %v", got, err)
+	}
+}
