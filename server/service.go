@@ -64,9 +64,9 @@ func unpackCommand(b []byte) (proto.Message, error) {
 	return a.UnmarshalNew()
 }
 
-// runQuery runs st and streams its result on stream with the session's
+// runQuery runs stmt and streams its result on stream with the session's
 // codec (sess nil: the server's default).
-func (s *Server) runQuery(stream flight.FlightService_DoGetServer, st *statement, sess *session) (err error) {
+func (s *Server) runQuery(stream flight.FlightService_DoGetServer, stmt *statement, sess *session) (err error) {
 	ctx := stream.Context()
 	start := time.Now()
 	// Admitted before planning: Query plans, and a plan can cost as much
@@ -78,21 +78,21 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, st *statement
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer s.running.add(st.handle, cancel)()
+	defer s.running.add(stmt.handle, cancel)()
 
 	rc := s.defaultCodec
 	if sess != nil {
 		rc = sess.resultCodec()
 	}
-	addr := peerAddr(ctx)
+	var addr = peerAddr(ctx)
 	setting := rc.forClient(addr, userAgent(ctx))
-	sql, params := st.sql, st.params
+	sql, params := stmt.sql, stmt.params
 
-	var stats sendStats
+	var st sendStats
 	defer func() {
-		s.metrics.query(stats, err)
-		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", stats.Rows, "batches", stats.Batches,
-			"raw_bytes", stats.RawBytes, "sent_bytes", stats.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
+		s.metrics.query(st, err)
+		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
+			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
 	}()
 	res, err := s.engine.Query(ctx, sql, params...)
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, st *statement
 	}
 	defer res.Release()
 	w := &resultWriter{send: stream.Send, setting: setting, maxRows: s.cfg.MaxBatchRows, maxBytes: s.cfg.MaxMessageBytes, mem: s.mem}
-	stats, err = w.write(ctx, res)
+	st, err = w.write(ctx, res)
 	return toStatus(err)
 }
 

@@ -327,6 +327,9 @@ func (q *sqlServer) CancelFlightInfo(ctx context.Context, req *flight.CancelFlig
 	}
 	st := flight.CancelStatusNotCancellable // nothing running: finished, or never fetched
 	for _, ep := range info.GetEndpoint() {
+		if ep.GetTicket() == nil {
+			continue
+		}
 		cmd, err := unpackCommand(ep.GetTicket().GetTicket())
 		if err != nil {
 			return flight.CancelFlightInfoResult{}, status.Errorf(codes.InvalidArgument, "cancel: unreadable ticket: %v", err)
