@@ -112,8 +112,9 @@
 // Prepared statements live in a bounded store by handle (also 128 random
 // bits), with the parameters last bound (one row; a column per ?, in
 // order), and belong to their owner as tickets do. The store holds at
-// most Config.MaxSessions, at most 1,024 per client (past which the
-// client's own least recently used is closed); idle ones go after
+// most Config.MaxSessions, at most 1,024 per client; past either, the
+// client's own least recently used statement is closed (a client with
+// none is refused), never another's. Idle ones go after
 // Config.SessionIdle.
 //
 // # Errors

@@ -199,3 +199,87 @@ func commandDescriptor(cmd proto.Message) (*flight.FlightDescriptor, error) {
 	}
 	return &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: b}, nil
 }
+
+// TestTicketStoreBoundsEachClient: past ticketsPerClient or
+// ticketBytesPerClient a client's own oldest tickets go, no one else's;
+// expired tickets of clients that stopped calling are swept.
+func TestTicketStoreBoundsEachClient(t *testing.T) {
+	ts := newTicketStore(time.Hour)
+	now := time.Unix(1000, 0)
+	ts.now = func() time.Time { return now }
+	a, b := owner{client: "@10.0.0.1"}, owner{client: "@10.0.0.2"}
+	bFirst, err := ts.issue("SELECT 1", nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aTickets []*statement
+	for range ticketsPerClient + 1 {
+		st, err := ts.issue("SELECT 2", nil, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aTickets = append(aTickets, st)
+	}
+	if _, err := ts.get(aTickets[0].handle, a); status.Code(err) != codes.NotFound {
+		t.Errorf("a's oldest ticket past the count: %v", err)
+	}
+	if _, err := ts.get(aTickets[1].handle, a); err != nil {
+		t.Errorf("a's second ticket: %v", err)
+	}
+	if _, err := ts.get(bFirst.handle, b); err != nil {
+		t.Errorf("b's ticket after a's flood: %v", err)
+	}
+	big := strings.Repeat("x", ticketBytesPerClient/2)
+	for range 2 {
+		if _, err := ts.issue(big, []any{"p"}, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, bytes := len(ts.byClient[a.client].queue), ts.byClient[a.client].bytes; bytes > ticketBytesPerClient || n != 1 {
+		t.Errorf("a holds %d tickets, %d bytes after two of half the byte limit each", n, bytes)
+	}
+	now = now.Add(2 * time.Hour)
+	if _, err := ts.get(bFirst.handle, b); status.Code(err) != codes.NotFound {
+		t.Errorf("b's ticket after its TTL: %v", err)
+	}
+	if _, err := ts.issue("SELECT 3", nil, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, held := ts.byClient[b.client]; held || len(ts.m) != 1 {
+		t.Errorf("after the sweep: b held %v, %d tickets", held, len(ts.m))
+	}
+}
+
+// TestPreparedStatementFloodKeepsOthers: a client preparing statements
+// past the store's limit recycles its own; another's statement stays (the
+// least recently used of anyone's was dropped).
+func TestPreparedStatementFloodKeepsOthers(t *testing.T) {
+	ts := startServer(t, Config{MaxSessions: 10}, numbersTable(10, 10))
+	ctx := context.Background()
+	victim := ts.client(t)
+	stmt, err := victim.Prepare(ctx, `SELECT count(*) FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	flooder := ts.clientFrom(t, "127.0.0.2", false)
+	refused := 0
+	for range 20 {
+		if _, err := flooder.Prepare(ctx, `SELECT 1 FROM nums`); status.Code(err) == codes.ResourceExhausted {
+			refused++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ts.prepared.mu.Lock(); len(ts.prepared.m) > 10 || refused != 0 {
+		t.Errorf("%d statements held, %d of 20 refused; want at most 10, none refused", len(ts.prepared.m), refused)
+	}
+	ts.prepared.mu.Unlock()
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fetchInfo(ctx, victim, info); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Errorf("the victim's statement: %v %v", got, err)
+	}
+}
