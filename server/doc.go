@@ -135,19 +135,20 @@
 // unless the server has both, or Config.Insecure. Every limit, its
 // default, and the flag of quiver serve that sets it:
 //
-//	MaxQueries            2×GOMAXPROCS, ≥4  --max-queries      queries planning or running at once; the rest
-//	                                                          wait up to QueueTimeout (30 s), then ResourceExhausted
-//	QueryMemory           1 GiB              --query-memory     what one query's sorts and aggregates hold
-//	MaxSQLBytes           1 MiB              --max-sql-bytes    one statement's SQL; longer is InvalidArgument
-//	MaxMessageBytes       3.75 MiB           --max-message-bytes one FlightData sent
-//	MaxBatchRows          65,536             --max-batch-rows   rows of one result batch
-//	MaxRecvBytes          64 MiB             —                  one message received; each uploaded batch at
-//	                                                          most 1 GiB decoded
-//	TicketTTL             15 min             --ticket-ttl       how long a ticket can be fetched
-//	MaxSessions           10,000             —                  sessions held (and prepared statements)
-//	MaxSessionsPerClient  1,000              --max-sessions-per-client
-//	SessionIdle           1 h                —                  a session or prepared statement unused
-//	(tickets per client)  1,024 / 64 MiB     —                  past it, the client's oldest ticket goes
+//	Config field          default           quiver serve flag           what it bounds
+//	MaxQueries            2×GOMAXPROCS, ≥4  --max-queries               queries planning or running at once (the
+//	                                                                    rest wait up to QueueTimeout, 30 s)
+//	QueryMemory           1 GiB             --query-memory              one query's sorts and aggregates
+//	MaxSQLBytes           1 MiB             --max-sql-bytes             one statement's SQL
+//	MaxMessageBytes       3.75 MiB          --max-message-bytes         one FlightData sent
+//	MaxBatchRows          65,536            --max-batch-rows            rows of one result batch
+//	MaxRecvBytes          64 MiB            —                           one message received (an uploaded
+//	                                                                    batch decodes to at most 1 GiB)
+//	TicketTTL             15 min            --ticket-ttl                how long a ticket can be fetched
+//	MaxSessions           10,000            —                           sessions; apart, prepared statements
+//	MaxSessionsPerClient  1,000             --max-sessions-per-client   one client's sessions
+//	SessionIdle           1 h               —                           a session or prepared statement unused
+//	—                     1,024 / 64 MiB    —                           one client's tickets (count / bytes)
 //
 // # Not here yet
 //
