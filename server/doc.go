@@ -117,6 +117,28 @@
 // none is refused), never another's. Idle ones go after
 // Config.SessionIdle.
 //
+// # Limits of queries, statements and sessions
+//
+// Each Config field, its default, the flag of quiver serve that sets it,
+// and what it bounds (uploads have their own, under Security and limits):
+//
+//	Config field          default           quiver serve flag           what it bounds
+//	MaxQueries            2×GOMAXPROCS, ≥4  --max-queries               queries planning or running at once (the
+//	                                                                    rest wait up to QueueTimeout, 30 s)
+//	QueryMemory           1 GiB             --query-memory              one query's sorts and aggregates
+//	MaxSQLBytes           1 MiB             --max-sql-bytes             one statement's SQL
+//	MaxMessageBytes       3.75 MiB          --max-message-bytes         one FlightData sent
+//	MaxBatchRows          65,536            --max-batch-rows            rows of one result batch
+//	TicketTTL             15 min            --ticket-ttl                how long a ticket can be fetched
+//	MaxSessions           10,000            —                           sessions; apart, prepared statements
+//	MaxSessionsPerClient  1,000             --max-sessions-per-client   one client's sessions
+//	SessionIdle           1 h               —                           a session or prepared statement unused
+//	—                     1,024 / 64 MiB    —                           one client's tickets (count / bytes)
+//
+// SQL past MaxSQLBytes is InvalidArgument naming the limit and the flag;
+// a full queue, session store or prepared-statement store is
+// ResourceExhausted saying which limit.
+//
 // # Errors
 //
 // Every error reaches the client as a gRPC status (grpcerr.go): bad SQL,
@@ -132,23 +154,10 @@
 // Bearer tokens (Config.Tokens) are checked on every call, as SHA-256
 // digests compared in constant time against each token. TLS from a
 // certificate and key. Listen refuses an address other machines can reach
-// unless the server has both, or Config.Insecure. Every limit, its
-// default, and the flag of quiver serve that sets it:
-//
-//	Config field          default           quiver serve flag           what it bounds
-//	MaxQueries            2×GOMAXPROCS, ≥4  --max-queries               queries planning or running at once (the
-//	                                                                    rest wait up to QueueTimeout, 30 s)
-//	QueryMemory           1 GiB             --query-memory              one query's sorts and aggregates
-//	MaxSQLBytes           1 MiB             --max-sql-bytes             one statement's SQL
-//	MaxMessageBytes       3.75 MiB          --max-message-bytes         one FlightData sent
-//	MaxBatchRows          65,536            --max-batch-rows            rows of one result batch
-//	MaxRecvBytes          64 MiB            —                           one message received (an uploaded
-//	                                                                    batch decodes to at most 1 GiB)
-//	TicketTTL             15 min            --ticket-ttl                how long a ticket can be fetched
-//	MaxSessions           10,000            —                           sessions; apart, prepared statements
-//	MaxSessionsPerClient  1,000             --max-sessions-per-client   one client's sessions
-//	SessionIdle           1 h               —                           a session or prepared statement unused
-//	—                     1,024 / 64 MiB    —                           one client's tickets (count / bytes)
+// unless the server has both, or Config.Insecure. At most MaxQueries run at
+// once (the rest wait up to QueueTimeout); each query's sorts and aggregates
+// hold at most QueryMemory; uploads are read a message at a time, each
+// message at most MaxRecvBytes and each batch at most 1 GiB decoded.
 //
 // # Not here yet
 //
