@@ -47,7 +47,7 @@ func TestPlanningWaitsForASlot(t *testing.T) {
 
 	cancel()
 	r.Release()
-	waitFor(t, "the stream to stop", func() bool { return ts.running.count() == 0 })
+	waitFor(t, "the stream to free its slot", func() bool { return ts.running.count() == 0 && len(ts.slots) == 0 })
 	if got, err := fetch(t, cl, ctx, `SELECT count(*) FROM nums`); err != nil || fmt.Sprint(got) != "[200000]" {
 		t.Fatalf("after the slot is free: %v %v", got, err)
 	}

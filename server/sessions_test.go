@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,11 +74,16 @@ func TestSessionsPerClient(t *testing.T) {
 // longer holds fails with FailedPrecondition instead of silently running
 // with the defaults; setting the options again starts a new session.
 func TestExpiredSessionIsAnError(t *testing.T) {
-	ts := startServer(t, Config{SessionIdle: 200 * time.Millisecond}, numbersTable(100, 100))
+	ts := startServer(t, Config{SessionIdle: time.Hour}, numbersTable(100, 100))
+	var elapsed atomic.Int64
+	start := time.Now()
+	ts.sessions.mu.Lock() // the store reads its clock under mu
+	ts.sessions.now = func() time.Time { return start.Add(time.Duration(elapsed.Load())) }
+	ts.sessions.mu.Unlock()
 	cl := ts.client(t)
 	ctx := context.Background()
 	setCodec(t, cl, ctx, "lz4")
-	time.Sleep(300 * time.Millisecond)
+	elapsed.Store(int64(61 * time.Minute))
 	_, err := fetch(t, cl, ctx, `SELECT count(*) FROM nums`)
 	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "expired") {
 		t.Fatalf("query in an expired session: %v", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,22 +107,28 @@ func TestCancelFlightInfoTouchesOnlyOwnQueries(t *testing.T) {
 // TestTicketsExpire: a ticket can be fetched again until Config.TicketTTL,
 // then it is NotFound, naming the limit.
 func TestTicketsExpire(t *testing.T) {
-	ts := startServer(t, Config{TicketTTL: 300 * time.Millisecond}, numbersTable(10, 10))
+	ts := startServer(t, Config{TicketTTL: time.Minute}, numbersTable(10, 10))
+	var elapsed atomic.Int64
+	start := time.Now()
+	ts.tickets.mu.Lock() // the store reads its clock under mu
+	ts.tickets.now = func() time.Time { return start.Add(time.Duration(elapsed.Load())) }
+	ts.tickets.mu.Unlock()
 	cl := ts.client(t)
 	ctx := context.Background()
 	info, err := cl.Execute(ctx, `SELECT count(*) FROM nums`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
+	if exp := info.Endpoint[0].ExpirationTime.AsTime(); !exp.Equal(start.Add(time.Minute)) {
+		t.Errorf("expiration %v, want %v", exp, start.Add(time.Minute))
+	}
+	for _, at := range []time.Duration{0, 59 * time.Second} {
+		elapsed.Store(int64(at))
 		if got, err := fetchInfo(ctx, cl, info); err != nil || fmt.Sprint(got) != "[10]" {
-			t.Fatalf("fetch within the TTL: %v %v", got, err)
+			t.Fatalf("fetch %v after planning: %v %v", at, got, err)
 		}
 	}
-	if exp := info.Endpoint[0].ExpirationTime.AsTime(); time.Until(exp) > 300*time.Millisecond {
-		t.Errorf("expiration %v is past the TTL", exp)
-	}
-	time.Sleep(400 * time.Millisecond)
+	elapsed.Store(int64(61 * time.Second))
 	_, err = fetchInfo(ctx, cl, info)
 	if status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), "--ticket-ttl") {
 		t.Errorf("fetch after the TTL: %v", err)
