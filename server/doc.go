@@ -18,7 +18,9 @@
 // are replaced (flightService): DoGet, because arrow-go writes results
 // uncompressed with no way to say otherwise, and DoPut, because its IPC
 // reader trusts the lengths in what clients upload; quiver reads uploads
-// with its own hostile-input-safe batch reader (flightdata.go).
+// with its own hostile-input-safe batch reader (flightdata.go). DoAction
+// and ListActions are wrapped (actions.go) so that an unknown action is
+// refused by name, with the list of those quiver answers.
 //
 // # A result stream
 //
