@@ -58,14 +58,20 @@ type sessions struct {
 	idle           time.Duration
 	now            func() time.Time
 
-	mu                     sync.Mutex
-	m                      map[string]*session
-	byClient               map[string]int
-	lastSweep, lastReclaim time.Time
+	mu        sync.Mutex
+	m         map[string]*session
+	byClient  map[string]*clientSessions
+	lastSweep time.Time
+}
+
+// clientSessions is what the store knows of one client.
+type clientSessions struct {
+	n           int
+	lastReclaim time.Time
 }
 
 func newSessions(max, perClient int, idle time.Duration) *sessions {
-	return &sessions{max: max, perClient: perClient, idle: idle, now: time.Now, m: map[string]*session{}, byClient: map[string]int{}}
+	return &sessions{max: max, perClient: perClient, idle: idle, now: time.Now, m: map[string]*session{}, byClient: map[string]*clientSessions{}}
 }
 
 // lookup returns the session the call's cookie names: nil without a
@@ -112,20 +118,25 @@ func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults res
 	s := &session{id: hex.EncodeToString(b[:]), client: client, codec: defaults, options: map[string]*flight.SessionOptionValue{}}
 	ss.mu.Lock()
 	now := ss.now()
-	if len(ss.m) >= ss.max || ss.byClient[client] >= ss.perClient {
+	cs := ss.byClient[client]
+	if cs == nil {
+		cs = &clientSessions{}
+	}
+	if len(ss.m) >= ss.max || cs.n >= ss.perClient {
 		ss.sweepLocked(now)
 	}
-	if ss.byClient[client] >= ss.perClient {
-		ss.reclaimLocked(client, now)
+	if len(ss.m) >= ss.max || cs.n >= ss.perClient {
+		ss.reclaimLocked(client, cs, now)
 	}
 	switch {
 	case len(ss.m) >= ss.max:
+		n := len(ss.m)
 		ss.mu.Unlock()
 		return nil, status.Errorf(codes.ResourceExhausted,
 			"the server holds %d sessions, its limit (Config.MaxSessions): none is dropped while in use; try again when idle ones expire (after %s unused) or are closed",
-			len(ss.m), ss.idle)
-	case ss.byClient[client] >= ss.perClient:
-		n := ss.byClient[client]
+			n, ss.idle)
+	case cs.n >= ss.perClient:
+		n := cs.n
 		ss.mu.Unlock()
 		return nil, status.Errorf(codes.ResourceExhausted,
 			"this client (%s) holds %d sessions, the most one client may (Config.MaxSessionsPerClient, quiver serve --max-sessions-per-client): close the ones it no longer uses (CloseSession), or wait for them to expire after %s unused",
@@ -133,7 +144,8 @@ func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults res
 	}
 	s.lastUsed = now
 	ss.m[s.id] = s
-	ss.byClient[client]++
+	cs.n++
+	ss.byClient[client] = cs
 	ss.mu.Unlock()
 	c := http.Cookie{Name: sessionCookie, Value: s.id}
 	if err := grpc.SetHeader(ctx, metadata.Pairs("set-cookie", c.String())); err != nil {
@@ -158,19 +170,20 @@ func (ss *sessions) sweepLocked(now time.Time) {
 }
 
 // reclaimAfter is how long a session must have been unused before its
-// own client, at its limit, may reclaim it for a new one: a program that
+// own client, at a limit, may reclaim it for a new one: a program that
 // starts a session per run and never closes it (a CLI in a loop) keeps
 // working, while a flood of fresh sessions is refused. The reclaimed
 // session's next call fails (gone), it does not change settings silently.
 const reclaimAfter = time.Minute
 
 // reclaimLocked drops client's least recently used session if it has been
-// unused for reclaimAfter; at most once a second, as sweepLocked.
-func (ss *sessions) reclaimLocked(client string, now time.Time) {
-	if now.Sub(ss.lastReclaim) < time.Second {
+// unused for reclaimAfter; at most once a second per client, as
+// sweepLocked (a flooding client cannot hold back another's reclaim).
+func (ss *sessions) reclaimLocked(client string, cs *clientSessions, now time.Time) {
+	if now.Sub(cs.lastReclaim) < time.Second {
 		return
 	}
-	ss.lastReclaim = now
+	cs.lastReclaim = now
 	var oldest *session
 	for _, s := range ss.m {
 		if s.client == client && (oldest == nil || s.lastUsed.Before(oldest.lastUsed)) {
@@ -182,10 +195,13 @@ func (ss *sessions) reclaimLocked(client string, now time.Time) {
 	}
 }
 
+// dropLocked forgets s, and its client once it has no session left.
 func (ss *sessions) dropLocked(s *session) {
 	delete(ss.m, s.id)
-	if ss.byClient[s.client]--; ss.byClient[s.client] <= 0 {
-		delete(ss.byClient, s.client)
+	if cs := ss.byClient[s.client]; cs != nil {
+		if cs.n--; cs.n <= 0 {
+			delete(ss.byClient, s.client)
+		}
 	}
 }
 

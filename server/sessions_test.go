@@ -144,7 +144,9 @@ func TestClientReclaimsItsOwnUnusedSession(t *testing.T) {
 		}
 	}
 	oldest.lastUsed = oldest.lastUsed.Add(-2 * reclaimAfter)
-	ts.sessions.lastReclaim = time.Time{}
+	for _, cs := range ts.sessions.byClient {
+		cs.lastReclaim = time.Time{}
+	}
 	ts.sessions.mu.Unlock()
 	setCodec(t, third, ctx, "none")
 	if _, err := fetch(t, first, ctx, `SELECT count(*) FROM nums`); status.Code(err) != codes.FailedPrecondition {
