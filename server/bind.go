@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -107,10 +108,10 @@ func paramValue(col arrow.Array) (any, error) {
 		return float64(a.Value(0)), nil
 	case *array.Float64:
 		return a.Value(0), nil
-	case *array.String:
-		return a.Value(0), nil
+	case *array.String: // Value aliases the batch's buffer, freed after binding
+		return strings.Clone(a.Value(0)), nil
 	case *array.LargeString:
-		return a.Value(0), nil
+		return strings.Clone(a.Value(0)), nil
 	case *array.Binary:
 		return string(a.Value(0)), nil
 	case *array.Date32:

@@ -42,7 +42,26 @@ func startServer(t *testing.T, cfg Config, tables ...func(*testing.T, *cache.Cac
 
 func startServerBudget(t *testing.T, cfg Config, budget int64, tables ...func(*testing.T, *cache.Cache, memory.Allocator)) *testServer {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	return startServerOn(t, memory.NewGoAllocator(), cfg, budget, tables...)
+}
+
+// poisonAllocator overwrites every buffer it frees, as a recycling
+// allocator's next user would: whatever still reads a freed buffer reads
+// 0xAA.
+type poisonAllocator struct{ memory.Allocator }
+
+func (p poisonAllocator) Free(b []byte) {
+	for i := range b {
+		b[i] = 0xAA
+	}
+	p.Allocator.Free(b)
+}
+
+// startServerOn is startServerBudget over the allocator under (checked
+// for leaks as ever).
+func startServerOn(t *testing.T, under memory.Allocator, cfg Config, budget int64, tables ...func(*testing.T, *cache.Cache, memory.Allocator)) *testServer {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(under)
 	c, err := cache.New(cache.Options{Alloc: mem, Budget: budget})
 	if err != nil {
 		t.Fatal(err)

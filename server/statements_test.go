@@ -267,3 +267,29 @@ func TestConcurrentClients(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBoundStringsOutliveTheirUpload: a string parameter is copied out of
+// the uploaded batch, whose buffers go back to the allocator (and, with
+// the server's recycling allocator, to the next batch) once read.
+func TestBoundStringsOutliveTheirUpload(t *testing.T) {
+	ts := startServerOn(t, poisonAllocator{memory.NewGoAllocator()}, Config{}, 256<<20, numbersTable(100, 100))
+	cl := ts.client(t)
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	stmt, err := cl.Prepare(ctx, `SELECT id, name FROM nums WHERE grp = ? AND id < ? AND name LIKE ? ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	rec := paramRecord(mem, 3, 30, "row 1%")
+	stmt.SetParameters(rec)
+	rec.Release()
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := fetchInfo(ctx, cl, info); err != nil || fmt.Sprint(got) != "[10|row 10 17|row 17]" {
+		t.Errorf("got %v %v", got, err)
+	}
+}
