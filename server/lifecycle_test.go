@@ -56,6 +56,9 @@ func TestConfigRefusesShortTokensAndHalfTLS(t *testing.T) {
 		"bad codec":   {ResultCodec: "gzip"},
 		"tiny cap":    {MaxMessageBytes: 1000},
 		"bad listen":  {Listen: "nope"},
+		"ticket TTL":  {TicketTTL: -time.Second},
+		"SQL bytes":   {MaxSQLBytes: -1},
+		"per client":  {MaxSessionsPerClient: -1},
 	} {
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("%s: valid", name)
