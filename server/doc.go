@@ -108,7 +108,8 @@
 // made up answer NotFound alike; CancelFlightInfo cancels only the
 // caller's own fetches. A ticket can be fetched again, and by several
 // readers at once, until Config.TicketTTL (the endpoint's expiration_time
-// says when). A client holds at most 1,024 tickets and 64 MiB of their SQL
+// says when), from the server that issued it: the endpoint names no other
+// location, and a restart forgets every ticket (NotFound: plan again). A client holds at most 1,024 tickets and 64 MiB of their SQL
 // and parameters; past that its own oldest ticket is dropped.
 //
 // Prepared statements live in a bounded store by handle (also 128 random
