@@ -110,7 +110,6 @@ func writeEvery(t *testing.T) map[Format][]string {
 	return out
 }
 
-
 // TestOpenTellsEveryFormat: each format is told by content (a Parquet
 // file named .csv, Arrow IPC named .tsv) or, for text, by extension,
 // and reads back the same 25 rows in batches of Convert.BatchRows.
