@@ -33,12 +33,12 @@ type Stats struct {
 // read to the end. Next returns false at the end or on an error; Err
 // says which (an *Error for the server's).
 type Result struct {
-	refs   atomic.Int64
-	ctx    context.Context
-	cancel context.CancelFunc
-	c      *Client
-	eps    []*flight.FlightEndpoint
-	opts   batch.ReadOptions
+	refs    atomic.Int64
+	ctx     context.Context
+	cancel  context.CancelFunc
+	c       *Client
+	eps     []*flight.FlightEndpoint
+	opts    batch.ReadOptions
 	invalid string // what an InvalidArgument means ("invalid SQL")
 
 	schema *arrow.Schema
