@@ -17,10 +17,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/flightipc"
 )
@@ -207,39 +207,16 @@ func fetchRaw(t *testing.T, cl *flightsql.Client, ctx context.Context, sql strin
 	return res
 }
 
-// setCodec sets the session's result codec. It calls DoAction itself and
-// waits for the response headers before reading the result: arrow-go's
-// flightsql.Client.SetSessionOptions lets its cookie middleware race the
-// end of the stream, and about 1 call in 150 loses the session cookie.
+// setCodec sets the session's result codec through the client
+// package, whose SetSessionOptions avoids the cookie race in arrow-go's
+// (about 1 call in 150 loses the session).
 func setCodec(t *testing.T, cl *flightsql.Client, ctx context.Context, value string) *flight.SetSessionOptionsResult {
 	t.Helper()
-	req, err := flightSessionOptions(map[string]any{OptionResultCodec: value})
+	res, err := client.SetSessionOptions(ctx, cl, map[string]any{OptionResultCodec: value})
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := proto.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := cl.Client.DoAction(ctx, &flight.Action{Type: flight.SetSessionOptionsActionType, Body: body})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Header(); err != nil {
-		t.Fatal(err)
-	}
-	msg, err := stream.Recv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res flight.SetSessionOptionsResult
-	if err := proto.Unmarshal(msg.GetBody(), &res); err != nil {
-		t.Fatal(err)
-	}
-	if err := flight.ReadUntilEOF(stream); err != nil {
-		t.Fatal(err)
-	}
-	return &res
+	return res
 }
 
 func codecKinds(infos []batch.MessageInfo) []codec.Kind {
