@@ -20,7 +20,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := e.What + ": " + e.Status.Message()
 	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
+		s += "; " + e.Hint
 	}
 	return s
 }
