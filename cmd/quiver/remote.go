@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
@@ -56,7 +57,8 @@ func (f *remoteFlags) connect(stderr io.Writer) (*client.Client, error) {
 	if token == "" {
 		token = os.Getenv(tokenEnv)
 	}
-	c, err := client.Dial(f.server, client.Options{Token: token, TLSCAFile: f.tlsCA, Alloc: remoteAlloc})
+	c, err := client.Dial(f.server, client.Options{Token: token, TLSCAFile: f.tlsCA, Alloc: remoteAlloc,
+		Prefetch: max(2, min(4, runtime.GOMAXPROCS(0)))})
 	if errors.Is(err, client.ErrOptions) {
 		return nil, fmt.Errorf("%w: --tls-ca: %v", errUsage, err)
 	}
