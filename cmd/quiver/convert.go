@@ -78,18 +78,18 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: --from: %v", errUsage, err)
 	}
 	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: *maxBytes}
-	iopts := input.Options{Format: inFormat, Convert: cfg, IPC: batch.ReadOptions{Concurrency: *goroutines},
-		CSV: csv.Options{NoHeader: *noHeader, InferRows: *inferRows, InferDecimal: *inferDecimal,
-			SkipMalformed: *skip, Concurrency: *goroutines}}
+	copts := csv.Options{NoHeader: *noHeader, InferRows: *inferRows, InferDecimal: *inferDecimal,
+		SkipMalformed: *skip, Concurrency: *goroutines, Convert: cfg}
 	if *delim != "" {
-		iopts.CSV.Comma = (*delim)[0]
+		copts.Comma = (*delim)[0]
 	}
 	if *nulls != "\x00default" {
-		iopts.CSV.NullTokens = []string{}
+		copts.NullTokens = []string{}
 		if *nulls != "" {
-			iopts.CSV.NullTokens = strings.Split(*nulls, ",")
+			copts.NullTokens = strings.Split(*nulls, ",")
 		}
 	}
+	iopts := input.Options{Format: inFormat, CSV: copts, Convert: cfg, IPC: batch.ReadOptions{Concurrency: *goroutines}}
 	src, err := input.Open(ctx, in, iopts)
 	if errors.Is(err, input.ErrFormat) {
 		return fmt.Errorf("%w: %v", errUsage, err)
