@@ -222,3 +222,40 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenStdin: "-" is CSV on standard input, or TSV when asked.
+func TestOpenStdin(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		text   string
+	}{{Detect, "a,b\n1,x\n2,y\n"}, {TSV, "a\tb\n1\tx\n2\ty\n"}} {
+		f, err := os.CreateTemp(t.TempDir(), "stdin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(tc.text)
+		f.Seek(0, 0)
+		old := os.Stdin
+		os.Stdin = f
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		r, err := Records(context.Background(), "-", Options{Format: tc.format, Convert: convert.Config{Alloc: mem}})
+		os.Stdin = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for r.Next() {
+			rec := r.RecordBatch()
+			rows += int(rec.NumRows())
+			if rec.NumCols() != 2 || rec.Column(1).ValueStr(1) != "y" {
+				t.Errorf("%q: %v", tc.format, rec)
+			}
+		}
+		r.Release()
+		f.Close()
+		if r.Err() != nil || rows != 2 {
+			t.Errorf("%q: %d rows, %v", tc.format, rows, r.Err())
+		}
+		mem.AssertSize(t, 0)
+	}
+}
