@@ -237,6 +237,16 @@ func (s *Scanner) next() (decoded, bool) {
 		select {
 		case d = <-f:
 		case <-s.ctx.Done():
+			// f is out of s.order, so stop cannot release what a worker
+			// puts in it: wait for the workers, then release it here.
+			s.stop()
+			select {
+			case late := <-f:
+				if late.rec != nil {
+					late.rec.Release()
+				}
+			default:
+			}
 			d.err = fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, s.ctx.Err())
 		}
 	default:

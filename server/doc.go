@@ -38,7 +38,11 @@
 // either is cut into slices, each encoded anew (results.go); a LIMIT that
 // ends inside a batch is such a slice, compressed with the same codec and
 // level as the rest. Two encoders take turns so the next batch is
-// compressed while the current one is sent.
+// compressed while the current one is sent. A batch whose compressed body
+// would not be smaller than its Arrow buffers (a count, a few short rows:
+// each buffer pays an 8-byte length and a frame header) is sent
+// uncompressed, a RecordBatch without BodyCompression, as Arrow IPC allows
+// batch by batch; results with dictionaries keep the session's codec.
 //
 // # Result codec
 //

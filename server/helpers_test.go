@@ -22,6 +22,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/flightipc"
 )
@@ -237,22 +238,17 @@ func setCodec(t *testing.T, cl *flightsql.Client, ctx context.Context, value str
 	return res
 }
 
-// setOptions sets session options. It calls DoAction itself (doAction):
-// arrow-go's flightsql.Client.SetSessionOptions lets its cookie
-// middleware race the end of the stream, and about 1 call in 150 loses
-// the session cookie.
+// setOptions sets session options through the client package, whose
+// SetSessionOptions avoids the cookie race in arrow-go's (about 1 call in
+// 150 loses the session).
 func setOptions(ctx context.Context, cl *flightsql.Client, opts map[string]any) (*flight.SetSessionOptionsResult, error) {
-	req, err := flightSessionOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	var res flight.SetSessionOptionsResult
-	return &res, doAction(ctx, cl, flight.SetSessionOptionsActionType, req, &res)
+	return client.SetSessionOptions(ctx, cl, opts)
 }
 
-// doAction runs one action with a request and a one-message result,
-// waiting for the response headers before reading on, so that the
-// client's cookie middleware has seen them.
+// doAction runs one action with a request and a one-message result
+// (the other session actions), waiting for the response headers before
+// reading on as client.SetSessionOptions does, so that the cookie
+// middleware has seen them.
 func doAction(ctx context.Context, cl *flightsql.Client, typ string, req, res proto.Message) error {
 	body, err := proto.Marshal(req)
 	if err != nil {
@@ -309,14 +305,6 @@ func wideStrings(n, batchRows, strLen int) func(*testing.T, *cache.Cache, memory
 		}
 		putRecords(t, c, "wide", schema, recs)
 	}
-}
-
-func flightSessionOptions(m map[string]any) (*flight.SetSessionOptionsRequest, error) {
-	opts, err := flight.NewSessionOptionValues(m)
-	if err != nil {
-		return nil, err
-	}
-	return &flight.SetSessionOptionsRequest{SessionOptions: opts}, nil
 }
 
 // clientFrom connects a Flight SQL client from the loopback address ip

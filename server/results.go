@@ -43,9 +43,25 @@ type resultWriter struct {
 	mem      memory.Allocator
 }
 
+// encoders encode one piece at a time: enc with the session's codec and,
+// when that compresses and the schema has no dictionaries, plain with
+// none, for pieces compression would make bigger (see encode).
+type encoders struct {
+	enc, plain *batch.Encoder
+}
+
+func (e *encoders) release() {
+	if e.enc != nil {
+		e.enc.Release()
+	}
+	if e.plain != nil {
+		e.plain.Release()
+	}
+}
+
 // encodedPiece is one slice of a batch, encoded.
 type encodedPiece struct {
-	enc  *batch.Encoder
+	enc  *encoders
 	msgs []batch.Message
 	rows int64
 	raw  int64
@@ -61,33 +77,43 @@ func (w *resultWriter) write(ctx context.Context, rr array.RecordReader) (sendSt
 	// turns, each would judge against its own last dictionary, not the one
 	// the client holds. Dictionary results therefore use one encoder, and
 	// compression does not overlap sending.
-	encs := make([]*batch.Encoder, 2)
-	if hasDictionary(rr.Schema()) {
+	dict := hasDictionary(rr.Schema())
+	encs := make([]*encoders, 2)
+	if dict {
 		encs = encs[:1]
-	}
-	for i := range encs {
-		e, err := batch.NewEncoder(rr.Schema(), opts)
-		if err != nil {
-			for _, e := range encs[:i] {
-				e.Release()
-			}
-			return st, fmt.Errorf("result codec %s: %w", w.setting, err)
-		}
-		encs[i] = e
 	}
 	defer func() {
 		for _, e := range encs {
-			e.Release()
+			if e != nil {
+				e.release()
+			}
 		}
 	}()
-	schema := encs[0].SchemaMessage()
+	for i := range encs {
+		encs[i] = &encoders{}
+		e, err := batch.NewEncoder(rr.Schema(), opts)
+		if err != nil {
+			return st, fmt.Errorf("result codec %s: %w", w.setting, err)
+		}
+		encs[i].enc = e
+		// A plain twin would judge dictionaries against its own last
+		// ones, not the client's: dictionary results stay compressed.
+		if w.setting.Kind != codec.None && !dict {
+			plainOpts := opts
+			plainOpts.Codec = codec.SettingNone
+			if encs[i].plain, err = batch.NewEncoder(rr.Schema(), plainOpts); err != nil {
+				return st, err
+			}
+		}
+	}
+	schema := encs[0].enc.SchemaMessage()
 	if err := w.sendMessage(&st, schema); err != nil {
 		return st, err
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	free := make(chan *batch.Encoder, len(encs))
+	free := make(chan *encoders, len(encs))
 	for _, e := range encs {
 		free <- e
 	}
@@ -141,14 +167,14 @@ func (w *resultWriter) sendMessage(st *sendStats, m batch.Message) error {
 }
 
 // produce reads rr and encodes its batches in pieces that fit.
-func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free chan *batch.Encoder, ready chan<- encodedPiece) error {
+func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free chan *encoders, ready chan<- encodedPiece) error {
 	rows := w.maxRows // rows per piece, adapted to the message limit
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		n := int(rec.NumRows())
 		for off := 0; off < n; { // empty batches are not sent
 			take := min(n-off, rows)
-			var enc *batch.Encoder
+			var enc *encoders
 			select {
 			case enc = <-free:
 			case <-ctx.Done():
@@ -158,8 +184,8 @@ func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free 
 			if take != n {
 				piece = rec.NewSlice(int64(off), int64(off+take))
 			}
-			msgs, err := enc.Encode(piece)
 			raw := arrowsize.Record(piece)
+			msgs, err := enc.encode(piece, raw)
 			if piece != rec {
 				piece.Release()
 			}
@@ -189,6 +215,35 @@ func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free 
 		}
 	}
 	return rr.Err()
+}
+
+// encode encodes piece, of raw Arrow bytes, compressed unless that makes
+// it bigger: a small batch (a count, a few rows) gains little from the
+// codec and pays an 8-byte length per buffer and a frame header per
+// buffer; then it is sent uncompressed, which Arrow IPC allows batch by
+// batch (a RecordBatch without BodyCompression).
+func (e *encoders) encode(piece arrow.RecordBatch, raw int64) ([]batch.Message, error) {
+	msgs, err := e.enc.Encode(piece)
+	if err != nil || e.plain == nil || bodyBytes(msgs) < raw {
+		return msgs, err
+	}
+	plain, err := e.plain.Encode(piece)
+	if err != nil {
+		return nil, err
+	}
+	if bodyBytes(plain) < bodyBytes(msgs) {
+		return plain, nil
+	}
+	return msgs, nil
+}
+
+// bodyBytes is the bytes of the messages' bodies.
+func bodyBytes(msgs []batch.Message) int64 {
+	var n int64
+	for _, m := range msgs {
+		n += int64(len(m.Body))
+	}
+	return n
 }
 
 // largest is the size of the biggest FlightData the messages make.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/codec"
 )
 
@@ -82,8 +83,7 @@ func TestSessionOptionErrorsAndDefaults(t *testing.T) {
 	if res.Errors[OptionResultCodec] == nil {
 		t.Error("brotli accepted")
 	}
-	opts, _ := flightSessionOptions(map[string]any{"quiver.nope": "x"})
-	res2, err := cl.SetSessionOptions(ctx, opts)
+	res2, err := client.SetSessionOptions(ctx, cl, map[string]any{"quiver.nope": "x"})
 	if err != nil || res2.Errors["quiver.nope"] == nil {
 		t.Errorf("unknown option: %v %v", res2, err)
 	}
@@ -179,5 +179,33 @@ func TestOneRowOverTheCapFails(t *testing.T) {
 	_, err := fetch(t, cl, ctx, `SELECT s FROM wide`)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("over the server's 65536-byte message limit")) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestSmallBatchesUncompressed: under zstd a batch that compression
+// would make bigger (a count, a few short rows: an 8-byte length and a
+// frame per buffer outweigh what they save) is sent uncompressed, and
+// the client reads it; a big batch in the same session is compressed.
+func TestSmallBatchesUncompressed(t *testing.T) {
+	ts := startServer(t, Config{}, numbersTable(20000, 10000))
+	cl := ts.client(t)
+	ctx := context.Background()
+	setCodec(t, cl, ctx, "zstd:1")
+	for _, tc := range []struct {
+		sql  string
+		kind codec.Kind
+	}{
+		{"SELECT count(*) FROM nums", codec.None},
+		{"SELECT id, name FROM nums WHERE id < 3", codec.None},
+		{"SELECT id, name FROM nums", codec.Zstd},
+	} {
+		raw := fetchRaw(t, cl, ctx, tc.sql)
+		kinds := codecKinds(raw.infos)
+		if len(kinds) == 0 || slices.ContainsFunc(kinds, func(k codec.Kind) bool { return k != tc.kind }) {
+			t.Errorf("%s: batches sent with %v, want %v", tc.sql, kinds, tc.kind)
+		}
+		if _, err := fetch(t, cl, ctx, tc.sql); err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+		}
 	}
 }

@@ -6,19 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/convert"
-	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/internal/pull"
+	"github.com/quiverdb/quiver/convert/input"
 )
 
 const cacheAbout = `Loads tables into an in-memory compressed cache, as the server will, and prints
@@ -96,11 +92,11 @@ func loadFile(ctx context.Context, c *cache.Cache, arg string, opts cache.TableO
 	if name == "" || path == "" {
 		return fmt.Errorf("%w: %q: want FILE or NAME=FILE", errUsage, arg)
 	}
-	r, closeIn, err := openTableFile(ctx, path)
+	r, err := openTableFile(ctx, path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	defer closeIn()
+	defer r.Release()
 	if _, err := c.Put(ctx, name, r, opts); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -128,39 +124,6 @@ func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
 
 // openTableFile reads an Arrow IPC file or stream as it is (every Arrow
 // type), and CSV or Parquet through package convert.
-func openTableFile(ctx context.Context, path string) (array.RecordReader, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && st.IsDir() {
-		err = fmt.Errorf("%s is a directory", path)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	head := make([]byte, 8)
-	n, _ := f.ReadAt(head, 0)
-	if inputFormat(head[:n], path) == "arrow" {
-		r, err := batch.OpenRecords(f, st.Size(), batch.ReadOptions{})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return r, func() { r.Release(); f.Close() }, nil
-	}
-	f.Close()
-	src, closeIn, _, err := openInput(ctx, path, "", csv.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	cr, err := convert.NewReader(src, convert.Config{})
-	if err != nil {
-		closeIn()
-		return nil, nil, err
-	}
-	r := pull.Records(cr.Schema(), cr.Next)
-	return r, func() { r.Release(); cr.Release(); closeIn() }, nil
+func openTableFile(ctx context.Context, path string) (array.RecordReader, error) {
+	return input.Records(ctx, path, input.Options{KeepIPC: true})
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
+	"github.com/quiverdb/quiver/convert/input"
 )
 
 const convertAbout = `Converts CSV/TSV, Parquet or Arrow IPC (file or stream, any codec) into a standard
@@ -74,6 +73,10 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
 	}
 	in, out := pos[0], pos[1]
+	inFormat, err := input.ParseFormat(*from)
+	if err != nil {
+		return fmt.Errorf("%w: --from: %v", errUsage, err)
+	}
 	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: *maxBytes}
 	copts := csv.Options{NoHeader: *noHeader, InferRows: *inferRows, InferDecimal: *inferDecimal,
 		SkipMalformed: *skip, Concurrency: *goroutines, Convert: cfg}
@@ -86,12 +89,16 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			copts.NullTokens = strings.Split(*nulls, ",")
 		}
 	}
-	src, closeIn, size, err := openInput(ctx, in, *from, copts)
+	iopts := input.Options{Format: inFormat, CSV: copts, Convert: cfg, IPC: batch.ReadOptions{Concurrency: *goroutines}}
+	src, err := input.Open(ctx, in, iopts)
+	if errors.Is(err, input.ErrFormat) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if err != nil {
 		return err
 	}
-	defer closeIn()
-	r, err := convert.NewReader(src, cfg)
+	defer src.Close()
+	r, err := convert.NewReader(src.Source, cfg)
 	if err != nil {
 		return err
 	}
@@ -101,7 +108,7 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	start := time.Now()
 	if !*quiet {
 		p = newFetchProgress(stderr, "read")
-		p.total = size
+		p.total = src.Size
 	}
 	if err := writeOutput(ctx, out, *format == "file", r, wopts, p); err != nil {
 		return err
@@ -109,74 +116,11 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if p != nil {
 		p.done()
 		convertSummary(stderr, r.Stats(), out, start)
-		if cs, ok := src.(*csv.Source); ok && len(cs.Skipped()) > 0 {
-			fmt.Fprintf(stderr, "first skipped: %v\n", cs.Skipped()[0])
+		if skipped := src.Skipped(); len(skipped) > 0 {
+			fmt.Fprintf(stderr, "first skipped: %v\n", skipped[0])
 		}
 	}
 	return nil
-}
-
-// inputFormat tells the format of path from its first bytes and name.
-func inputFormat(head []byte, path string) string {
-	switch {
-	case bytes.HasPrefix(head, []byte("PAR1")):
-		return "parquet"
-	case bytes.HasPrefix(head, []byte("ARROW1")), bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff}):
-		return "arrow"
-	case strings.EqualFold(filepath.Ext(path), ".tsv"):
-		return "tsv"
-	}
-	return "csv"
-}
-
-// openInput opens in as a Source; size is its length when known.
-func openInput(ctx context.Context, in, from string, copts csv.Options) (convert.Source, func(), int64, error) {
-	if in == "-" {
-		if from != "" && from != "csv" && from != "tsv" {
-			return nil, nil, 0, fmt.Errorf("%w: standard input must be CSV or TSV", errUsage)
-		}
-		if from == "tsv" && copts.Comma == 0 {
-			copts.Comma = '\t'
-		}
-		src, err := csv.NewSource(os.Stdin, copts)
-		return src, func() {}, 0, err
-	}
-	f, err := os.Open(in)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	st, err := f.Stat()
-	if err != nil || st.IsDir() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is a directory", in)
-		}
-		return nil, nil, 0, err
-	}
-	head := make([]byte, 8)
-	n, _ := f.ReadAt(head, 0)
-	if from == "" {
-		from = inputFormat(head[:n], in)
-	}
-	var src convert.Source
-	switch from {
-	case "csv", "tsv":
-		if from == "tsv" && copts.Comma == 0 {
-			copts.Comma = '\t'
-		}
-		src, err = csv.NewSource(f, copts)
-	case "parquet":
-		src, err = convert.OpenParquet(ctx, f, convert.ParquetOptions{BatchRows: copts.Convert.BatchRows})
-	case "arrow":
-		src, err = convert.OpenIPC(f, st.Size(), batch.ReadOptions{Concurrency: copts.Concurrency})
-	default:
-		err = fmt.Errorf("%w: --from must be csv, tsv, parquet or arrow, not %q", errUsage, from)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, 0, fmt.Errorf("%s: %w", in, err)
-	}
-	return src, func() { f.Close() }, st.Size(), nil
 }
 
 // writeOutput writes every batch of r to out (through a temporary file

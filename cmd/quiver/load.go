@@ -6,19 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
-	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/convert"
-	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/internal/arrowsize"
-	"github.com/quiverdb/quiver/internal/pull"
+	"github.com/quiverdb/quiver/convert/input"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -37,16 +31,11 @@ grpc+tls://host:port (--tls-ca) or host:port; --token or the environment
 variable QUIVER_TOKEN. Prints the rows loaded, the bytes sent and the time;
 a progress line for uploads longer than a second.`
 
-// loadMaxBatchBytes caps the Arrow bytes of one uploaded batch, well
-// under the 64 MiB a quiver server accepts in one message by default
-// (compression only shrinks it).
-const loadMaxBatchBytes = 32 << 20
-
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	var remote remoteFlags
 	remote.register(fs, "grpc://"+server.DefaultListen)
-	mode := fs.String("mode", "create", "create (NAME must not exist), append (NAME must exist) or replace")
+	modeText := fs.String("mode", "create", "create (NAME must not exist), append (NAME must exist) or replace")
 	codecText := fs.String("codec", "auto", "upload compression: none, lz4, zstd, or auto (none to this machine, else zstd)")
 	from := fs.String("from", "", "input format: csv, tsv, parquet or arrow (default: detect)")
 	noHeader := fs.Bool("no-header", false, "CSV: the first line is data")
@@ -67,9 +56,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if name == "" {
 		return fmt.Errorf("%w: the table NAME is empty", errUsage)
 	}
-	defs, err := ingestMode(*mode)
+	mode, err := client.ParseMode(*modeText)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: --mode must be create, append or replace, not %q", errUsage, *modeText)
 	}
 	if *batchRows <= 0 {
 		return fmt.Errorf("%w: --batch-rows must be positive", errUsage)
@@ -77,125 +66,60 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(*delim) > 1 {
 		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
 	}
-	target, err := parseTarget(remote.server)
-	if err != nil {
-		return err
+	if _, _, err := (client.Target{}).UploadCodec(*codecText); err != nil {
+		return fmt.Errorf("%w: --codec: %v", errUsage, err)
 	}
-	ipcOpts, codecName, err := uploadCodec(*codecText, target)
+	format, err := input.ParseFormat(*from)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: --from: %v", errUsage, err)
 	}
-
-	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: loadMaxBatchBytes, Alloc: remoteAlloc}
-	copts := csv.Options{NoHeader: *noHeader, Convert: cfg}
+	in := input.Options{Format: format, Convert: convert.Config{BatchRows: *batchRows}}
+	in.CSV.NoHeader = *noHeader
 	if *delim != "" {
-		copts.Comma = (*delim)[0]
+		in.CSV.Comma = (*delim)[0]
 	}
-	src, closeIn, _, err := openInput(ctx, file, *from, copts)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	r, err := convert.NewReader(src, cfg)
-	if err != nil {
-		return err
-	}
-	defer r.Release()
 
 	conn, err := remote.connect(stderr)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
+	_, codecName, _ := conn.Target().UploadCodec(*codecText)
 	start := time.Now()
-	var batches, arrowBytes int64
-	var onBatch func(rows int64)
-	up := pull.Records(r.Schema(), func() (arrow.RecordBatch, error) {
-		rec, err := r.Next()
-		if err == nil {
-			batches++
-			arrowBytes += arrowsize.Record(rec)
-		}
-		return rec, err
-	})
-	defer up.Release()
+	var last client.IngestProgress
+	opts := client.IngestOptions{Mode: mode, Codec: *codecText, OnBatch: func(p client.IngestProgress) { last = p }}
 	if !*quiet {
 		p := newFetchProgress(stderr, "sent")
-		onBatch = func(rows int64) { p.update(rows, conn.sent.Load()) }
+		opts.OnBatch = func(ip client.IngestProgress) {
+			last = ip
+			p.update(ip.Rows, conn.Sent())
+		}
 		defer p.done()
 	}
-	progress := &progressReader{Reader: up, onBatch: onBatch}
-	n, err := conn.ExecuteIngestWithIPC(ctx, progress, &flightsql.ExecuteIngestOpts{Table: name, TableDefinitionOptions: defs}, ipcOpts)
+	n, err := conn.IngestFile(ctx, name, file, in, opts)
 	if err != nil {
-		return loadError(conn.explain(err, "invalid input"), *mode)
+		return loadError(withHints(err), mode)
 	}
 	if !*quiet {
-		sent := conn.sent.Load()
-		ratio := "-"
-		if sent > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(arrowBytes)/float64(sent))
-		}
-		fmt.Fprintf(stderr, "%d rows loaded into %s (%s) in %s; %s sent (%s), %s as Arrow: ratio %s; %v\n",
-			n, name, *mode, plural(batches, "batch", "batches"), humanBytes(sent), codecName, humanBytes(arrowBytes), ratio, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "%d rows loaded into %s (%s) in %s; %s; %v\n",
+			n, name, mode, plural(last.Batches, "batch", "batches"), describeTransfer("sent", conn.Sent(), last.Arrow, codecName), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
 
-// ingestMode maps --mode to what Flight SQL ingest does when the table
-// does not exist and when it does.
-func ingestMode(mode string) (*flightsql.TableDefinitionOptions, error) {
-	var d flightsql.TableDefinitionOptions
-	switch mode {
-	case "create":
-		d.IfNotExist, d.IfExists = flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionFail
-	case "append":
-		d.IfNotExist, d.IfExists = flightsql.TableDefinitionOptionsTableNotExistOptionFail, flightsql.TableDefinitionOptionsTableExistsOptionAppend
-	case "replace":
-		d.IfNotExist, d.IfExists = flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionReplace
-	default:
-		return nil, fmt.Errorf("%w: --mode must be create, append or replace, not %q", errUsage, mode)
-	}
-	return &d, nil
-}
-
-// uploadCodec maps --codec to arrow-go's IPC options (arrow-go writes
-// the upload; it has no zstd level) and the name to report.
-func uploadCodec(text string, t target) ([]ipc.Option, string, error) {
-	if text == "auto" {
-		text = "zstd"
-		if t.loopback() {
-			text = "none"
-		}
-	}
-	par := ipc.WithCompressConcurrency(runtime.GOMAXPROCS(0))
-	switch text {
-	case "none":
-		return nil, text, nil
-	case "lz4":
-		return []ipc.Option{ipc.WithLZ4(), par}, text, nil
-	case "zstd":
-		return []ipc.Option{ipc.WithZstd(), par}, text, nil
-	}
-	return nil, "", fmt.Errorf("%w: --codec must be none, lz4, zstd or auto, not %q (arrow-go's upload has no zstd level)", errUsage, text)
-}
-
-// loadError adds what to do about a table that is, or is not, there,
-// unless the server's message already says it (quiver's does, in Flight
-// SQL's words).
-func loadError(err error, mode string) error {
-	var re *remoteError
-	if !errors.As(err, &re) {
+// loadError names the --mode that loads into a table that is there, or
+// makes one that is not. The server's own words ("ingest with append or
+// replace") are Flight SQL's, which a user of this command cannot type.
+func loadError(err error, mode client.Mode) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
 		return err
 	}
-	msg := strings.ToLower(re.st.Message())
 	switch {
-	case re.st.Code() == codes.AlreadyExists && mode == "create" && !strings.Contains(msg, "append"):
-		re.hint = "--mode append or --mode replace to load into it"
-	case re.st.Code() == codes.NotFound && mode == "append" && !strings.Contains(msg, "create"):
-		re.hint = "--mode create to make it"
+	case ce.Code() == codes.AlreadyExists && mode == client.Create:
+		ce.Hint = "load into it with --mode append or --mode replace"
+	case ce.Code() == codes.NotFound && mode == client.Append:
+		ce.Hint = "make it with --mode create"
 	}
 	return err
 }

@@ -36,10 +36,12 @@ grpc://host:port, grpc+tls://host:port (--tls-ca to trust a private CA) or
 host:port. --codec then sets the session's result codec before the query (none,
 lz4, zstd:N or auto; default: the server's), --token (or the environment
 variable QUIVER_TOKEN) is sent as "authorization: Bearer <token>". A summary goes
-to stderr: rows, bytes on the wire (the FlightData messages), the compression
-ratio (Arrow bytes of the decoded batches over the bytes on the wire) and the
-time; with --out, a progress line for fetches longer than a second. Errors from
-the server print as one line saying what the gRPC code means.
+to stderr: rows, the bytes received (the FlightData messages: schema, headers
+and bodies) against the Arrow bytes of the decoded batches, what compression
+saved, and the time. The server sends a batch that compression would make
+bigger (a few rows) uncompressed, so a tiny result reads "uncompressed" under
+any --codec. With --out, a progress line for fetches longer than a second.
+Errors from the server print as one line saying what the gRPC code means.
 
 --out-codec sets the body compression of an .arrow file; by default it keeps
 the result's codec with --server and is zstd:1 locally.`
@@ -249,7 +251,7 @@ func printResult(w io.Writer, res array.RecordReader, maxRows int) error {
 	if total > printed {
 		fmt.Fprintf(w, "… %d more rows (%d in all; --max-rows to print more)\n", total-printed, total)
 	} else if names[0] != "plan" || len(names) != 1 {
-		fmt.Fprintf(w, "(%d rows)\n", total)
+		fmt.Fprintf(w, "(%s)\n", plural(int64(total), "row", "rows"))
 	}
 	return nil
 }

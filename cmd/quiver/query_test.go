@@ -18,6 +18,10 @@ func TestQueryCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// One row is "1 row", not "1 rows".
+	if code, out, errs := runCLI("query", "--rows", "100", "SELECT count(*) FROM comet"); code != 0 || !strings.HasSuffix(out, "(1 row)\n") {
+		t.Errorf("one row: exit %d\n%s%s", code, out, errs)
+	}
 	file := writeTestFile(t, true, codec.SettingLZ4)
 	code, out, errs = runCLI("query", "--table", "t="+file, "--max-rows", "2", "SELECT i64 FROM t WHERE i64 IS NOT NULL")
 	if code != 0 || !strings.Contains(out, "more rows") {

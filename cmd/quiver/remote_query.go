@@ -4,15 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/server"
 )
 
 // remoteQuery is one quiver query --server.
@@ -33,25 +28,18 @@ func runRemoteQuery(ctx context.Context, q remoteQuery, stdout, stderr io.Writer
 		return err
 	}
 	defer conn.Close()
-	// Cancelling ends the DoGet on the server whenever we stop reading
-	// before the end (an error, a failed write).
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	start := time.Now()
 	if q.codec != "" {
-		if err := setResultCodec(ctx, conn, q.codec); err != nil {
-			return err
+		if err := conn.SetResultCodec(ctx, q.codec); err != nil {
+			return withHints(err)
 		}
 	}
-	info, err := conn.Execute(ctx, q.sql)
+	rs, err := conn.Query(ctx, q.sql)
 	if err != nil {
-		return conn.explain(err, "invalid SQL")
+		return withHints(err)
 	}
-	opts := batch.ReadOptions{Alloc: remoteAlloc, Prefetch: max(2, min(4, runtime.GOMAXPROCS(0)))}
-	rs, err := openResult(ctx, conn, info, opts)
-	if err != nil {
-		return conn.explain(err, "invalid SQL")
-	}
+	// Release ends the fetch on the server whenever we stop reading
+	// before the end (an error, a failed write).
 	defer rs.Release()
 	if q.out != "" {
 		p := newFetchProgress(stderr, "received")
@@ -62,70 +50,16 @@ func runRemoteQuery(ctx context.Context, q remoteQuery, stdout, stderr io.Writer
 		err = printResult(stdout, rs, q.maxRows)
 	}
 	if err != nil {
-		return conn.explain(err, "invalid SQL")
+		return withHints(err)
 	}
 	printFetchSummary(stderr, rs.Stats(), time.Since(start))
 	return nil
 }
 
-// setResultCodec sets the session option that chooses the codec of the
-// results that follow on this connection (its cookie names the session).
-func setResultCodec(ctx context.Context, conn *remoteConn, value string) error {
-	opts, err := flight.NewSessionOptionValues(map[string]any{server.OptionResultCodec: value})
-	if err != nil {
-		return err
-	}
-	res, err := setSessionOptions(ctx, conn, &flight.SetSessionOptionsRequest{SessionOptions: opts})
-	if err != nil {
-		return conn.explain(err, "invalid --codec")
-	}
-	e, failed := res.GetErrors()[server.OptionResultCodec]
-	switch {
-	case !failed:
-		return nil
-	case e.GetValue() == flight.SetSessionOptionsResultErrorInvalidName:
-		return fmt.Errorf("the server does not know the session option %q (is it a quiver server? leave out --codec)", server.OptionResultCodec)
-	case e.GetValue() == flight.SetSessionOptionsResultErrorInvalidValue:
-		return fmt.Errorf("the server refused --codec %q", value)
-	}
-	return fmt.Errorf("the server could not set --codec %q: %v", value, e.GetValue())
-}
-
-// setSessionOptions is flightsql.Client.SetSessionOptions, but reads the
-// response headers before the stream ends. arrow-go's cookie middleware
-// takes a stream's Set-Cookie when the stream finishes, and a goroutine
-// watching the stream's context races that: when it wins (gRPC cancels
-// the context as the stream completes) the headers are dropped, the
-// session cookie is lost and the next call runs without the option (seen
-// 2 times in 300 under -race). Header() hands them to the middleware at
-// once, on this goroutine.
-func setSessionOptions(ctx context.Context, conn *remoteConn, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	body, err := proto.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	stream, err := conn.Client.Client.DoAction(ctx, &flight.Action{Type: flight.SetSessionOptionsActionType, Body: body})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := stream.Header(); err != nil {
-		return nil, err
-	}
-	msg, err := stream.Recv()
-	if err != nil {
-		return nil, err
-	}
-	var res flight.SetSessionOptionsResult
-	if err := proto.Unmarshal(msg.GetBody(), &res); err != nil {
-		return nil, fmt.Errorf("%w: the server's SetSessionOptions result: %v", batch.ErrCorrupt, err)
-	}
-	return &res, flight.ReadUntilEOF(stream)
-}
-
 // arrowCodec is the codec of an .arrow --out file: --out-codec, else the
 // codec the result came with (at the zstd level --codec asked for, else
 // zstd's default level; the level is not on the wire).
-func (q remoteQuery) arrowCodec(st fetchStats) codec.Setting {
+func (q remoteQuery) arrowCodec(st client.Stats) codec.Setting {
 	if q.outCodec != nil {
 		return *q.outCodec
 	}
@@ -139,17 +73,33 @@ func (q remoteQuery) arrowCodec(st fetchStats) codec.Setting {
 }
 
 // printFetchSummary writes the line that ends a remote query on stderr.
-func printFetchSummary(w io.Writer, st fetchStats, el time.Duration) {
-	how := "no batches"
+func printFetchSummary(w io.Writer, st client.Stats, el time.Duration) {
+	how := "none"
 	if st.CodecKnown {
 		how = st.Codec.String()
 	}
-	ratio := "-"
-	if st.Wire > 0 {
-		ratio = fmt.Sprintf("%.2f", st.Ratio())
+	fmt.Fprintf(w, "%s in %s; %s; %v\n", plural(st.Rows, "row", "rows"), plural(st.Batches, "batch", "batches"),
+		describeTransfer("received", st.Wire, st.Arrow, how), el.Round(time.Millisecond))
+}
+
+// describeTransfer says plainly what crossed the wire: wire bytes in all
+// (the schema and message headers included) for data bytes of Arrow
+// buffers, compressed with codecName or not ("none"), and what that
+// saved or cost. Tiny results cost more than their data: the schema and
+// headers dominate them.
+func describeTransfer(verb string, wire, data int64, codecName string) string {
+	if codecName == "none" {
+		s := fmt.Sprintf("%s %s uncompressed for %s of Arrow data", verb, humanBytes(wire), humanBytes(data))
+		if wire > data {
+			s += fmt.Sprintf(" (%s of schema and message headers)", humanBytes(wire-data))
+		}
+		return s
 	}
-	fmt.Fprintf(w, "%d rows in %s; %s on the wire (%s), %s as Arrow: ratio %s; %v\n",
-		st.Rows, plural(st.Batches, "batch", "batches"), humanBytes(st.Wire), how, humanBytes(st.Arrow), ratio, el.Round(time.Millisecond))
+	s := fmt.Sprintf("%s %s with %s for %s of Arrow data", verb, humanBytes(wire), codecName, humanBytes(data))
+	if d := data - wire; d > 0 {
+		return s + fmt.Sprintf(": compression saved %s (%.0f%%)", humanBytes(d), 100*float64(d)/float64(data))
+	}
+	return s + fmt.Sprintf(": nothing saved, %s more than the data (schema, message headers and compression framing)", humanBytes(wire-data))
 }
 
 // humanBytes prints n in B, KiB, MiB or GiB.

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -115,10 +116,11 @@ func mustRun(t *testing.T, args ...string) (stdout, stderr string) {
 	return out, errs
 }
 
-var summaryRe = regexp.MustCompile(`(\d+) rows in (\d+) batch(?:es)?; .* on the wire \(([\w ]+)\), .* as Arrow: ratio ([0-9.]+);`)
+var summaryRe = regexp.MustCompile(`(\d+) rows? in (\d+) batch(?:es)?; received (.+?) (?:uncompressed|with (\w+)) for (.+?) of Arrow data(?:: compression saved .+? \((\d+)%\))?`)
 
-// summary parses the summary line of a remote query.
-func summary(t *testing.T, stderr string) (rows, batches int, codecName string, ratio float64) {
+// summary parses the summary line of a remote query: the codec ("none"
+// when uncompressed) and the share of the Arrow bytes compression saved.
+func summary(t *testing.T, stderr string) (rows, batches int, codecName string, savedPct int) {
 	t.Helper()
 	m := summaryRe.FindStringSubmatch(stderr)
 	if m == nil {
@@ -126,57 +128,30 @@ func summary(t *testing.T, stderr string) (rows, batches int, codecName string, 
 	}
 	rows, _ = strconv.Atoi(m[1])
 	batches, _ = strconv.Atoi(m[2])
-	ratio, _ = strconv.ParseFloat(m[4], 64)
-	return rows, batches, m[3], ratio
+	codecName = m[4]
+	if codecName == "" {
+		codecName = "none"
+	}
+	savedPct, _ = strconv.Atoi(m[6])
+	return rows, batches, codecName, savedPct
 }
 
-func TestParseTarget(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		tls      bool
-	}{
-		{"grpc://127.0.0.1:31337", "127.0.0.1:31337", false},
-		{"grpc+tcp://h:1", "h:1", false},
-		{"grpc+tls://example.com:443", "example.com:443", true},
-		{"GRPC+TLS://example.com:443/", "example.com:443", true},
-		{"localhost:9", "localhost:9", false},
-		{"localhost", "localhost:31337", false},
-		{"[::1]:5", "[::1]:5", false},
-		{"[::1]", "[::1]:31337", false},
-	} {
-		got, err := parseTarget(tc.in)
-		if err != nil || got.addr != tc.want || got.tls != tc.tls {
-			t.Errorf("%q: got %+v, %v; want %s tls=%v", tc.in, got, err, tc.want, tc.tls)
-		}
+func TestHintsNameFlags(t *testing.T) {
+	c, err := client.Dial("grpc://127.0.0.1:1", client.Options{Alloc: remoteAlloc})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"", "http://h:1", "grpc://", "grpc://h:1/path", "grpc://user@h:1", "h:1:2"} {
-		if _, err := parseTarget(bad); err == nil {
-			t.Errorf("%q: accepted", bad)
-		}
+	defer c.Close()
+	_, err = c.Query(context.Background(), "SELECT 1")
+	if !strings.HasPrefix(err.Error(), "server grpc://127.0.0.1:1 unavailable: ") || status.Code(err) != codes.Unavailable {
+		t.Errorf("no server: %v", err)
 	}
-	if !(target{addr: "127.0.0.2:1"}).loopback() || !(target{addr: "localhost:1"}).loopback() || (target{addr: "10.0.0.1:1"}).loopback() {
-		t.Error("loopback")
-	}
-}
-
-func TestExplainGivesEachCodeAMeaning(t *testing.T) {
-	c := &remoteConn{target: target{addr: "h:1"}}
-	for code, want := range map[codes.Code]string{
-		codes.InvalidArgument:   "invalid SQL: m",
-		codes.NotFound:          "not found: m",
-		codes.AlreadyExists:     "already exists: m",
-		codes.Unauthenticated:   "not authenticated: m (give --token or set QUIVER_TOKEN)",
-		codes.ResourceExhausted: "over a server limit: m",
-		codes.Unavailable:       "server grpc://h:1 unavailable: m",
-		codes.Internal:          "server error (Internal): m",
-	} {
-		err := c.explain(fmt.Errorf("wrapped: %w", status.Error(code, "m")), "invalid SQL")
-		if err.Error() != want || status.Code(err) != code {
-			t.Errorf("%v: got %q (code %v), want %q", code, err, status.Code(err), want)
-		}
+	ce := &client.Error{What: "not authenticated", Status: status.New(codes.Unauthenticated, "m")}
+	if got := withHints(ce).Error(); got != "not authenticated: m; give --token or set QUIVER_TOKEN" {
+		t.Errorf("unauthenticated: %q", got)
 	}
 	plain := io.ErrUnexpectedEOF
-	if c.explain(plain, "x") != plain {
+	if withHints(plain) != plain {
 		t.Error("a non-gRPC error changed")
 	}
 }
