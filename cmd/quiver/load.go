@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/quiverdb/quiver/convert"
-	"github.com/quiverdb/quiver/convert/csv"
 	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/internal/pull"
 	"github.com/quiverdb/quiver/server"
@@ -49,8 +48,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	mode := fs.String("mode", "create", "create (NAME must not exist), append (NAME must exist) or replace")
 	codecText := fs.String("codec", "auto", "upload compression: none, lz4, zstd, or auto (none to this machine, else zstd)")
 	from := fs.String("from", "", "input format: csv, tsv, parquet or arrow (default: detect)")
-	noHeader := fs.Bool("no-header", false, "CSV: the first line is data")
-	delim := fs.String("delimiter", "", "CSV: field delimiter, one byte (default , or tab for tsv)")
+	csvf := registerCSVFlags(fs)
 	batchRows := fs.Int("batch-rows", convert.DefaultBatchRows, "rows per uploaded batch")
 	quiet := fs.Bool("quiet", false, "no progress or summary on stderr")
 	pos, err := parseFlags(fs, args)
@@ -74,9 +72,6 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *batchRows <= 0 {
 		return fmt.Errorf("%w: --batch-rows must be positive", errUsage)
 	}
-	if len(*delim) > 1 {
-		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
-	}
 	target, err := parseTarget(remote.server)
 	if err != nil {
 		return err
@@ -87,9 +82,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 
 	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: loadMaxBatchBytes, Alloc: remoteAlloc}
-	copts := csv.Options{NoHeader: *noHeader, Convert: cfg}
-	if *delim != "" {
-		copts.Comma = (*delim)[0]
+	copts, err := csvf.options(cfg)
+	if err != nil {
+		return err
 	}
 	src, closeIn, _, err := openInput(ctx, file, *from, copts)
 	if err != nil {
