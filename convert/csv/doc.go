@@ -30,13 +30,20 @@
 //	4,"NULL"
 //
 // s is null, "", null and "NULL". In other columns a quoted token is
-// null too (a quoted empty field can mean nothing else). This is how
-// DuckDB's read_csv reads strings with allow_quoted_nulls=false, and
-// Spark and Polars by default; DuckDB's default (allow_quoted_nulls
-// true) also makes "" and "NULL" null in string columns.
+// null too (a quoted empty field can mean nothing else).
 // Options.StringsNeverNull takes every string field as it is (arrow-go's
 // default). One rule for every path: quiver convert, quiver load,
 // serve --table and the library all read CSV through this package.
+//
+// Others: DuckDB's read_csv with nullstr ['', 'NULL', 'null'] and
+// allow_quoted_nulls=false reads strings as quiver does (tested in
+// query/difftest); its default, allow_quoted_nulls=true, reads a quoted
+// token as null in every column, strings included, as quiver does in the
+// others. Polars (and Spark since 2.4) read an unquoted empty field as
+// null and a quoted one as the empty string; polars applies the null
+// values it is given to quoted fields too, so a quoted "NULL" is null
+// there, and a quoted "" in a number column makes it a string column
+// (tested in interop/polars).
 //
 // A line with nothing on it is skipped, so a one-column file cannot
 // hold an unquoted empty field (write "" or NULL); DuckDB reads such a

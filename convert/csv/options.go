@@ -35,8 +35,9 @@ type Options struct {
 	// string and binary columns only unquoted fields are null: quoting
 	// is how a CSV writes the string "" or "NULL", so 1,"" has the empty
 	// string where 1, has a null (as DuckDB's read_csv with
-	// allow_quoted_nulls=false, Spark and Polars read them). In other
-	// columns a quoted token is null too ("" is no number).
+	// allow_quoted_nulls=false, Polars and Spark read them; see the
+	// package doc). In other columns a quoted token is null too ("" is
+	// no number).
 	NullTokens []string
 	// StringsNeverNull takes every field of a string or binary column as
 	// it is (an empty field is the empty string, NULL the word), as
