@@ -36,7 +36,7 @@
 // serve --table and the library all read CSV through this package.
 //
 // Others: DuckDB's read_csv, given the same tokens (nullstr) and
-// allow_quoted_nulls=false reads strings as quiver does (tested in
+// allow_quoted_nulls=false, reads strings as quiver does (tested in
 // query/difftest); its default, allow_quoted_nulls=true, reads a quoted
 // token as null in every column, strings included, as quiver does in the
 // others. Polars (and Spark since 2.4) read an unquoted empty field as
