@@ -12,8 +12,9 @@ import (
 // Options configure a CSV reader. The zero value reads comma-separated
 // text with a header line, infers the schema from the first 1000
 // records, takes an empty field, NULL and null as nulls in every column
-// (in string columns only when unquoted: see NullTokens), fails on the first malformed record, and parses on GOMAXPROCS
-// goroutines in 1 MiB chunks.
+// (in string columns only when unquoted: see NullTokens), fails on the
+// first malformed record, and parses on GOMAXPROCS goroutines in 1 MiB
+// chunks.
 type Options struct {
 	// Comma is the field delimiter; 0 means ','. Use '\t' for TSV. It
 	// cannot be '"', '\r' or '\n'.
