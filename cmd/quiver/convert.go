@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,7 +15,6 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/convert"
-	"github.com/quiverdb/quiver/convert/csv"
 	"github.com/quiverdb/quiver/convert/input"
 )
 
@@ -29,8 +27,11 @@ temporary file beside it and renamed into place when complete.
 
 CSV: RFC 4180 quoting; a header line unless --no-header; types inferred from
 the first --infer-rows records (int64, float64, decimal with --infer-decimal,
-bool, date, timestamp, string); a malformed record stops the conversion with
-its line and column, or with --skip-malformed is skipped and counted.
+bool, date, timestamp, string); an empty field, NULL and null are null in
+every column (--null), but a quoted string is a value: 1,"" has the empty
+string where 1, has a null (--strings-never-null: no nulls in string
+columns). A malformed record stops the conversion with its line and column,
+or with --skip-malformed is skipped and counted.
 Dictionary-encoded columns are decoded. Progress goes to stderr after two
 seconds; a summary line at the end.`
 
@@ -41,11 +42,9 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	from := fs.String("from", "", "input format: csv, tsv, parquet or arrow (default: detect)")
 	batchRows := fs.Int("batch-rows", convert.DefaultBatchRows, "rows per output batch")
 	maxBytes := fs.Int64("max-batch-bytes", convert.DefaultMaxBytes, "largest output batch, in bytes of Arrow buffers")
-	noHeader := fs.Bool("no-header", false, "CSV: the first line is data")
-	delim := fs.String("delimiter", "", "CSV: field delimiter, one byte (default , or tab for tsv)")
+	csvf := registerCSVFlags(fs)
 	inferRows := fs.Int("infer-rows", 1000, "CSV: records sampled to infer the types")
 	inferDecimal := fs.Bool("infer-decimal", false, "CSV: infer decimal128 rather than float64 for plain decimal numbers")
-	nulls := fs.String("null", "\x00default", "CSV: comma-separated null tokens (default: empty, NULL, null)")
 	skip := fs.Bool("skip-malformed", false, "CSV: skip malformed records and count them instead of failing")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines parsing CSV and compressing the output")
 	quiet := fs.Bool("quiet", false, "no progress or summary on stderr")
@@ -69,26 +68,18 @@ func runConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *batchRows <= 0 || *maxBytes <= 0 || *goroutines <= 0 || *inferRows <= 0 {
 		return fmt.Errorf("%w: --batch-rows, --max-batch-bytes, --goroutines and --infer-rows must be positive", errUsage)
 	}
-	if len(*delim) > 1 {
-		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
-	}
 	in, out := pos[0], pos[1]
 	inFormat, err := input.ParseFormat(*from)
 	if err != nil {
 		return fmt.Errorf("%w: --from: %v", errUsage, err)
 	}
 	cfg := convert.Config{BatchRows: *batchRows, MaxBytes: *maxBytes}
-	copts := csv.Options{NoHeader: *noHeader, InferRows: *inferRows, InferDecimal: *inferDecimal,
-		SkipMalformed: *skip, Concurrency: *goroutines, Convert: cfg}
-	if *delim != "" {
-		copts.Comma = (*delim)[0]
+	copts, err := csvf.options(cfg)
+	if err != nil {
+		return err
 	}
-	if *nulls != "\x00default" {
-		copts.NullTokens = []string{}
-		if *nulls != "" {
-			copts.NullTokens = strings.Split(*nulls, ",")
-		}
-	}
+	copts.InferRows, copts.InferDecimal = *inferRows, *inferDecimal
+	copts.SkipMalformed, copts.Concurrency = *skip, *goroutines
 	iopts := input.Options{Format: inFormat, CSV: copts, Convert: cfg, IPC: batch.ReadOptions{Concurrency: *goroutines}}
 	src, err := input.Open(ctx, in, iopts)
 	if errors.Is(err, input.ErrFormat) {

@@ -38,8 +38,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	modeText := fs.String("mode", "create", "create (NAME must not exist), append (NAME must exist) or replace")
 	codecText := fs.String("codec", "auto", "upload compression: none, lz4, zstd, or auto (none to this machine, else zstd)")
 	from := fs.String("from", "", "input format: csv, tsv, parquet or arrow (default: detect)")
-	noHeader := fs.Bool("no-header", false, "CSV: the first line is data")
-	delim := fs.String("delimiter", "", "CSV: field delimiter, one byte (default , or tab for tsv)")
+	csvf := registerCSVFlags(fs)
 	batchRows := fs.Int("batch-rows", convert.DefaultBatchRows, "rows per uploaded batch")
 	quiet := fs.Bool("quiet", false, "no progress or summary on stderr")
 	pos, err := parseFlags(fs, args)
@@ -63,9 +62,6 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *batchRows <= 0 {
 		return fmt.Errorf("%w: --batch-rows must be positive", errUsage)
 	}
-	if len(*delim) > 1 {
-		return fmt.Errorf("%w: --delimiter must be one byte", errUsage)
-	}
 	if _, _, err := (client.Target{}).UploadCodec(*codecText); err != nil {
 		return fmt.Errorf("%w: --codec: %v", errUsage, err)
 	}
@@ -73,11 +69,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("%w: --from: %v", errUsage, err)
 	}
-	in := input.Options{Format: format, Convert: convert.Config{BatchRows: *batchRows}}
-	in.CSV.NoHeader = *noHeader
-	if *delim != "" {
-		in.CSV.Comma = (*delim)[0]
+	cfg := convert.Config{BatchRows: *batchRows}
+	copts, err := csvf.options(cfg)
+	if err != nil {
+		return err
 	}
+	in := input.Options{Format: format, CSV: copts, Convert: cfg}
 
 	conn, err := remote.connect(stderr)
 	if err != nil {

@@ -8,14 +8,46 @@
 // quoted (quotes doubled inside; newlines allowed). A header line unless
 // Options.NoHeader; a UTF-8 byte order mark is skipped; blank lines are
 // skipped (as encoding/csv does). String columns are checked to be
-// UTF-8. Null tokens are "", NULL and null by default, applied to
-// string columns only with StringsCanBeNull. Values: integers of every
+// UTF-8. Values: integers of every
 // width, float32/64 (strconv's grammar; a fast exact path for plain
 // notation), decimal32/64/128 (plain or exponent notation, never
 // rounded: digits past the scale must be zeros), bool (true/false,
 // t/f, 1/0, yes/no, any case), date32/64 (YYYY-MM-DD), timestamps
 // (YYYY-MM-DD[ T]HH:MM[:SS[.f]][Z|±HH[:MM]]; a zoned value in a naive
 // column is an error), string, large_string, binary, null.
+//
+// # Nulls
+//
+// A field is null when it is a null token: by default the empty field,
+// NULL and null (Options.NullTokens), in every column type. In string
+// and binary columns only an unquoted field is: quoting is how CSV
+// writes the string "" or "NULL", so in
+//
+//	id,s
+//	1,
+//	2,""
+//	3,NULL
+//	4,"NULL"
+//
+// s is null, "", null and "NULL". In other columns a quoted token is
+// null too (a quoted empty field can mean nothing else).
+// Options.StringsNeverNull takes every string field as it is (arrow-go's
+// default). One rule for every path: quiver convert, quiver load,
+// serve --table and the library all read CSV through this package.
+//
+// Others: DuckDB's read_csv, given the same tokens (nullstr) and
+// allow_quoted_nulls=false, reads strings as quiver does (tested in
+// query/difftest); its default, allow_quoted_nulls=true, reads a quoted
+// token as null in every column, strings included, as quiver does in the
+// others. Polars (and Spark since 2.4) read an unquoted empty field as
+// null and a quoted one as the empty string; polars applies the null
+// values it is given to quoted fields too, so a quoted "NULL" is null
+// there, and a quoted "" in a number column makes it a string column
+// (tested in interop/polars).
+//
+// A line with nothing on it is skipped, so a one-column file cannot
+// hold an unquoted empty field (write "" or NULL); DuckDB reads such a
+// line as a null row.
 //
 // # How it is fast
 //
@@ -65,5 +97,8 @@
 //
 // Without Options.Schema, the types come from the first InferRows
 // well-formed records (infer.go): bool, int64, decimal128 (with
-// InferDecimal), float64, date32, timestamp, else string.
+// InferDecimal), float64, date32, timestamp, else string. Null fields
+// are not sampled, so a date column with empty fields is a date column,
+// a column null in the whole sample is a string column (of nulls), and
+// quoted numbers are numbers: DuckDB's sniffer infers the same.
 package csv

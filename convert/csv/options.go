@@ -11,9 +11,10 @@ import (
 
 // Options configure a CSV reader. The zero value reads comma-separated
 // text with a header line, infers the schema from the first 1000
-// records, takes "", NULL and null as nulls (except in string columns),
-// fails on the first malformed record, and parses on GOMAXPROCS
-// goroutines in 1 MiB chunks.
+// records, takes an empty field, NULL and null as nulls in every column
+// (in string columns only when unquoted: see NullTokens), fails on the
+// first malformed record, and parses on GOMAXPROCS goroutines in 1 MiB
+// chunks.
 type Options struct {
 	// Comma is the field delimiter; 0 means ','. Use '\t' for TSV. It
 	// cannot be '"', '\r' or '\n'.
@@ -30,12 +31,20 @@ type Options struct {
 	// InferDecimal makes inference choose decimal128 over float64 for
 	// numbers in plain decimal notation.
 	InferDecimal bool
-	// NullTokens are the fields read as null. nil means "", "NULL" and
-	// "null"; an empty non-nil slice means none.
+	// NullTokens are the fields read as null. nil means "" (the empty
+	// field), "NULL" and "null"; an empty non-nil slice means none. In
+	// string and binary columns only unquoted fields are null: quoting
+	// is how a CSV writes the string "" or "NULL", so 1,"" has the empty
+	// string where 1, has a null (as DuckDB's read_csv with
+	// allow_quoted_nulls=false, Polars and Spark read them; see the
+	// package doc). In other columns a quoted token is null too ("" is
+	// no number).
 	NullTokens []string
-	// StringsCanBeNull applies NullTokens to string and binary columns
-	// too; by default their fields are taken as they are ("" is empty).
-	StringsCanBeNull bool
+	// StringsNeverNull takes every field of a string or binary column as
+	// it is (an empty field is the empty string, NULL the word), as
+	// arrow-go's csv.Reader does by default; NullTokens then apply to the
+	// other columns only.
+	StringsNeverNull bool
 	// SkipMalformed skips malformed records (syntax, wrong field count,
 	// a field that does not parse as its column's type) and counts them
 	// in Stats().SkippedRows instead of failing; Source.Skipped keeps the

@@ -24,8 +24,10 @@ type parseCtx struct {
 	f      *fields
 	tokens []string
 	// emptyNull: the empty field is a null token.
-	emptyNull   bool
-	maxTok      int
+	emptyNull bool
+	maxTok    int
+	// stringsNull: string and binary columns have nulls (unquoted null
+	// tokens); false is Options.StringsNeverNull.
 	stringsNull bool
 	names       []string
 	skip        bool
@@ -49,6 +51,23 @@ func (x *parseCtx) isNull(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// isNullString reports whether the field at s, b is null in a string
+// or binary column: an unquoted null token. A quoted field is a value
+// whatever it holds, since quoting is how CSV writes the string "" (or
+// "NULL"). The token test comes first: it fails fast on most fields.
+func (x *parseCtx) isNullString(s uint32, b []byte) bool {
+	return x.stringsNull && x.isNull(b) && !x.quoted(s)
+}
+
+// quoted reports whether the field starting at s was quoted. The
+// tokenizer unquotes a quoted field in place from just past its opening
+// quote, which it leaves where it was, so the byte before the field is
+// that quote; a raw field starts a record or follows a delimiter, and
+// the delimiter cannot be a quote (Options.Validate).
+func (x *parseCtx) quoted(s uint32) bool {
+	return s > 0 && x.data[s-1] == '"'
 }
 
 // bad builds the error of a field that does not parse as dt.
@@ -243,8 +262,9 @@ func binaryParser[O column.Offset](checkUTF8 bool) parser {
 		split := false
 		var errs []rowError
 		for i := range n {
-			fb := x.field(i, col)
-			if x.stringsNull && x.isNull(fb) {
+			s, e := x.f.field(i, col)
+			fb := x.data[s:e]
+			if x.isNullString(s, fb) {
 				b.AppendNull()
 				continue
 			}
@@ -262,7 +282,8 @@ func binaryParser[O column.Offset](checkUTF8 bool) parser {
 		}
 		if checkUTF8 && (split || !utf8.Valid(b.Data()[d0:])) {
 			for i := range n {
-				if fb := x.field(i, col); !utf8.Valid(fb) && !(x.stringsNull && x.isNull(fb)) {
+				s, e := x.f.field(i, col)
+				if fb := x.data[s:e]; !utf8.Valid(fb) && !x.isNullString(s, fb) {
 					errs = append(errs, rowError{row: i, err: &ParseError{Line: x.f.lines[i], Column: col + 1, Name: x.names[col],
 						Err: fmt.Errorf("%w: %s is not UTF-8 (read the column as binary)", convert.ErrMalformed, quote(fb))}})
 					if !x.skip {

@@ -89,7 +89,7 @@ func NewSource(r io.Reader, opts Options) (*Source, error) {
 	opts = opts.withDefaults()
 	s := &Source{opts: opts, sp: newSplitter(r, opts.ChunkBytes, opts.MaxRecordBytes)}
 	s.tok = tokenizer{comma: opts.Comma, special: newSpecial(opts.Comma), skip: opts.SkipMalformed}
-	s.ctx = parseCtx{tokens: opts.NullTokens, stringsNull: opts.StringsCanBeNull, skip: opts.SkipMalformed}
+	s.ctx = parseCtx{tokens: opts.NullTokens, stringsNull: !opts.StringsNeverNull, skip: opts.SkipMalformed}
 	for _, t := range opts.NullTokens {
 		s.ctx.emptyNull = s.ctx.emptyNull || t == ""
 		s.ctx.maxTok = max(s.ctx.maxTok, len(t))

@@ -1,7 +1,8 @@
 //go:build polars
 
 // Package polars checks quiver's Arrow IPC against a reader and writer no
-// one here wrote: polars (Rust) through nodejs-polars. It needs Node and
+// one here wrote: polars (Rust) through nodejs-polars, and quiver's CSV
+// reader against polars' on the same file (csv_test.go). It needs Node and
 // `npm install` in this folder (see .ci/run), hence the build tag:
 //
 //	npm install --prefix interop/polars
