@@ -46,7 +46,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
-	if err := b.resolveTable(s); err != nil {
+	if s.From == nil {
+		b.info = noTableInfo // one row of no columns (op_values.go)
+	} else if err := b.resolveTable(s); err != nil {
 		return nil, err
 	}
 	items, err := b.selectItems(s)
@@ -169,8 +171,6 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 		return b.at(ErrUnsupported, s, "locking reads")
 	case s.SelectIntoOpt != nil:
 		return b.at(ErrUnsupported, s, "SELECT … INTO")
-	case s.From == nil:
-		return b.at(ErrUnsupported, s, "SELECT without FROM")
 	}
 	return nil
 }
@@ -232,6 +232,9 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 	var items []selectItem
 	for _, f := range s.Fields.Fields {
 		if f.WildCard != nil {
+			if b.scanNoTable() {
+				return nil, b.at(ErrInvalid, f, "SELECT * without FROM")
+			}
 			if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
 				return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
 			}
@@ -366,6 +369,9 @@ func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	i := b.columnIndex(cn.Name.O)
 	switch i {
 	case -1:
+		if b.scanNoTable() {
+			return 0, b.at(ErrInvalid, n, "no column %q: the query has no FROM", cn.Name.O)
+		}
 		return 0, b.at(ErrInvalid, n, "no column %q in table %s (columns: %s)", cn.Name.O, b.table, columnList(b.info.Schema))
 	case -2:
 		return 0, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)

@@ -429,6 +429,8 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case "concat":
+		return b.concat(x, sc)
 	case "coalesce", "ifnull":
 		args := make([]expr.Expr, len(x.Args))
 		for i, a := range x.Args {

@@ -127,7 +127,7 @@ func (e *Engine) explain(ctx context.Context, p planNode) (string, error) {
 	if a, ok := p.(*analyzeRoot); ok {
 		return e.analyze(ctx, a)
 	}
-	if s := findScan(p); s != nil {
+	if s := findScan(p); s != nil && !s.noTable() {
 		// A scan of no columns and no row filter touches no chunk: it
 		// only runs pruning, which the row filter's conjuncts join.
 		prune := s.pushed

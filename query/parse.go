@@ -14,7 +14,10 @@ import (
 )
 
 // The SQL parser is pingcap's TiDB parser (github.com/pingcap/tidb/pkg/parser),
-// run in ANSI mode so double-quoted text is an identifier and || concatenates.
+// run with ANSI_QUOTES so double-quoted text is an identifier and with
+// PIPES_AS_CONCAT so || concatenates (as in ANSI SQL, DuckDB and
+// PostgreSQL; without it TiDB reads || as OR, ModeANSI notwithstanding:
+// in TiDB that flag is one bit of its own, not MySQL's ANSI combination).
 // Chosen over vitess' sqlparser because it is a standalone module of modest
 // weight (the vitess module brings all of Vitess), is maintained with TiDB,
 // takes ANSI_QUOTES, DATE '…' literals, INTERVAL arithmetic, CAST to
@@ -48,7 +51,7 @@ var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
 // parseSQL parses one statement.
 func parseSQL(sql string) (ast.StmtNode, error) {
 	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI)
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat)
 	text := sql
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
