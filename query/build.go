@@ -176,7 +176,7 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 }
 
 // resolveTable finds the FROM table in the cache: one table, optionally
-// qualified by a schema, with an optional alias.
+// qualified by schema main, with an optional alias (names.go).
 func (b *builder) resolveTable(s *ast.SelectStmt) error {
 	refs := s.From.TableRefs
 	if refs.Right != nil {
@@ -193,9 +193,9 @@ func (b *builder) resolveTable(s *ast.SelectStmt) error {
 	if !ok {
 		return b.at(ErrUnsupported, src.Source, "subqueries in FROM")
 	}
-	name, err := b.findTable(tn.Name.O)
+	name, err := b.lookupTable(tn) // names.go
 	if err != nil {
-		return b.at(ErrNoTable, tn, "%q (tables: %s)", tn.Name.O, strings.Join(b.c.Tables(), ", "))
+		return err
 	}
 	b.table, b.alias = name, src.AsName.O
 	b.info, err = b.c.Info(name)
@@ -203,28 +203,6 @@ func (b *builder) resolveTable(s *ast.SelectStmt) error {
 		return b.at(ErrNoTable, tn, "%q", tn.Name.O)
 	}
 	return err
-}
-
-// findTable matches a table name exactly, else case-insensitively when
-// that is unambiguous.
-func (b *builder) findTable(name string) (string, error) {
-	tables := b.c.Tables()
-	if slices.Contains(tables, name) {
-		return name, nil
-	}
-	var match string
-	for _, t := range tables {
-		if strings.EqualFold(t, name) {
-			if match != "" {
-				return "", cache.ErrNotFound
-			}
-			match = t
-		}
-	}
-	if match == "" {
-		return "", cache.ErrNotFound
-	}
-	return match, nil
 }
 
 // selectItems expands the SELECT list (* becomes every column).
