@@ -456,6 +456,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			if err != nil {
 				return nil, nil, err
 			}
+			k = nullKey(k) // build_nullkey.go
 			text := restore(node)
 			if _, dup := as.keyIndex[text]; dup {
 				continue
@@ -472,7 +473,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			// A bare column key is returned in its stored type (stored).
 			var stored arrow.DataType
 			if c, ok := unparen(node).(*ast.ColumnNameExpr); ok {
-				if i, err := b.tableColumn(c); err == nil {
+				if i, err := b.tableColumn(c); err == nil && hasTypedKey(b.info.Schema.Field(i).Type) {
 					stored = b.info.Schema.Field(i).Type
 				}
 			}

@@ -454,9 +454,9 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if !ok {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL unit", x.FnName.O)
 	}
-	n, ok := intLiteral(x.Args[1])
-	if !ok || n > math.MaxInt32/12 || n < -math.MaxInt32/12 {
-		return nil, b.at(ErrUnsupported, x.Args[1], "INTERVAL with a value that is not an integer constant")
+	n, err := b.intervalValue(x.Args[1], unit) // build_interval.go
+	if err != nil {
+		return nil, err
 	}
 	if subtract {
 		n = -n

@@ -52,6 +52,11 @@ type Options struct {
 	// measuring what pruning and the row filter save, and for tests that
 	// check they change no answer.
 	NoPruning bool
+	// MemoryLimitName and NoSpillName are how ErrMemory messages name
+	// MemoryLimit and what turned spilling off, so that a server names
+	// its own settings (quiver serve: "--query-memory", "--no-spill");
+	// defaults "the query memory limit" and "Options.Spill is nil".
+	MemoryLimitName, NoSpillName string
 }
 
 // Engine answers SQL over the tables of a cache. It is safe for concurrent
@@ -201,7 +206,7 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 
 // run opens the operators of plan p as a running query.
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
-	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit}}
+	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills}
 	if s := findScan(p); s != nil {
 		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }

@@ -94,7 +94,7 @@ func spelling(sql string, tn *ast.TableName) (schema, name identPart) {
 
 // fromName lexes sql up to the name after its first top-level FROM and
 // returns that name's parts (nil when there is none). It skips string
-// literals ('…' with ” and backslash escapes), comments (-- and # to the
+// literals ('…', with doubled quotes and backslashes escaping), comments (-- and # to the
 // end of the line, /* … */) and reads "…" and `…` as quoted identifiers
 // (doubled quotes escape them), as the parser does in ANSI_QUOTES mode.
 func fromName(sql string) []identPart {

@@ -134,6 +134,16 @@ func nearOffset(text, line, col, near string) int {
 	return best
 }
 
+// unrewriteNulls puts back the NULLS FIRST/LAST clauses rewriteNulls
+// replaced, so that an error quotes what the user wrote, not our sentinels.
+func unrewriteNulls(text string) string {
+	for sentinel, clause := range map[string]string{nullsFirstSentinel: "NULLS FIRST", nullsLastSentinel: "NULLS LAST"} {
+		text = strings.ReplaceAll(text, `, "`+sentinel+`"`, clause)
+		text = strings.ReplaceAll(text, `"`+sentinel+`"`, clause)
+	}
+	return text
+}
+
 // syntaxError turns a parser error into an Error with its position.
 func syntaxError(text string, err error) error {
 	var e *Error
@@ -144,7 +154,10 @@ func syntaxError(text string, err error) error {
 	if m := errNear.FindStringSubmatch(msg); m != nil {
 		ln, _ := strconv.Atoi(m[1])
 		cn, _ := strconv.Atoi(m[2])
-		near := m[3]
+		near := unrewriteNulls(m[3])
+		if nullsClause.MatchString(near) { // the clause was not after an ORDER BY item
+			return &Error{Kind: ErrSyntax, Line: ln, Col: cn, Msg: fmt.Sprintf("%s only follows an ORDER BY item", nullsClause.FindString(near))}
+		}
 		if len(near) > 40 {
 			near = near[:40] + "…"
 		}
