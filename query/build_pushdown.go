@@ -232,6 +232,10 @@ func statValue(arr arrow.Array, dt arrow.DataType) (cache.Value, bool) {
 		switch dt.ID() {
 		case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 			return decimalStat(a.Value(0).BigInt(), scale, dt)
+		case arrow.UINT64: // 18446744073709551615 is a decimal(20,0) literal
+			if v := a.Value(0); scale == 0 && v.HighBits() == 0 {
+				return cache.Uint(v.LowBits()), true
+			}
 		}
 	case *array.String:
 		if isString(dt) {

@@ -51,7 +51,9 @@
 //
 //   - computed columns have engine types and are nullable: int32 + 1 is
 //     int64, CAST(d AS DOUBLE) float64, an aggregate what agg.ResultType
-//     says;
+//     says; a uint64 computes as decimal(20,0), so values past 2^63-1
+//     compare, sum (to decimal(38,0), as DuckDB sums UBIGINT to HUGEINT)
+//     and sort exactly;
 //   - a GROUP BY key that is a bare column comes out in the column's type
 //     and nullability: the aggregator groups on the engine type and only
 //     its result, one value per group, is converted back

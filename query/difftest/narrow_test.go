@@ -4,6 +4,7 @@ package difftest
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -42,6 +43,9 @@ var narrowSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "w_d128", Type: &arrow.Decimal128Type{Precision: 7, Scale: 2}, Nullable: true},
 	{Name: "w_ls", Type: arrow.BinaryTypes.LargeString, Nullable: true}, // words
 	{Name: "w_dt", Type: arrow.FixedWidthTypes.Date64, Nullable: true},  // 1992-01-01..1998-12-31, at midnight
+	// 2^64-1 down to about 6e15 in equal steps, past int64 in half the
+	// rows (issue 14: such values made every expression on a uint64 fail)
+	{Name: "w_ubig", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
 }, nil)
 
 // narrowTable builds w from a fixed seed, in narrowBatch-row batches.
@@ -73,6 +77,10 @@ func narrowTable(mem memory.Allocator) []arrow.RecordBatch {
 			appendOr(b.Field(12), null(), func(x array.Builder) { x.(*array.LargeStringBuilder).Append(words[rng.IntN(len(words))]) })
 			appendOr(b.Field(13), null(), func(x array.Builder) {
 				x.(*array.Date64Builder).Append(arrow.Date64(int64(8035+rng.IntN(2557)) * 86_400_000))
+			})
+			// from id alone, so the other columns' values stay as they were
+			appendOr(b.Field(14), id%11 == 5, func(x array.Builder) {
+				x.(*array.Uint64Builder).Append(math.MaxUint64 - uint64(id)*6_148_914_691_236_517)
 			})
 		}
 		recs = append(recs, b.NewRecordBatch())
@@ -149,6 +157,12 @@ var narrowQueries = []testQuery{
 	{name: "group by float32 and date64", sql: "SELECT w_f32, w_dt, count(*) FROM w WHERE id < 800 GROUP BY w_f32, w_dt"},
 	{name: "aggregates of every type", sql: "SELECT count(w_i8), sum(w_i16), min(w_u8), max(w_u32), sum(w_d64), avg(w_d128), min(w_f32), max(w_ls), count(DISTINCT w_u16), count(DISTINCT w_dt) FROM w"},
 	{name: "where only", sql: "SELECT count(*) FROM w WHERE w_d128 > 0 AND w_ls LIKE 'a%'"},
+	{name: "uint64 past int64 filtered and sorted", ordered: true, sql: "SELECT id, w_ubig FROM w WHERE w_ubig > 9223372036854775807 AND w_ubig <> 18446744073709551615 ORDER BY w_ubig DESC, id LIMIT 200"},
+	{name: "uint64 past int64 aggregated", sql: "SELECT sum(w_ubig), min(w_ubig), max(w_ubig), count(w_ubig), count(DISTINCT w_ubig) FROM w"},
+	{name: "uint64 past int64 grouped", ordered: true, sql: "SELECT w_u16, count(*), sum(w_ubig), max(w_ubig), min(w_ubig) FROM w GROUP BY w_u16 ORDER BY w_u16"},
+	{name: "uint64 past int64 as a key", sql: "SELECT w_ubig, count(*) FROM w WHERE id < 500 GROUP BY w_ubig"},
+	{name: "uint64 past int64 computed", ordered: true, sql: "SELECT id, w_ubig + 1, w_ubig - 9223372036854775808, w_ubig % 1000, CAST(w_ubig AS DOUBLE) FROM w ORDER BY id LIMIT 300"},
+	{name: "uint64 at 2^64-1", sql: "SELECT id FROM w WHERE w_ubig = 18446744073709551615 OR w_ubig IN (18446744073709551615 - 6148914691236517)"},
 }
 
 func TestNarrowTypes(t *testing.T) {
