@@ -36,4 +36,7 @@ func TestConcat(t *testing.T) {
 	if got := must(Concat(a, b)).String(); got != "a || b" {
 		t.Errorf("String() = %q", got)
 	}
+	if x := Inspect(must(Concat(a, b))); x.Kind != KindConcat || len(x.Args) != 2 {
+		t.Errorf("Inspect(a || b) = %+v", x)
+	}
 }
