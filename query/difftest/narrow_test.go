@@ -90,11 +90,16 @@ func narrowTable(mem memory.Allocator) []arrow.RecordBatch {
 }
 
 // engineRecords converts every column of recs to its engine type (what
-// DuckDB is given), keeping names and nullability.
+// DuckDB is given), keeping names and nullability; except w_ubig, which
+// DuckDB gets as its own UBIGINT, so that quiver's decimal(20,0) for
+// uint64 meets DuckDB's unsigned type (sum to HUGEINT, min, max, compare).
 func engineRecords(ctx context.Context, mem memory.Allocator, recs []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 	var fields []arrow.Field
 	for _, f := range recs[0].Schema().Fields() {
 		et, _ := expr.EngineType(f.Type)
+		if f.Name == ubigColumn {
+			et = f.Type
+		}
 		fields = append(fields, arrow.Field{Name: f.Name, Type: et, Nullable: f.Nullable})
 	}
 	schema := arrow.NewSchema(fields, nil)
@@ -103,7 +108,10 @@ func engineRecords(ctx context.Context, mem memory.Allocator, recs []arrow.Recor
 		cols := make([]arrow.Array, rec.NumCols())
 		for i, c := range rec.Columns() {
 			var err error
-			if cols[i], err = expr.ToEngine(ctx, mem, c); err != nil {
+			if rec.ColumnName(i) == ubigColumn {
+				c.Retain()
+				cols[i] = c
+			} else if cols[i], err = expr.ToEngine(ctx, mem, c); err != nil {
 				for _, r := range out {
 					r.Release()
 				}
@@ -117,6 +125,9 @@ func engineRecords(ctx context.Context, mem memory.Allocator, recs []arrow.Recor
 	}
 	return out, nil
 }
+
+// ubigColumn is w's uint64 column past int64.
+const ubigColumn = "w_ubig"
 
 var narrowSpec = &table{
 	name: "w", id: "id",
@@ -161,7 +172,9 @@ var narrowQueries = []testQuery{
 	{name: "uint64 past int64 aggregated", sql: "SELECT sum(w_ubig), min(w_ubig), max(w_ubig), count(w_ubig), count(DISTINCT w_ubig) FROM w"},
 	{name: "uint64 past int64 grouped", ordered: true, sql: "SELECT w_u16, count(*), sum(w_ubig), max(w_ubig), min(w_ubig) FROM w GROUP BY w_u16 ORDER BY w_u16"},
 	{name: "uint64 past int64 as a key", sql: "SELECT w_ubig, count(*) FROM w WHERE id < 500 GROUP BY w_ubig"},
-	{name: "uint64 past int64 computed", ordered: true, sql: "SELECT id, w_ubig + 1, w_ubig - 9223372036854775808, w_ubig % 1000, CAST(w_ubig AS DOUBLE) FROM w ORDER BY id LIMIT 300"},
+	// DuckDB computes UBIGINT ± an integer in UBIGINT, so the results stay
+	// in its range here; quiver's decimal(20,0) has no such edge.
+	{name: "uint64 past int64 computed", ordered: true, sql: "SELECT id, w_ubig + 1, w_ubig - 6148914691236517, w_ubig % 1000, CAST(w_ubig AS DOUBLE), w_ubig > 9223372036854775807 FROM w WHERE id > 0 ORDER BY id LIMIT 300"},
 	{name: "uint64 at 2^64-1", sql: "SELECT id FROM w WHERE w_ubig = 18446744073709551615 OR w_ubig IN (18446744073709551615 - 6148914691236517)"},
 }
 
