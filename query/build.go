@@ -46,6 +46,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
+	fixConcatPrecedence(s) // build_concat.go
 	if s.From == nil {
 		b.info = noTableInfo // one row of no columns (op_values.go)
 	} else if err := b.resolveTable(s); err != nil {

@@ -68,12 +68,13 @@
 // # Supported SQL
 //
 // SELECT with expressions, aliases and *; FROM one table (optionally
-// qualified by schema main, optionally aliased; unquoted table names match
-// ignoring case, quoted ones exactly: names.go), or no FROM at all (one
-// row: SELECT 1 + 1); WHERE with comparisons,
+// qualified by schema main or quiver.main, optionally aliased; unquoted
+// table names match ignoring case, quoted ones exactly: names.go), or no
+// FROM at all (one row: SELECT 1 + 1); WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
 // prunes), arithmetic, || (string concatenation, NULL if either side is;
-// other types are converted as CAST to VARCHAR), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
+// other types are converted as CAST to VARCHAR; looser than arithmetic,
+// tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
 // CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
 // DAY/WEEK/MONTH/QUARTER/YEAR; GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;

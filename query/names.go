@@ -11,9 +11,11 @@ import (
 
 // Table names. The engine's tables are those of its cache.Cache, shown as
 // schema "main" of catalog "quiver" (the Flight SQL server lists them so);
-// a table may be qualified by that schema (main.lineitem), and any other
-// qualifier is ErrNoTable, with or without the server. (The parser reads
-// at most two parts, so quiver.main.lineitem is a syntax error.)
+// a table may be qualified by that schema (main.lineitem) or by both
+// (quiver.main.lineitem, as SQL tools write it), and any other qualifier is
+// ErrNoTable, with or without the server. The parser reads at most two
+// parts, so the catalog is checked and blanked out of the text before it
+// parses (blankCatalog).
 //
 // Unquoted names match case-insensitively and quoted names exactly, as in
 // DuckDB: FROM lineitem, FROM LINEITEM and FROM "lineitem" all read table
@@ -55,6 +57,29 @@ func (b *builder) lookupTable(tn *ast.TableName) (string, error) {
 	return "", b.atOffset(ErrNoTable, name.off, "%q (tables: %s)", name.text, strings.Join(b.c.Tables(), ", "))
 }
 
+// blankCatalog checks the catalog of a three-part table name in FROM
+// (quiver.main.lineitem) and replaces it and its dot with spaces, so that
+// the parser, which reads two parts, gets main.lineitem at the same byte
+// offsets. A catalog other than quiver is ErrNoTable.
+func blankCatalog(sql string) (string, error) {
+	parts := fromName(sql)
+	if len(parts) != 3 {
+		return sql, nil
+	}
+	if !matchName(parts[0], CatalogName) {
+		e := &Error{Kind: ErrNoTable, Msg: fmt.Sprintf("no catalog %q: the tables are in catalog %s, schema %s", parts[0].text, CatalogName, SchemaName)}
+		e.Line, e.Col = position(sql, parts[0].off)
+		return "", e
+	}
+	b := []byte(sql)
+	for i := parts[0].off; i < parts[1].off; i++ {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b), nil
+}
+
 // matchName reports whether a name as written matches name: exactly when
 // quoted, else ignoring case.
 func matchName(p identPart, name string) bool {
@@ -88,6 +113,8 @@ func spelling(sql string, tn *ast.TableName) (schema, name identPart) {
 		name = parts[0]
 	case tn.Schema.O != "" && len(parts) == 2 && parts[0].text == tn.Schema.O && parts[1].text == tn.Name.O:
 		schema, name = parts[0], parts[1]
+	case tn.Schema.O != "" && len(parts) == 3 && parts[1].text == tn.Schema.O && parts[2].text == tn.Name.O:
+		schema, name = parts[1], parts[2] // the catalog was checked by blankCatalog
 	}
 	return schema, name
 }

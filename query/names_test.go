@@ -57,6 +57,8 @@ func TestTableNamesFoldAndQuote(t *testing.T) {
 		{`main.lineitem`, "5"},
 		{`MAIN.LineItem l`, "5"},
 		{`"main"."lineitem"`, "5"},
+		{`quiver.main.lineitem`, "5"},
+		{`"quiver" . MAIN . "lineitem" AS l`, "5"},
 		{`/* FROM x */ lineitem -- FROM y`, "5"},
 		{`upper`, "3"},
 		{`UPPER`, "3"},
@@ -75,6 +77,9 @@ func TestTableNamesFoldAndQuote(t *testing.T) {
 		{`SELECT count(*) FROM "MAIN".lineitem`, `no schema "MAIN"`},
 		{`SELECT count(*) FROM quiver.lineitem`, `no schema "quiver"`},
 		{`SELECT count(*) FROM lineitm`, `"lineitm" (tables: Upper, lineitem)`},
+		{`SELECT count(*) FROM other.main.lineitem`, `at line 1, column 22: no catalog "other": the tables are in catalog quiver, schema main`},
+		{`SELECT count(*) FROM "QUIVER".main.lineitem`, `no catalog "QUIVER"`},
+		{`SELECT count(*) FROM quiver.nosuch.lineitem`, `at line 1, column 29: no schema "nosuch"`},
 	} {
 		_, err := run(t, e, tc.sql)
 		if !errors.Is(err, ErrNoTable) || !strings.Contains(err.Error(), tc.want) {

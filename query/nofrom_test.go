@@ -60,6 +60,9 @@ func TestConcatOperator(t *testing.T) {
 		{`SELECT id FROM orders WHERE grp || 'x' = 'bx' ORDER BY id`, []string{"2", "5", "8"}},
 		{`SELECT ('a' || grp) || (grp || 'z') FROM orders WHERE id = 3`, []string{"acc" + "z"}},
 		{`SELECT id FROM orders WHERE id = 1 || 2`, []string{}}, // 1 || 2 is '12': no common type with id
+		// || is looser than arithmetic (the parser had it tighter)
+		{`SELECT id + 1 || 'x', 'x' || id * 2 + 1, -id || 2 - 1, id || '-' || id * 2 + 1 || '.' FROM orders WHERE id = 2`, []string{"3x|x5|-21|2-5."}},
+		{`SELECT 1 + 1 || 1 + 1 = '22', (1 || 2) = '12'`, []string{"true|true"}},
 	} {
 		got, err := run(t, e, tc.sql)
 		if len(tc.want) == 0 {

@@ -52,7 +52,10 @@ var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
 func parseSQL(sql string) (ast.StmtNode, error) {
 	p := parser.New()
 	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat)
-	text := sql
+	text, err := blankCatalog(sql) // names.go
+	if err != nil {
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

@@ -14,7 +14,7 @@
 // dispatch, actions, catalog result schemas); sqlServer implements its
 // Server interface: statements, prepared statements with parameters,
 // GetCatalogs/GetDbSchemas/GetTables/GetTableTypes/GetSqlInfo (catalog
-// "quiver", schema "main"; SQL may qualify a table by the schema, unquoted
+// "quiver", schema "main"; SQL may qualify a table by them, unquoted
 // table names match ignoring case and quoted ones exactly, and an ingest
 // whose table name differs only in case from a table held is refused with
 // AlreadyExists: see query/names.go), session options, CancelFlightInfo. Two calls

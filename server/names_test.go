@@ -41,7 +41,7 @@ func TestIngestRefusesANameDifferingOnlyInCase(t *testing.T) {
 	if got := ts.cache.Tables(); fmt.Sprint(got) != "[points]" {
 		t.Errorf("tables %v", got)
 	}
-	for _, from := range []string{"points", "POINTS", "main.Points", `"points"`} {
+	for _, from := range []string{"points", "POINTS", "main.Points", `"points"`, `"quiver"."main"."points"`} {
 		got, err := fetch(t, cl, ctx, "SELECT count(*) FROM "+from)
 		if err != nil || fmt.Sprint(got) != "[100]" {
 			t.Errorf("FROM %s: %v, %v", from, got, err)
@@ -50,6 +50,7 @@ func TestIngestRefusesANameDifferingOnlyInCase(t *testing.T) {
 	for sql, want := range map[string]string{
 		`SELECT count(*) FROM nosuchdb.points`: `no schema "nosuchdb"`,
 		`SELECT count(*) FROM "POINTS"`:        `did you mean "points"?`,
+		`SELECT count(*) FROM x.main.points`:   `no catalog "x"`,
 	} {
 		_, err := fetch(t, cl, ctx, sql)
 		if status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), want) {

@@ -44,6 +44,7 @@ var edgeQueries = []testQuery{
 	// || concatenates (it was parsed as OR), NULL when either side is;
 	// other types are converted as CAST to VARCHAR.
 	{name: "concat", ordered: true, sql: "SELECT id, s || '-' || s, '<' || s || '>', s || NULL, 'n=' || i, s || CAST(dt AS CHAR) FROM t ORDER BY id LIMIT 300"},
+	{name: "concat and arithmetic", ordered: true, sql: "SELECT id, i + 1 || 'x', 'x' || i * 2 + 1, -i || n - 1, (i || '1') || n % 7 FROM t ORDER BY id LIMIT 300"},
 	{name: "concat in WHERE and GROUP BY", ordered: true, sql: "SELECT s || 'x' AS sx, count(*) FROM t WHERE s || 'x' > 'b' GROUP BY s || 'x' ORDER BY sx NULLS FIRST"},
 	// SELECT without FROM answers one row.
 	{name: "no FROM", sql: "SELECT 1 + 1, 'a' || 'b', DATE '1996-02-29' + INTERVAL '1' YEAR"},
