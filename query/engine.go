@@ -186,7 +186,8 @@ func findScan(p planNode) *scanNode {
 // Release it. Cancelling ctx stops the query within a batch.
 //
 // params bind the statement's ? placeholders in the order they appear.
-// A parameter is nil (NULL), bool, a Go integer (as BIGINT), float32 or
+// A parameter is nil (NULL), bool, a Go integer (as BIGINT; a uint64
+// past it as DECIMAL(20,0), as uint64 columns compute), float32 or
 // float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
 // Decimal.
 func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {

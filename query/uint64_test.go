@@ -80,6 +80,11 @@ func TestUint64PastInt64(t *testing.T) {
 			}
 		}
 	}
+	// A uint64 parameter past int64 binds as the column computes.
+	got, _, err := runOrdered(t, e, `SELECT id FROM t WHERE x = ?`, uint64(math.MaxUint64))
+	if err != nil || fmt.Sprint(got) != "[5]" {
+		t.Errorf("x = ? (2^64-1): %v, %v", got, err)
+	}
 	// A bare column and a GROUP BY key come out as uint64.
 	for _, sql := range []string{`SELECT x FROM t`, `SELECT x FROM t GROUP BY x`} {
 		s, err := e.Schema(sql)
