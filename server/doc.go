@@ -69,6 +69,9 @@
 // a query past its memory limit, an ingest past the cache budget or a row
 // bigger than the message limit ResourceExhausted; a full queue
 // ResourceExhausted after Config.QueueTimeout; damaged cache data DataLoss.
+// A query past QueryMemory with NoSpill names the flags (--query-memory,
+// --no-spill). Spill errors tell the client sizes and the quota, never the
+// spill folder's path, which goes to the server's log (spilllog.go).
 //
 // # Security and limits
 //

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -10,6 +12,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/quiverdb/quiver/spill"
 )
 
 // lockedBuffer is a log sink safe for the server's goroutines.
@@ -63,5 +67,24 @@ func TestMemoryAndSpillMessagesNameTheServersSettings(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "spill failed") || !strings.Contains(log.String(), dir) {
 		t.Errorf("the server's log does not name the spill file:\n%s", log.String())
+	}
+}
+
+// TestQueryStatusHidesTheSpillFolder: any query error naming a file in the
+// spill folder (a damaged spill file, say) reaches the client with the
+// folder cut out, its code kept, and the whole message in the log.
+func TestQueryStatusHidesTheSpillFolder(t *testing.T) {
+	var log lockedBuffer
+	ts := startServer(t, Config{SpillDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	dir := ts.spills.Dir()
+	err := ts.queryStatus("SELECT 1", fmt.Errorf("ORDER BY: %w: file %s/orderby-1.arrows batch 3: checksum mismatch", spill.ErrCorrupt, dir))
+	if status.Code(err) != codes.DataLoss || strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "<spill folder>/orderby-1.arrows batch 3") {
+		t.Errorf("client sees %v", err)
+	}
+	if !strings.Contains(log.String(), dir+"/orderby-1.arrows") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if err := ts.queryStatus("SELECT 1", errors.New("other")); status.Code(err) != codes.Internal || err.Error() != "rpc error: code = Internal desc = other" {
+		t.Errorf("an error not about spilling: %v", err)
 	}
 }

@@ -96,8 +96,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte
 	defer res.Release()
 	w := &resultWriter{send: stream.Send, setting: setting, maxRows: s.cfg.MaxBatchRows, maxBytes: s.cfg.MaxMessageBytes, mem: s.mem}
 	st, err = w.write(ctx, res)
-	s.logSpillFailure(sql, err)
-	return toStatus(err)
+	return s.queryStatus(sql, err) // spilllog.go
 }
 
 // peerAddr is the client's address; nil when gRPC does not know it
