@@ -230,7 +230,7 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
 		default:
 			// The parser writes count(*) back as count(1).
-			it.name = strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")
+			it.name = pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)"))
 		}
 		items = append(items, it)
 	}

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
@@ -151,4 +153,70 @@ func (r *opRun) build(i, min int) (ast.ExprNode, int) {
 		lhs = n
 	}
 	return lhs, i
+}
+
+// pipesText writes the concat(a, b) calls of restored SQL text as a || b,
+// as the user wrote them (a written concat() is refused, so every one is
+// a ||), for column names and messages; text is matched restored as is.
+func pipesText(s string) string {
+	if !strings.Contains(s, "concat(") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '\'':
+			j := skipString(s, i)
+			out.WriteString(s[i:j])
+			i = j
+		case c == '"' || c == '`':
+			_, j := quotedIdent(s, i)
+			out.WriteString(s[i:j])
+			i = j
+		case strings.HasPrefix(s[i:], "concat(") && (i == 0 || !isWordByte(s[i-1])):
+			if args, end := callArgs(s, i+len("concat(")); len(args) == 2 {
+				out.WriteString(pipesText(args[0]) + " || " + pipesText(args[1]))
+				i = end
+				continue
+			}
+			out.WriteByte(c)
+			i++
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.String()
+}
+
+// callArgs splits the arguments of a call whose text starts at start
+// (after the opening parenthesis) and returns them and the offset after
+// the closing one; nil when the parentheses do not close.
+func callArgs(s string, start int) ([]string, int) {
+	var args []string
+	depth, from := 0, start
+	for i := start; i < len(s); {
+		switch c := s[i]; c {
+		case '\'':
+			i = skipString(s, i)
+			continue
+		case '"', '`':
+			_, i = quotedIdent(s, i)
+			continue
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return append(args, strings.TrimSpace(s[from:i])), i + 1
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(s[from:i]))
+				from = i + 1
+			}
+		}
+		i++
+	}
+	return nil, len(s)
 }

@@ -58,7 +58,7 @@ func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
 // typeErr wraps an expr construction error (a type mismatch) with the
 // position of the node.
 func (b *builder) typeErr(n ast.Node, err error) error {
-	return b.at(ErrInvalid, n, "%s: %v", restore(n), err)
+	return b.at(ErrInvalid, n, "%s: %v", pipesText(restore(n)), err)
 }
 
 // output converts a query output (a SELECT item or an ORDER BY key) to an

@@ -75,8 +75,20 @@ func TestConcatOperator(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want %q", tc.sql, got, err, tc.want)
 		}
 	}
+	// Columns are named as written.
+	s, err := e.Schema(`SELECT grp || 'x, (y)', 'a' || grp || 'b', CAST(id || '' AS CHAR), id + 1 || 'x', 'it''s' || '(' FROM orders`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range s.Fields() {
+		names = append(names, f.Name)
+	}
+	if got, want := strings.Join(names, "; "), `grp || 'x, (y)'; 'a' || grp || 'b'; cast(id || '' as char); id+1 || 'x'; 'it''s' || '('`; got != want {
+		t.Errorf("column names %s\nwant %s", got, want)
+	}
 	// A written concat() is not ||: DuckDB's and PostgreSQL's skip NULLs.
-	_, err := run(t, e, `SELECT concat(grp, 'x') FROM orders`)
+	_, err = run(t, e, `SELECT concat(grp, 'x') FROM orders`)
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "function concat") {
 		t.Errorf("concat(): %v", err)
 	}
