@@ -158,65 +158,47 @@ func (r *opRun) build(i, min int) (ast.ExprNode, int) {
 // pipesText writes the concat(a, b) calls of restored SQL text as a || b,
 // as the user wrote them (a written concat() is refused, so every one is
 // a ||), for column names and messages; text is matched restored as is.
+// One pass with a stack of the open parentheses, whether each is a
+// concat's: linear however deep the calls nest.
 func pipesText(s string) string {
 	if !strings.Contains(s, "concat(") {
 		return s
 	}
 	var out strings.Builder
+	var open []bool // per open parenthesis: a concat's
 	for i := 0; i < len(s); {
-		switch c := s[i]; {
+		c := s[i]
+		switch {
 		case c == '\'':
 			j := skipString(s, i)
 			out.WriteString(s[i:j])
 			i = j
+			continue
 		case c == '"' || c == '`':
 			_, j := quotedIdent(s, i)
 			out.WriteString(s[i:j])
 			i = j
+			continue
 		case strings.HasPrefix(s[i:], "concat(") && (i == 0 || !isWordByte(s[i-1])):
-			if args, end := callArgs(s, i+len("concat(")); len(args) == 2 {
-				out.WriteString(pipesText(args[0]) + " || " + pipesText(args[1]))
-				i = end
+			open = append(open, true)
+			i += len("concat(")
+			continue
+		case c == '(':
+			open = append(open, false)
+		case c == ')' && len(open) > 0:
+			concat := open[len(open)-1]
+			open = open[:len(open)-1]
+			if concat {
+				i++
 				continue
 			}
-			out.WriteByte(c)
+		case c == ',' && len(open) > 0 && open[len(open)-1]:
+			out.WriteString(" ||")
 			i++
-		default:
-			out.WriteByte(c)
-			i++
-		}
-	}
-	return out.String()
-}
-
-// callArgs splits the arguments of a call whose text starts at start
-// (after the opening parenthesis) and returns them and the offset after
-// the closing one; nil when the parentheses do not close.
-func callArgs(s string, start int) ([]string, int) {
-	var args []string
-	depth, from := 0, start
-	for i := start; i < len(s); {
-		switch c := s[i]; c {
-		case '\'':
-			i = skipString(s, i)
 			continue
-		case '"', '`':
-			_, i = quotedIdent(s, i)
-			continue
-		case '(':
-			depth++
-		case ')':
-			if depth == 0 {
-				return append(args, strings.TrimSpace(s[from:i])), i + 1
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				args = append(args, strings.TrimSpace(s[from:i]))
-				from = i + 1
-			}
 		}
+		out.WriteByte(c)
 		i++
 	}
-	return nil, len(s)
+	return out.String()
 }
