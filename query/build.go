@@ -339,7 +339,7 @@ type tableScope struct{}
 // tableColumn resolves a column reference to a table column.
 func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	cn := n.Name
-	if cn.Schema.O != "" || (cn.Table.O != "" && !b.matchesTable(cn.Table.O)) {
+	if !b.qualifies(cn) {
 		return 0, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
 	}
 	if strings.HasPrefix(cn.Name.L, sentinelPrefix) {

@@ -142,7 +142,7 @@ func isString(dt arrow.DataType) bool {
 // table index and stored type.
 func (b *builder) bareColumn(n ast.ExprNode) (int, arrow.DataType, bool) {
 	c, ok := n.(*ast.ColumnNameExpr)
-	if !ok || c.Name.Schema.O != "" || (c.Name.Table.O != "" && !b.matchesTable(c.Name.Table.O)) {
+	if !ok || !b.qualifies(c.Name) {
 		return 0, nil, false
 	}
 	i := b.columnIndex(c.Name.Name.O)

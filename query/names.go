@@ -80,6 +80,19 @@ func blankCatalog(sql string) (string, error) {
 	return string(b), nil
 }
 
+// qualifies reports whether a column's qualifier, if any, names the FROM
+// table: its alias, or its name, under schema main when one is given
+// (main.lineitem.l_orderkey).
+func (b *builder) qualifies(cn *ast.ColumnName) bool {
+	switch {
+	case cn.Schema.O != "" && (b.alias != "" || cache.FoldName(cn.Schema.O) != SchemaName):
+		return false
+	case cn.Table.O != "":
+		return b.matchesTable(cn.Table.O)
+	}
+	return true
+}
+
 // matchName reports whether a name as written matches name: exactly when
 // quoted, else ignoring case.
 func matchName(p identPart, name string) bool {

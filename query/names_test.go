@@ -70,6 +70,13 @@ func TestTableNamesFoldAndQuote(t *testing.T) {
 			t.Errorf("FROM %s: %v, %v; want %s", tc.from, got, err, tc.want)
 		}
 	}
+	got, err := run(t, e, `SELECT max(main.lineitem.id), max(lineitem.id) FROM lineitem WHERE main.lineitem.id < 3`)
+	if err != nil || fmt.Sprint(got) != "[2|2]" {
+		t.Errorf("main.lineitem.id: %v, %v", got, err)
+	}
+	if _, err := run(t, e, `SELECT other.lineitem.id FROM lineitem`); !errors.Is(err, ErrInvalid) {
+		t.Errorf("other.lineitem.id: %v", err)
+	}
 	for _, tc := range []struct{ sql, want string }{
 		{`SELECT count(*) FROM "LINEITEM"`, `at line 1, column 22: "LINEITEM" (quoted names match exactly; did you mean "lineitem"?)`},
 		{`SELECT count(*) FROM "upper"`, `did you mean "Upper"?`},
