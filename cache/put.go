@@ -15,7 +15,8 @@ import (
 )
 
 // Put stores the batches r yields as table name, replacing a table of that
-// name. It reads r to the end (it does not release r). Each batch is
+// name. A name that differs only in case from a table held is
+// ErrNameClash (names.go). It reads r to the end (it does not release r). Each batch is
 // encoded once, on up to Concurrency goroutines, and its statistics
 // computed.
 //
@@ -25,6 +26,12 @@ import (
 // runs, the bytes it has stored count against the budget besides the
 // table it replaces, which is released when the new one is swapped in.
 func (c *Cache) Put(ctx context.Context, name string, r array.RecordReader, opts TableOptions) (TableInfo, error) {
+	c.mu.RLock()
+	err := c.checkNameLocked(name) // fail before reading r, and again at the swap
+	c.mu.RUnlock()
+	if err != nil {
+		return TableInfo{}, err
+	}
 	b, err := c.newBuilder(name, r.Schema(), opts)
 	if err != nil {
 		return TableInfo{}, err
@@ -35,6 +42,10 @@ func (c *Cache) Put(ctx context.Context, name string, r array.RecordReader, opts
 	}
 	t := b.table()
 	c.mu.Lock()
+	if err := c.checkNameLocked(name); err != nil {
+		c.mu.Unlock()
+		return TableInfo{}, err
+	}
 	old := c.tables[name]
 	c.tables[name] = t
 	c.mu.Unlock()

@@ -15,8 +15,8 @@ import (
 // spill.ErrQuota, come through wrapped and match their own).
 var (
 	// ErrMemory: the rows do not fit in memory and there is no spill
-	// Manager to spill them to, or one batch alone is larger than the
-	// whole limit.
+	// Manager to spill them to (a *MemoryError says how much was held
+	// and needed), or one batch alone is larger than the whole limit.
 	ErrMemory = errors.New("extsort: memory limit passed")
 	// ErrInput: a batch does not match the sorter's schema, or a key
 	// names a column that does not exist or cannot be ordered.

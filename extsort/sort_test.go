@@ -232,6 +232,11 @@ func TestNoSpillManager(t *testing.T) {
 	if !errors.Is(err, extsort.ErrMemory) {
 		t.Fatalf("%v, want ErrMemory", err)
 	}
+	// The sizes, for a caller to say in its own terms (query does).
+	var me *extsort.MemoryError
+	if !errors.As(err, &me) || me.Need <= 0 || me.Rows <= 0 || me.Held <= 0 || me.Held+me.Need <= me.Held+me.Available {
+		t.Errorf("%v: MemoryError %+v", err, me)
+	}
 }
 
 // TestQuota: a spill that passes the Manager's quota fails with

@@ -222,9 +222,22 @@ func (s *Sorter) spillOldest(ctx context.Context) error {
 }
 
 func (s *Sorter) memoryError(need int64) error {
-	return fmt.Errorf("%w: ORDER BY holds %d rows in %d bytes and needs %d more; %d bytes available (give the sort a spill Manager, or more memory)",
-		ErrMemory, s.buf.rows, s.acct.used, need, s.acct.b.Available())
+	return &MemoryError{Rows: int64(s.buf.rows), Held: s.acct.used, Need: need, Available: s.acct.b.Available()}
 }
+
+// MemoryError is the ErrMemory of a sort with no Config.Spill: what it
+// held, what the next batch needed and what its Budget had left, for a
+// caller to say in its own terms.
+type MemoryError struct {
+	Rows, Held, Need, Available int64
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%v: the sort holds %d rows in %d bytes and needs %d more; %d bytes available, and it has no Config.Spill to spill to",
+		ErrMemory, e.Rows, e.Held, e.Need, e.Available)
+}
+
+func (e *MemoryError) Is(target error) bool { return target == ErrMemory }
 
 // growReserve keeps headroom for the output batches of BatchRows rows of
 // the widest rows seen that a spill or a merge holds at once: the one being

@@ -46,7 +46,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
-	if err := b.resolveTable(s); err != nil {
+	fixConcatPrecedence(s) // build_concat.go
+	if s.From == nil {
+		b.info = noTableInfo // one row of no columns (op_values.go)
+	} else if err := b.resolveTable(s); err != nil {
 		return nil, err
 	}
 	items, err := b.selectItems(s)
@@ -169,14 +172,12 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 		return b.at(ErrUnsupported, s, "locking reads")
 	case s.SelectIntoOpt != nil:
 		return b.at(ErrUnsupported, s, "SELECT … INTO")
-	case s.From == nil:
-		return b.at(ErrUnsupported, s, "SELECT without FROM")
 	}
 	return nil
 }
 
 // resolveTable finds the FROM table in the cache: one table, optionally
-// qualified by a schema, with an optional alias.
+// qualified by schema main, with an optional alias (names.go).
 func (b *builder) resolveTable(s *ast.SelectStmt) error {
 	refs := s.From.TableRefs
 	if refs.Right != nil {
@@ -193,9 +194,9 @@ func (b *builder) resolveTable(s *ast.SelectStmt) error {
 	if !ok {
 		return b.at(ErrUnsupported, src.Source, "subqueries in FROM")
 	}
-	name, err := b.findTable(tn.Name.O)
+	name, err := b.lookupTable(tn) // names.go
 	if err != nil {
-		return b.at(ErrNoTable, tn, "%q (tables: %s)", tn.Name.O, strings.Join(b.c.Tables(), ", "))
+		return err
 	}
 	b.table, b.alias = name, src.AsName.O
 	b.info, err = b.c.Info(name)
@@ -205,33 +206,14 @@ func (b *builder) resolveTable(s *ast.SelectStmt) error {
 	return err
 }
 
-// findTable matches a table name exactly, else case-insensitively when
-// that is unambiguous.
-func (b *builder) findTable(name string) (string, error) {
-	tables := b.c.Tables()
-	if slices.Contains(tables, name) {
-		return name, nil
-	}
-	var match string
-	for _, t := range tables {
-		if strings.EqualFold(t, name) {
-			if match != "" {
-				return "", cache.ErrNotFound
-			}
-			match = t
-		}
-	}
-	if match == "" {
-		return "", cache.ErrNotFound
-	}
-	return match, nil
-}
-
 // selectItems expands the SELECT list (* becomes every column).
 func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 	var items []selectItem
 	for _, f := range s.Fields.Fields {
 		if f.WildCard != nil {
+			if b.scanNoTable() {
+				return nil, b.at(ErrInvalid, f, "SELECT * without FROM")
+			}
 			if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
 				return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
 			}
@@ -248,7 +230,7 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
 		default:
 			// The parser writes count(*) back as count(1).
-			it.name = strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")
+			it.name = pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)"))
 		}
 		items = append(items, it)
 	}
@@ -357,7 +339,7 @@ type tableScope struct{}
 // tableColumn resolves a column reference to a table column.
 func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	cn := n.Name
-	if cn.Schema.O != "" || (cn.Table.O != "" && !b.matchesTable(cn.Table.O)) {
+	if !b.qualifies(cn) {
 		return 0, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
 	}
 	if strings.HasPrefix(cn.Name.L, sentinelPrefix) {
@@ -366,6 +348,9 @@ func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	i := b.columnIndex(cn.Name.O)
 	switch i {
 	case -1:
+		if b.scanNoTable() {
+			return 0, b.at(ErrInvalid, n, "no column %q: the query has no FROM", cn.Name.O)
+		}
 		return 0, b.at(ErrInvalid, n, "no column %q in table %s (columns: %s)", cn.Name.O, b.table, columnList(b.info.Schema))
 	case -2:
 		return 0, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
@@ -472,6 +457,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			if err != nil {
 				return nil, nil, err
 			}
+			k = nullKey(k) // build_nullkey.go
 			text := restore(node)
 			if _, dup := as.keyIndex[text]; dup {
 				continue
@@ -488,7 +474,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			// A bare column key is returned in its stored type (stored).
 			var stored arrow.DataType
 			if c, ok := unparen(node).(*ast.ColumnNameExpr); ok {
-				if i, err := b.tableColumn(c); err == nil {
+				if i, err := b.tableColumn(c); err == nil && hasTypedKey(b.info.Schema.Field(i).Type) {
 					stored = b.info.Schema.Field(i).Type
 				}
 			}

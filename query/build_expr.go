@@ -58,7 +58,7 @@ func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
 // typeErr wraps an expr construction error (a type mismatch) with the
 // position of the node.
 func (b *builder) typeErr(n ast.Node, err error) error {
-	return b.at(ErrInvalid, n, "%s: %v", restore(n), err)
+	return b.at(ErrInvalid, n, "%s: %v", pipesText(restore(n)), err)
 }
 
 // output converts a query output (a SELECT item or an ORDER BY key) to an
@@ -429,6 +429,8 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case "concat":
+		return b.concat(x, sc)
 	case "coalesce", "ifnull":
 		args := make([]expr.Expr, len(x.Args))
 		for i, a := range x.Args {
@@ -452,9 +454,9 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if !ok {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL unit", x.FnName.O)
 	}
-	n, ok := intLiteral(x.Args[1])
-	if !ok || n > math.MaxInt32/12 || n < -math.MaxInt32/12 {
-		return nil, b.at(ErrUnsupported, x.Args[1], "INTERVAL with a value that is not an integer constant")
+	n, err := b.intervalValue(x.Args[1], unit) // build_interval.go
+	if err != nil {
+		return nil, err
 	}
 	if subtract {
 		n = -n

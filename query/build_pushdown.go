@@ -142,7 +142,7 @@ func isString(dt arrow.DataType) bool {
 // table index and stored type.
 func (b *builder) bareColumn(n ast.ExprNode) (int, arrow.DataType, bool) {
 	c, ok := n.(*ast.ColumnNameExpr)
-	if !ok || c.Name.Schema.O != "" || (c.Name.Table.O != "" && !b.matchesTable(c.Name.Table.O)) {
+	if !ok || !b.qualifies(c.Name) {
 		return 0, nil, false
 	}
 	i := b.columnIndex(c.Name.Name.O)
@@ -232,6 +232,10 @@ func statValue(arr arrow.Array, dt arrow.DataType) (cache.Value, bool) {
 		switch dt.ID() {
 		case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 			return decimalStat(a.Value(0).BigInt(), scale, dt)
+		case arrow.UINT64: // 18446744073709551615 is a decimal(20,0) literal
+			if v := a.Value(0); scale == 0 && v.HighBits() == 0 {
+				return cache.Uint(v.LowBits()), true
+			}
 		}
 	case *array.String:
 		if isString(dt) {

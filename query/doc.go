@@ -51,7 +51,9 @@
 //
 //   - computed columns have engine types and are nullable: int32 + 1 is
 //     int64, CAST(d AS DOUBLE) float64, an aggregate what agg.ResultType
-//     says;
+//     says; a uint64 computes as decimal(20,0), so values past 2^63-1
+//     compare, sum (to decimal(38,0), as DuckDB sums UBIGINT to HUGEINT)
+//     and sort exactly;
 //   - a GROUP BY key that is a bare column comes out in the column's type
 //     and nullability: the aggregator groups on the engine type and only
 //     its result, one value per group, is converted back
@@ -66,9 +68,13 @@
 // # Supported SQL
 //
 // SELECT with expressions, aliases and *; FROM one table (optionally
-// schema-qualified, optionally aliased); WHERE with comparisons,
+// qualified by schema main or quiver.main, optionally aliased; unquoted
+// table names match ignoring case, quoted ones exactly: names.go), or no
+// FROM at all (one row: SELECT 1 + 1); WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
-// prunes), arithmetic, CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
+// prunes), arithmetic, || (string concatenation, NULL if either side is;
+// other types are converted as CAST to VARCHAR; looser than arithmetic,
+// tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
 // CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
 // DAY/WEEK/MONTH/QUARTER/YEAR; GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;

@@ -52,6 +52,11 @@ type Options struct {
 	// measuring what pruning and the row filter save, and for tests that
 	// check they change no answer.
 	NoPruning bool
+	// MemoryLimitName and NoSpillName are how ErrMemory messages name
+	// MemoryLimit and what turned spilling off, so that a server names
+	// its own settings (quiver serve: "--query-memory", "--no-spill");
+	// defaults "the query memory limit" and "Options.Spill is nil".
+	MemoryLimitName, NoSpillName string
 }
 
 // Engine answers SQL over the tables of a cache. It is safe for concurrent
@@ -127,7 +132,7 @@ func (e *Engine) explain(ctx context.Context, p planNode) (string, error) {
 	if a, ok := p.(*analyzeRoot); ok {
 		return e.analyze(ctx, a)
 	}
-	if s := findScan(p); s != nil {
+	if s := findScan(p); s != nil && !s.noTable() {
 		// A scan of no columns and no row filter touches no chunk: it
 		// only runs pruning, which the row filter's conjuncts join.
 		prune := s.pushed
@@ -181,7 +186,8 @@ func findScan(p planNode) *scanNode {
 // Release it. Cancelling ctx stops the query within a batch.
 //
 // params bind the statement's ? placeholders in the order they appear.
-// A parameter is nil (NULL), bool, a Go integer (as BIGINT), float32 or
+// A parameter is nil (NULL), bool, a Go integer (as BIGINT; a uint64
+// past it as DECIMAL(20,0), as uint64 columns compute), float32 or
 // float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
 // Decimal.
 func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {
@@ -201,7 +207,7 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 
 // run opens the operators of plan p as a running query.
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
-	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit}}
+	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills}
 	if s := findScan(p); s != nil {
 		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }

@@ -52,7 +52,7 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 	s, err := extsort.New(schema, cfg)
 	if err != nil {
 		in.Close()
-		return nil, sortError(err)
+		return nil, sortError(rt.mt, err)
 	}
 	o.s = s
 	o.stats.Store(&SpillStats{})
@@ -77,13 +77,13 @@ func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		o.snapshot()
 		if err != nil {
-			return nil, sortError(err)
+			return nil, sortError(o.rt.mt, err)
 		}
 	}
 	if o.limit == 0 || !o.out.Next() {
 		o.snapshot()
 		if err := o.out.Err(); err != nil {
-			return nil, sortError(err)
+			return nil, sortError(o.rt.mt, err)
 		}
 		return nil, io.EOF
 	}
@@ -117,13 +117,13 @@ func (o *extSortOp) Close() {
 // sortError makes an extsort error a query error: past the memory limit
 // is ErrMemory; spill errors (a quota, a full disk, a damaged file) keep
 // their own sentinels under ErrExec; a cancellation stays what it is.
-func sortError(err error) error {
+func sortError(mt *memTracker, err error) error {
 	var qe *Error
 	switch {
 	case errors.As(err, &qe), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, extsort.ErrMemory):
-		return &Error{Kind: ErrMemory, Msg: "ORDER BY (raise the limit, give the engine a spill Manager, or add a LIMIT or a more selective WHERE)", Err: err}
+		return mt.sortMemoryError(err) // memerr.go
 	case errors.Is(err, extsort.ErrInput):
 		return &Error{Kind: ErrUnsupported, Msg: "ORDER BY", Err: err}
 	}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -42,6 +41,7 @@ type runtime struct {
 // its limit (0: no limit).
 type memTracker struct {
 	limit int64
+	names memNames // for its errors
 	used  atomic.Int64
 	peak  atomic.Int64
 }
@@ -51,7 +51,7 @@ func (m *memTracker) grow(n int64, what string) error {
 	used := m.used.Add(n)
 	if m.limit > 0 && used > m.limit {
 		m.used.Add(-n)
-		return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s needs %d more bytes, the query holds %d of its %d-byte limit (raise the limit, or add a LIMIT or a more selective WHERE)", what, n, used-n, m.limit)}
+		return m.limitError(what, n, used-n) // memerr.go
 	}
 	for {
 		p := m.peak.Load()

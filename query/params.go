@@ -101,8 +101,8 @@ func paramLiteral(v any) (expr.Expr, error) {
 	case uint32:
 		return expr.Literal(int64(x))
 	case uint64:
-		if x > math.MaxInt64 {
-			return nil, fmt.Errorf("unsigned value %d does not fit BIGINT", x)
+		if x > math.MaxInt64 { // as a uint64 column computes: decimal(20,0)
+			return expr.DecimalLiteral(decimal128.FromU64(x), 20, 0), nil
 		}
 		return expr.Literal(int64(x))
 	case float32:

@@ -14,7 +14,10 @@ import (
 )
 
 // The SQL parser is pingcap's TiDB parser (github.com/pingcap/tidb/pkg/parser),
-// run in ANSI mode so double-quoted text is an identifier and || concatenates.
+// run with ANSI_QUOTES so double-quoted text is an identifier and with
+// PIPES_AS_CONCAT so || concatenates (as in ANSI SQL, DuckDB and
+// PostgreSQL; without it TiDB reads || as OR, ModeANSI notwithstanding:
+// in TiDB that flag is one bit of its own, not MySQL's ANSI combination).
 // Chosen over vitess' sqlparser because it is a standalone module of modest
 // weight (the vitess module brings all of Vitess), is maintained with TiDB,
 // takes ANSI_QUOTES, DATE '…' literals, INTERVAL arithmetic, CAST to
@@ -48,8 +51,11 @@ var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
 // parseSQL parses one statement.
 func parseSQL(sql string) (ast.StmtNode, error) {
 	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI)
-	text := sql
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat)
+	text, err := blankCatalog(sql) // names.go
+	if err != nil {
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {
@@ -131,6 +137,16 @@ func nearOffset(text, line, col, near string) int {
 	return best
 }
 
+// unrewriteNulls puts back the NULLS FIRST/LAST clauses rewriteNulls
+// replaced, so that an error quotes what the user wrote, not our sentinels.
+func unrewriteNulls(text string) string {
+	for sentinel, clause := range map[string]string{nullsFirstSentinel: "NULLS FIRST", nullsLastSentinel: "NULLS LAST"} {
+		text = strings.ReplaceAll(text, `, "`+sentinel+`"`, clause)
+		text = strings.ReplaceAll(text, `"`+sentinel+`"`, clause)
+	}
+	return text
+}
+
 // syntaxError turns a parser error into an Error with its position.
 func syntaxError(text string, err error) error {
 	var e *Error
@@ -141,7 +157,10 @@ func syntaxError(text string, err error) error {
 	if m := errNear.FindStringSubmatch(msg); m != nil {
 		ln, _ := strconv.Atoi(m[1])
 		cn, _ := strconv.Atoi(m[2])
-		near := m[3]
+		near := unrewriteNulls(m[3])
+		if nullsClause.MatchString(near) { // the clause was not after an ORDER BY item
+			return &Error{Kind: ErrSyntax, Line: ln, Col: cn, Msg: fmt.Sprintf("%s only follows an ORDER BY item", nullsClause.FindString(near))}
+		}
 		if len(near) > 40 {
 			near = near[:40] + "…"
 		}

@@ -76,11 +76,18 @@ func (n *scanNode) options(rt *runtime) cache.ScanOptions {
 }
 
 func (n *scanNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	if n.noTable() {
+		return &oneRowOp{onDone: n.onDone}, nil
+	}
 	return openScan(ctx, rt, c, n)
 }
 
 func (n *scanNode) explain(b *strings.Builder, depth int) {
 	indent(b, depth)
+	if n.noTable() {
+		b.WriteString("One row (no FROM)\n")
+		return
+	}
 	names := make([]string, len(n.fields))
 	for i, f := range n.fields {
 		names[i] = f.Name

@@ -9,13 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql/schema_ref"
+
+	"github.com/quiverdb/quiver/query"
 )
 
 // quiver shows its tables as catalog "quiver", schema "main". Queries may
-// name a table with or without them.
+// qualify a table by the schema (main.lineitem); see query/names.go.
 const (
-	catalogName = "quiver"
-	schemaName  = "main"
+	catalogName = query.CatalogName
+	schemaName  = query.SchemaName
 	tableType   = "TABLE"
 )
 

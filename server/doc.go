@@ -14,7 +14,10 @@
 // dispatch, actions, catalog result schemas); sqlServer implements its
 // Server interface: statements, prepared statements with parameters,
 // GetCatalogs/GetDbSchemas/GetTables/GetTableTypes/GetSqlInfo (catalog
-// "quiver", schema "main"), session options, CancelFlightInfo. Two calls
+// "quiver", schema "main"; SQL may qualify a table by them, unquoted
+// table names match ignoring case and quoted ones exactly, and an ingest
+// whose table name differs only in case from a table held is refused with
+// AlreadyExists: see query/names.go), session options, CancelFlightInfo. Two calls
 // are replaced (flightService): DoGet, because arrow-go writes results
 // uncompressed with no way to say otherwise, and DoPut, because its IPC
 // reader trusts the lengths in what clients upload; quiver reads uploads
@@ -155,6 +158,9 @@
 // a query past its memory limit, an ingest past the cache budget or a row
 // bigger than the message limit ResourceExhausted; a full queue
 // ResourceExhausted after Config.QueueTimeout; damaged cache data DataLoss.
+// A query past QueryMemory with NoSpill names the flags (--query-memory,
+// --no-spill). Spill errors tell the client sizes and the quota, never the
+// spill folder's path, which goes to the server's log (spilllog.go).
 //
 // # Security and limits
 //

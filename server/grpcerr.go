@@ -56,6 +56,8 @@ func codeOf(err error) codes.Code {
 		return codes.InvalidArgument
 	case errors.Is(err, cache.ErrConflict):
 		return codes.Aborted
+	case errors.Is(err, cache.ErrNameClash):
+		return codes.AlreadyExists
 	case errors.Is(err, batch.ErrCorrupt), errors.Is(err, batch.ErrUnsupported):
 		return codes.InvalidArgument // bytes a client sent
 	case errors.Is(err, cache.ErrCorrupt):

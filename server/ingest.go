@@ -41,6 +41,10 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_UNSPECIFIED {
 		return 0, status.Error(codes.InvalidArgument, "bulk ingest needs table definition options: what to do if the table does not exist (create, fail) and if it does (fail, append, replace)")
 	}
+	if held, ok := s.cache.Resolve(name); ok && held != name {
+		// Refused before reading the upload; cache.Put checks again.
+		return 0, status.Errorf(codes.AlreadyExists, "table %q would clash with table %q: table names are unique ignoring case, since unquoted names in SQL match ignoring case (ingest as %q, or pick another name)", name, held, held)
+	}
 	sr, err := s.uploadReader(rd)
 	if err != nil {
 		return 0, fmt.Errorf("reading the uploaded stream: %w", err)

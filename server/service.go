@@ -101,7 +101,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, stmt *stateme
 	defer res.Release()
 	w := &resultWriter{send: stream.Send, setting: setting, maxRows: s.cfg.MaxBatchRows, maxBytes: s.cfg.MaxMessageBytes, mem: s.mem}
 	st, err = w.write(ctx, res)
-	return toStatus(err)
+	return s.queryStatus(sql, err) // spilllog.go
 }
 
 // peerAddr is the client's address; nil when gRPC does not know it

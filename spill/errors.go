@@ -27,7 +27,10 @@ var (
 )
 
 // SpaceError reports a write that did not fit. It matches Kind (ErrQuota
-// or ErrNoSpace) and ErrResourceExhausted.
+// or ErrNoSpace) and ErrResourceExhausted. Its message gives the sizes but
+// not the file's path, nor the file system's error, which names the path:
+// a server passes the message to its client, who must not learn the
+// server's folders. File and Err are there for the server's log.
 type SpaceError struct {
 	Kind  error  // ErrQuota or ErrNoSpace
 	File  string // path of the spill file, which has been removed
@@ -40,11 +43,11 @@ type SpaceError struct {
 
 func (e *SpaceError) Error() string {
 	if e.Kind == ErrQuota {
-		return fmt.Sprintf("%v (resource exhausted): file %s batch %d needs %d more bytes; quota %d bytes, %d in use (%d free)",
-			e.Kind, e.File, e.Batch, e.Need, e.Quota, e.Used, max(e.Quota-e.Used, 0))
+		return fmt.Sprintf("%v (resource exhausted): a spill file's %s needs %d more bytes; quota %d bytes, %d in use (%d free)",
+			e.Kind, where(e.Batch), e.Need, e.Quota, e.Used, max(e.Quota-e.Used, 0))
 	}
-	return fmt.Sprintf("%v (resource exhausted): file %s batch %d needed %d more bytes with %d in use: %v",
-		e.Kind, e.File, e.Batch, e.Need, e.Used, e.Err)
+	return fmt.Sprintf("%v (resource exhausted): a spill file's %s needed %d more bytes with %d in use",
+		e.Kind, where(e.Batch), e.Need, e.Used)
 }
 
 func (e *SpaceError) Is(target error) bool {

@@ -178,10 +178,14 @@ func TestQuota(t *testing.T) {
 	if se.Quota != quota || se.Need <= 0 || se.Used+se.Need <= quota || se.File != w.Path() {
 		t.Fatalf("SpaceError %+v, quota %d", se, quota)
 	}
-	for _, part := range []string{w.Path(), fmt.Sprint(quota), fmt.Sprint(se.Need), "batch "} {
+	for _, part := range []string{fmt.Sprint(quota), fmt.Sprint(se.Need), "batch "} {
 		if !strings.Contains(qerr.Error(), part) {
 			t.Fatalf("%q does not say %q", qerr, part)
 		}
+	}
+	// The path is for the server's log (se.File), not for its clients.
+	if strings.Contains(qerr.Error(), m.Dir()) {
+		t.Fatalf("%q names the spill folder", qerr)
 	}
 	if names := dirFiles(t, m); len(names) != 1 {
 		t.Fatalf("files after the quota error: %v", names)
@@ -226,8 +230,9 @@ func TestNoSpace(t *testing.T) {
 		if !errors.Is(werr, ErrNoSpace) || !errors.Is(werr, ErrResourceExhausted) || !errors.Is(werr, syscall.ENOSPC) {
 			t.Fatalf("ENOSPC on write %d: %v", failAt, werr)
 		}
-		if !strings.Contains(werr.Error(), w.Path()) {
-			t.Fatalf("%q does not name the file", werr)
+		var se *SpaceError
+		if !errors.As(werr, &se) || se.File != w.Path() || strings.Contains(werr.Error(), w.Path()) {
+			t.Fatalf("%q: the file is for the log (SpaceError.File), not the message", werr)
 		}
 		wantEmpty(t, m, fmt.Sprintf("ENOSPC on write %d", failAt))
 	}

@@ -24,11 +24,13 @@
 // rows so that pruning has batches to skip; and table w, 3,000 rows of
 // every stored type that is not an engine type (int8, int16, int32, the
 // unsigned integers, float32, decimal32, decimal64, decimal128(7,2),
-// large_utf8, date64), NOT NULL columns among them. Quiver gets them
+// large_utf8, date64), NOT NULL columns among them, and w_ubig, uint64
+// values up to 2^64-1. Quiver gets them
 // through cache.Put and returns columns it passes through in those types;
 // DuckDB reads the same Arrow batches written as Parquet (package
 // tpchparquet) into in-memory tables — w converted to the engine types
-// first, since those are what quiver computes on.
+// first, since those are what quiver computes on, except w_ubig, which
+// DuckDB gets as UBIGINT.
 //
 // # Queries
 //

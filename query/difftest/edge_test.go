@@ -41,6 +41,14 @@ var edgeQueries = []testQuery{
 	{name: "cast to char", ordered: true, sql: "SELECT id, CAST(d AS CHAR) AS ds, CAST(dt AS CHAR) AS dts FROM t ORDER BY id LIMIT 50"},
 	{name: "cast from char", sql: "SELECT CAST('1995-03-15' AS DATE), CAST('12.345' AS DECIMAL(10,2)), CAST('-7' AS DOUBLE) FROM t LIMIT 1"},
 	{name: "int min max mixed", sql: "SELECT min(n), max(n), sum(n), min(i + n), max(-i) FROM t"},
+	// || concatenates (it was parsed as OR), NULL when either side is;
+	// other types are converted as CAST to VARCHAR.
+	{name: "concat", ordered: true, sql: "SELECT id, s || '-' || s, '<' || s || '>', s || NULL, 'n=' || i, s || CAST(dt AS CHAR) FROM t ORDER BY id LIMIT 300"},
+	{name: "concat and arithmetic", ordered: true, sql: "SELECT id, i + 1 || 'x', 'x' || i * 2 + 1, -i || n - 1, (i || '1') || n % 7 FROM t ORDER BY id LIMIT 300"},
+	{name: "concat in WHERE and GROUP BY", ordered: true, sql: "SELECT s || 'x' AS sx, count(*) FROM t WHERE s || 'x' > 'b' GROUP BY s || 'x' ORDER BY sx NULLS FIRST"},
+	// SELECT without FROM answers one row.
+	{name: "no FROM", sql: "SELECT 1 + 1, 'a' || 'b', DATE '1996-02-29' + INTERVAL '1' YEAR"},
+	{name: "no FROM, WHERE false", sql: "SELECT 1 WHERE 1 > 2"},
 }
 
 func TestEdges(t *testing.T) {

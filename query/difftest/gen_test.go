@@ -237,6 +237,8 @@ func (g *gen) expr(t typ, depth int) string {
 			return fmt.Sprintf("COALESCE(%s, %s)", g.expr(tStr, d), g.literal(tStr))
 		case 1:
 			return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(tInt, d))
+		case 2:
+			return fmt.Sprintf("%s || %s", g.expr(tStr, d), g.pick("'-'", "''", g.expr(tStr, d), g.expr(tInt, d)))
 		}
 	case tDate:
 		switch g.r.IntN(3) {

@@ -11,8 +11,9 @@
 // Decimal128(p ≤ 38, s), String (utf8) or Date32, or arrow.Null for an
 // untyped NULL literal not yet coerced. Columns enter as engine types:
 // EngineType maps a stored type to its engine type and ToEngine converts
-// a column (small integers and uint64 to Int64, float32 to Float64,
-// decimal32/64 to Decimal128, large_utf8 to String, date64 to Date32).
+// a column (small integers to Int64, uint64 to Decimal128(20, 0), which
+// holds every uint64 up to 2^64-1, float32 to Float64, decimal32/64 to
+// Decimal128, large_utf8 to String, date64 to Date32).
 // The planner converts only the columns expressions read; FromEngine and
 // AsStored go back to a stored type for output (a GROUP BY key), and a
 // Column may name a stored type when it is only passed through. Neither

@@ -26,12 +26,14 @@ const (
 	KindNegate
 	KindAddInterval
 	KindStored // AsStored: Args[0] in a stored type
+	KindConcat // l || r
 )
 
 // Node describes one expression node.
 type Node struct {
 	Kind Kind
-	// Args are the operands in order: l, r (Arith, Compare, And, Or); e
+	// Args are the operands in order: l, r (Arith, Compare, And, Or,
+	// Concat); e
 	// (Not, IsNull, IsNotNull, Like, Cast, Negate, AddInterval); e then the
 	// items (In); e, lo, hi (Between); cond1, then1, ..., else (Case, the
 	// else a NULL literal when absent); the arguments (Coalesce).
@@ -93,6 +95,8 @@ func Inspect(e Expr) Node {
 		return Node{Kind: KindAddInterval, Args: x.children(), Months: x.months, Days: x.days}
 	case *storedExpr:
 		return Node{Kind: KindStored, Args: x.children()}
+	case *concatExpr:
+		return Node{Kind: KindConcat, Args: x.children()}
 	}
 	return Node{Kind: KindOther}
 }

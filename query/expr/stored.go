@@ -90,6 +90,14 @@ func narrowTo[T int8 | int16 | int32 | uint8 | uint16 | uint32 | uint64](dt arro
 // precision and scale; a value with more digits than the precision is
 // ErrOverflow (it cannot have come from the narrower type).
 func narrowDecimal(mem memory.Allocator, dt arrow.DataType, a *array.Decimal128) (arrow.Array, error) {
+	if dt.ID() == arrow.UINT64 { // its engine type is decimal(20,0)
+		return mapFixed(mem, dt, a, a.Values(), func(v decimal128.Num) (uint64, error) {
+			if v.HighBits() != 0 {
+				return 0, errorf(ErrOverflow, "value %s out of range for %s", v.ToString(0), dt)
+			}
+			return v.LowBits(), nil
+		})
+	}
 	p := dt.(arrow.DecimalType).GetPrecision()
 	check := func(v decimal128.Num) error {
 		if !v.FitsInPrecision(p) {

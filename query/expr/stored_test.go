@@ -24,7 +24,7 @@ var storedCases = []struct {
 	{arrow.PrimitiveTypes.Uint8, `[0, null, 255]`},
 	{arrow.PrimitiveTypes.Uint16, `[0, 65535, null]`},
 	{arrow.PrimitiveTypes.Uint32, `[null, 0, 4294967295]`},
-	{arrow.PrimitiveTypes.Uint64, `[0, 9223372036854775807, null]`},
+	{arrow.PrimitiveTypes.Uint64, `[0, 9223372036854775807, 9223372036854775808, 18446744073709551615, null]`},
 	{arrow.PrimitiveTypes.Float32, `[0.5, null, -3.4028235e38, 1e-45, 16777217]`},
 	{&arrow.Decimal32Type{Precision: 7, Scale: 2}, `["-99999.99", null, "99999.99", "0.01"]`},
 	{&arrow.Decimal64Type{Precision: 18, Scale: 3}, `["-999999999999999.999", null, "1.5"]`},
@@ -78,7 +78,7 @@ func TestFromEngineRefuses(t *testing.T) {
 		text string
 	}{
 		{typInt64, `[1, 128]`, arrow.PrimitiveTypes.Int8, ErrOverflow, "128 out of range for int8"},
-		{typInt64, `[-1]`, arrow.PrimitiveTypes.Uint64, ErrOverflow, "-1 out of range for uint64"},
+		{typUint64, `["-1"]`, arrow.PrimitiveTypes.Uint64, ErrOverflow, "-1 out of range for uint64"},
 		{typInt64, `[4294967296]`, arrow.PrimitiveTypes.Uint32, ErrOverflow, "uint32"},
 		{decimalType(7, 2), `["1.00"]`, &arrow.Decimal64Type{Precision: 7, Scale: 3}, ErrType, "decimal64(7, 3)"},
 		{typInt64, `[1]`, arrow.PrimitiveTypes.Float32, ErrType, "int64 as float"},

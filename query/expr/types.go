@@ -22,6 +22,9 @@ var (
 	typString  = arrow.BinaryTypes.String
 	typDate32  = arrow.FixedWidthTypes.Date32
 	typNull    = arrow.Null
+	// typUint64 is the engine type of uint64 columns: 20 digits hold
+	// 2^64-1 = 18446744073709551615.
+	typUint64 = decimalType(20, 0)
 )
 
 // maxPrecision is the largest decimal precision (digits in a 128-bit
@@ -45,15 +48,20 @@ func isEngine(dt arrow.DataType) bool {
 }
 
 // EngineType maps an input column type to its engine type: signed and
-// unsigned integers to Int64 (uint64 through a checked conversion),
+// unsigned integers to Int64, except uint64 to Decimal128(20, 0), which
+// holds every value up to 2^64-1 (issue 14: values past 2^63-1 made every
+// expression on the column fail; DuckDB sums a UBIGINT into a HUGEINT as
+// sum over decimal(20,0) gives decimal(38,0)),
 // float32/float64 to Float64, decimal32/64/128 to Decimal128 of the same
 // precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
 // bool to Boolean, null to Null. ok is false for any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
-		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		arrow.UINT8, arrow.UINT16, arrow.UINT32:
 		return typInt64, true
+	case arrow.UINT64:
+		return typUint64, true
 	case arrow.FLOAT32, arrow.FLOAT64:
 		return typFloat64, true
 	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
@@ -74,8 +82,8 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 
 // ToEngine converts a column to its engine type. A column already of its
 // engine type is retained and returned as is. Small integers and float32
-// widen in one loop of our own (widen); uint64 (checked: a value above
-// MaxInt64 is ErrOverflow), decimal32/64 and date64 (days rounded toward
+// widen in one loop of our own (widen); uint64 (to decimal(20,0)),
+// decimal32/64 and date64 (days rounded toward
 // minus infinity) use our own too, since arrow-go's cast rejects or lacks
 // them; large_utf8 goes through arrow-go's cast.
 func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
@@ -103,11 +111,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 	case *array.Float32:
 		return widen[float32, float64](mem, typFloat64, arr, a.Float32Values()), nil
 	case *array.Uint64:
-		return mapFixed(mem, typInt64, arr, a.Uint64Values(), func(v uint64) (int64, error) {
-			if v > math.MaxInt64 {
-				return 0, errorf(ErrOverflow, "uint64 value %d out of range for int64", v)
-			}
-			return int64(v), nil
+		return mapFixed(mem, typUint64, arr, a.Uint64Values(), func(v uint64) (decimal128.Num, error) {
+			return decimal128.FromU64(v), nil
 		})
 	case *array.Decimal32:
 		return mapFixed(mem, to, arr, a.Values(), func(v decimal.Decimal32) (decimal128.Num, error) {

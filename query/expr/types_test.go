@@ -22,7 +22,7 @@ func TestEngineType(t *testing.T) {
 		{arrow.PrimitiveTypes.Uint8, "int64"},
 		{arrow.PrimitiveTypes.Uint16, "int64"},
 		{arrow.PrimitiveTypes.Uint32, "int64"},
-		{arrow.PrimitiveTypes.Uint64, "int64"},
+		{arrow.PrimitiveTypes.Uint64, "decimal(20, 0)"},
 		{arrow.PrimitiveTypes.Float32, "float64"},
 		{arrow.PrimitiveTypes.Float64, "float64"},
 		{&arrow.Decimal32Type{Precision: 7, Scale: 2}, "decimal(7, 2)"},
@@ -56,8 +56,7 @@ func TestToEngine(t *testing.T) {
 	}{
 		{arrow.PrimitiveTypes.Int8, `[-128, null, 127]`, "[-128 NULL 127]", nil},
 		{arrow.PrimitiveTypes.Uint32, `[4294967295, null]`, "[4294967295 NULL]", nil},
-		{arrow.PrimitiveTypes.Uint64, `[9223372036854775807, null]`, "[9223372036854775807 NULL]", nil},
-		{arrow.PrimitiveTypes.Uint64, `[9223372036854775808]`, "", ErrOverflow},
+		{arrow.PrimitiveTypes.Uint64, `[9223372036854775808, 18446744073709551615, null]`, "[9223372036854775808.000000000000 18446744073709551615.000000000000 NULL]", nil},
 		{arrow.PrimitiveTypes.Float32, `[0.5, null]`, "[0.5 NULL]", nil},
 		{&arrow.Decimal32Type{Precision: 7, Scale: 2}, `["-12.34", null]`, "[-12.340000000000 NULL]", nil},
 		{&arrow.Decimal64Type{Precision: 15, Scale: 2}, `["1234567890123.45", null]`, "[1234567890123.450000000000 NULL]", nil},

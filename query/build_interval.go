@@ -1,0 +1,54 @@
+package query
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// maxInterval bounds an INTERVAL's count, whatever its unit: YEAR counts
+// twelve months, and months and days are int32 (expr.AddInterval).
+const maxInterval = math.MaxInt32 / 12
+
+// intervalValue reads the count of INTERVAL n unit: an integer constant
+// (or a string holding one, INTERVAL '90' DAY) within ±maxInterval. An
+// integer past that range says so; it used to be "not an integer
+// constant" (issue 14).
+func (b *builder) intervalValue(n ast.ExprNode, unit *ast.TimeUnitExpr) (int64, error) {
+	v, ok := intLiteral(n)
+	switch {
+	case ok && v >= -maxInterval && v <= maxInterval:
+		return v, nil
+	case ok || integerOutOfRange(n):
+		return 0, b.at(ErrInvalid, n, "INTERVAL %s %s is out of range: the count must be between %d and %d", restore(n), unit.Unit, -maxInterval, maxInterval)
+	}
+	return 0, b.at(ErrUnsupported, n, "INTERVAL %s %s: the count must be an integer constant", restore(n), unit.Unit)
+}
+
+// integerOutOfRange reports an integer constant too large for int64:
+// 18446744073709551615, '99999999999999999999', or one negated.
+func integerOutOfRange(n ast.ExprNode) bool {
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Minus {
+		return integerOutOfRange(u.V)
+	}
+	v, ok := n.(*driver.ValueExpr)
+	if !ok {
+		return false
+	}
+	switch x := v.GetValue().(type) {
+	case uint64:
+		return true // intLiteral takes those that fit
+	case string:
+		_, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		return errors.Is(err, strconv.ErrRange)
+	case *driver.MyDecimal:
+		s := x.String()
+		return !strings.Contains(s, ".")
+	}
+	return false
+}
