@@ -103,8 +103,11 @@ func checkEngine(op string, es ...Expr) error {
 
 func (x *arithExpr) Type() arrow.DataType { return x.typ }
 func (x *arithExpr) children() []Expr     { return []Expr{x.l, x.r} }
-func (x *arithExpr) String() string {
-	return paren(x.l) + " " + x.op.String() + " " + paren(x.r)
+func (x *arithExpr) String() string       { return text(x) }
+func (x *arithExpr) writeText(b *strings.Builder) {
+	writeParen(b, x.l)
+	b.WriteString(" " + x.op.String() + " ")
+	writeParen(b, x.r)
 }
 
 func (x *arithExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -43,11 +44,16 @@ func logical(fn, text string, args ...Expr) (Expr, error) {
 
 func (x *boolExpr) Type() arrow.DataType { return typBool }
 func (x *boolExpr) children() []Expr     { return x.args }
-func (x *boolExpr) String() string {
+func (x *boolExpr) String() string       { return text(x) }
+func (x *boolExpr) writeText(b *strings.Builder) {
 	if len(x.args) == 1 {
-		return x.text + " " + paren(x.args[0])
+		b.WriteString(x.text + " ")
+		writeParen(b, x.args[0])
+		return
 	}
-	return paren(x.args[0]) + " " + x.text + " " + paren(x.args[1])
+	writeParen(b, x.args[0])
+	b.WriteString(" " + x.text + " ")
+	writeParen(b, x.args[1])
 }
 
 func (x *boolExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
@@ -108,11 +114,14 @@ func nullTestOf(e Expr, not bool) Expr {
 
 func (x *nullTest) Type() arrow.DataType { return typBool }
 func (x *nullTest) children() []Expr     { return []Expr{x.e} }
-func (x *nullTest) String() string {
+func (x *nullTest) String() string       { return text(x) }
+func (x *nullTest) writeText(b *strings.Builder) {
+	writeParen(b, x.e)
 	if x.not {
-		return paren(x.e) + " IS NOT NULL"
+		b.WriteString(" IS NOT NULL")
+		return
 	}
-	return paren(x.e) + " IS NULL"
+	b.WriteString(" IS NULL")
 }
 
 func (x *nullTest) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

@@ -3,12 +3,18 @@ package expr
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-type negateExpr struct{ e Expr }
+// negateExpr keeps its type: asking the operand would walk a chain of
+// minus signs down to its end, at every level.
+type negateExpr struct {
+	e   Expr
+	typ arrow.DataType
+}
 
 // Negate is -e for a number; -MinInt64 is ErrOverflow.
 func Negate(e Expr) (Expr, error) {
@@ -19,12 +25,16 @@ func Negate(e Expr) (Expr, error) {
 	if !numeric(e.Type()) {
 		return nil, errorf(ErrType, "cannot negate %s (-%s)", e.Type(), paren(e))
 	}
-	return fold(&negateExpr{e: e}), nil
+	return fold(&negateExpr{e: e, typ: e.Type()}), nil
 }
 
-func (x *negateExpr) Type() arrow.DataType { return x.e.Type() }
+func (x *negateExpr) Type() arrow.DataType { return x.typ }
 func (x *negateExpr) children() []Expr     { return []Expr{x.e} }
-func (x *negateExpr) String() string       { return "-" + paren(x.e) }
+func (x *negateExpr) String() string       { return text(x) }
+func (x *negateExpr) writeText(b *strings.Builder) {
+	b.WriteByte('-')
+	writeParen(b, x.e)
+}
 
 func (x *negateExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := evalArray(ctx, mem, x.e, batch)
