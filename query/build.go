@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,9 +18,11 @@ import (
 
 // builder turns one SELECT into a plan.
 type builder struct {
-	sql  string
-	c    *cache.Cache
-	opts Options
+	ctx   context.Context // nil: never cancelled (errors made before planning)
+	ticks int             // expression nodes built, for tick
+	sql   string
+	c     *cache.Cache
+	opts  Options
 
 	table string
 	alias string

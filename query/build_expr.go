@@ -74,6 +74,9 @@ func (b *builder) output(n ast.ExprNode, sc scope) (expr.Expr, error) {
 
 // expr converts an expression AST to an engine expression.
 func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
+	if err := b.tick(); err != nil {
+		return nil, err
+	}
 	if e, err := sc.whole(b, n); e != nil || err != nil {
 		return e, err
 	}

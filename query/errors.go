@@ -58,3 +58,9 @@ func position(text string, off int) (line, col int) {
 	col = off - strings.LastIndexByte(text[:off], '\n')
 	return line, col
 }
+
+// cancelled is the error of a query whose context ended: ErrExec, and
+// errors.Is(err, context.Canceled) (or DeadlineExceeded) holds.
+func cancelled(ctx error) error {
+	return &Error{Kind: ErrExec, Msg: "query cancelled", Err: ctx}
+}

@@ -44,7 +44,9 @@ func (o *filterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	mask, err := o.pred.Eval(ctx, o.rt.mem, rec)
+	mem := o.rt.evalMem()
+	mask, err := o.pred.Eval(ctx, mem, rec)
+	mem.close() // the mask is released below; the gathered rows are not the predicate's
 	if err != nil {
 		return nil, execError(err, o.pred)
 	}

@@ -1,0 +1,86 @@
+package query
+
+import (
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Limits on the size of a statement's expressions. Planning and
+// evaluation are linear in an expression's size, but each node costs a
+// pass over every batch, so `sum(a + a + … + a)` with a million terms
+// would hold a query for minutes: the limits refuse it before planning.
+// The parser itself builds the tree without recursion; the planner and
+// the evaluator recurse once per level, so depth bounds their stacks.
+const (
+	// DefaultMaxExprNodes is Options.MaxExprNodes left zero: the
+	// expression nodes (operators, operands, literals, columns) one
+	// statement may hold, all its expressions together.
+	DefaultMaxExprNodes = 10_000
+	// DefaultMaxExprDepth is Options.MaxExprDepth left zero: how deeply
+	// expressions may nest.
+	DefaultMaxExprDepth = 1_000
+)
+
+// checkLimits refuses a statement whose expressions pass the engine's
+// limits. It stops walking at the first node past a limit, so it takes
+// time bounded by the limits, not by the statement.
+func (e *Engine) checkLimits(sql string, stmt ast.StmtNode) error {
+	v := limitWalker{maxNodes: e.opts.MaxExprNodes, maxDepth: e.opts.MaxExprDepth}
+	stmt.Accept(&v)
+	if v.err == "" {
+		return nil
+	}
+	b := &builder{sql: sql}
+	return b.at(ErrInvalid, v.at, "%s", v.err)
+}
+
+// limitWalker counts expression nodes and their nesting.
+type limitWalker struct {
+	maxNodes, maxDepth int
+	nodes, depth       int
+	err                string
+	at                 ast.Node
+}
+
+func (v *limitWalker) Enter(n ast.Node) (ast.Node, bool) {
+	if v.err != "" {
+		return n, true
+	}
+	if _, ok := n.(ast.ExprNode); !ok {
+		return n, false
+	}
+	v.nodes++
+	v.depth++
+	switch {
+	case v.maxNodes > 0 && v.nodes > v.maxNodes:
+		v.err = fmt.Sprintf("the statement has more than %d expression nodes; the limit is %d (query.Options.MaxExprNodes, quiver serve --max-expr-nodes)", v.maxNodes, v.maxNodes)
+	case v.maxDepth > 0 && v.depth > v.maxDepth:
+		v.err = fmt.Sprintf("expressions nest more than %d deep; the limit is %d (query.Options.MaxExprDepth, quiver serve --max-expr-depth)", v.maxDepth, v.maxDepth)
+	default:
+		return n, false
+	}
+	v.at = n
+	return n, true
+}
+
+func (v *limitWalker) Leave(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(ast.ExprNode); ok {
+		v.depth--
+	}
+	return n, true
+}
+
+// tick counts one expression node built and every 256 nodes checks
+// whether the query was cancelled, so a large statement stops planning
+// soon after its client goes away.
+func (b *builder) tick() error {
+	b.ticks++
+	if b.ctx == nil || b.ticks%256 != 0 {
+		return nil
+	}
+	if err := b.ctx.Err(); err != nil {
+		return cancelled(err)
+	}
+	return nil
+}
