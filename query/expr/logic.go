@@ -27,7 +27,13 @@ func And(l, r Expr) (Expr, error) { return logical("and", "AND", l, r) }
 func Or(l, r Expr) (Expr, error) { return logical("or", "OR", l, r) }
 
 // Not is NOT e; NOT NULL is NULL.
-func Not(e Expr) (Expr, error) { return logical("not", "NOT", e) }
+// NOT NOT e is e (also for NULL), so a chain of NOTs costs at most one.
+func Not(e Expr) (Expr, error) {
+	if x, ok := e.(*boolExpr); ok && x.fn == "not" {
+		return x.args[0], nil
+	}
+	return logical("not", "NOT", e)
+}
 
 func logical(fn, text string, args ...Expr) (Expr, error) {
 	if err := checkEngine(text, args...); err != nil {
@@ -56,16 +62,42 @@ func (x *boolExpr) writeText(b *strings.Builder) {
 	writeParen(b, x.args[1])
 }
 
+// Eval evaluates a left-deep chain of AND and OR (a AND b AND c …) in a
+// loop, as arithExpr.Eval does, with a stack of one frame.
 func (x *boolExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	ops, err := evalOperands(ctx, mem, batch, x.args...)
+	if x.fn == "not" {
+		o, err := evalOperand(ctx, mem, x.args[0], batch)
+		if err != nil {
+			return nil, err
+		}
+		defer o.release()
+		return not(mem, o), nil
+	}
+	spine := []*boolExpr{x}
+	for {
+		l, ok := spine[len(spine)-1].args[0].(*boolExpr)
+		if !ok || l.fn == "not" {
+			break
+		}
+		spine = append(spine, l)
+	}
+	n := int(batch.NumRows())
+	l, err := evalOperand(ctx, mem, spine[len(spine)-1].args[0], batch)
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(ops)
-	if x.fn == "not" {
-		return not(mem, ops[0]), nil
+	for i := len(spine) - 1; i >= 0; i-- {
+		r, err := evalOperand(ctx, mem, spine[i].args[1], batch)
+		if err != nil {
+			l.release()
+			return nil, err
+		}
+		out := kleene(mem, spine[i].fn == "and", n, l, r)
+		l.release()
+		r.release()
+		l = operand{arr: out, n: n}
 	}
-	return kleene(mem, x.fn == "and", int(batch.NumRows()), ops[0], ops[1]), nil
+	return l.arr, nil
 }
 
 // not inverts a Boolean operand; NULL stays NULL.
