@@ -132,8 +132,12 @@ func (x *arithExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.
 	for i := len(spine) - 1; i >= 0; i-- {
 		y := spine[i]
 		r, err := evalOperand(ctx, mem, y.r, batch)
+		if err == nil {
+			err = ctx.Err() // r may be a literal, which does not look
+		}
 		if err != nil {
 			l.release()
+			r.release()
 			return nil, err
 		}
 		out, err := y.apply(ctx, mem, n, l, r)

@@ -88,8 +88,12 @@ func (x *boolExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 	}
 	for i := len(spine) - 1; i >= 0; i-- {
 		r, err := evalOperand(ctx, mem, spine[i].args[1], batch)
+		if err == nil {
+			err = ctx.Err() // r may be a literal, which does not look
+		}
 		if err != nil {
 			l.release()
+			r.release()
 			return nil, err
 		}
 		out := kleene(mem, spine[i].fn == "and", n, l, r)

@@ -36,12 +36,38 @@ func (x *negateExpr) writeText(b *strings.Builder) {
 	writeParen(b, x.e)
 }
 
+// Eval evaluates a chain of minus signs (- - - x) in a loop from the
+// innermost up, with a stack of one frame however long the chain.
 func (x *negateExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := evalArray(ctx, mem, x.e, batch)
+	spine := []*negateExpr{x}
+	for {
+		y, ok := spine[len(spine)-1].e.(*negateExpr)
+		if !ok {
+			break
+		}
+		spine = append(spine, y)
+	}
+	a, err := evalArray(ctx, mem, spine[len(spine)-1].e, batch)
 	if err != nil {
 		return nil, err
 	}
-	defer a.Release()
+	for i := len(spine) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			a.Release()
+			return nil, err
+		}
+		out, err := spine[i].apply(mem, a)
+		a.Release()
+		if err != nil {
+			return nil, err
+		}
+		a = out
+	}
+	return a, nil
+}
+
+// apply returns -a.
+func (x *negateExpr) apply(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	switch a.DataType().ID() {
 	case arrow.INT64:
 		return mapFixed(mem, typInt64, a, values[int64](a), func(v int64) (int64, error) {
