@@ -35,27 +35,44 @@ func (e *Engine) checkLimits(sql string, stmt ast.StmtNode) error {
 	return b.at(ErrInvalid, v.at, "%s", v.err)
 }
 
-// limitWalker counts expression nodes and their nesting.
+// limitWalker counts expression nodes and their nesting. The left operand
+// of a binary operator is at its operator's depth: a + b + c … is a chain,
+// which the evaluator runs in a loop (expr's Eval of a left-deep chain),
+// so its length is bounded by the node limit alone.
 type limitWalker struct {
 	maxNodes, maxDepth int
-	nodes, depth       int
+	nodes              int
+	stack              []limitFrame // the expression nodes entered, innermost last
 	err                string
 	at                 ast.Node
 }
 
+type limitFrame struct {
+	n     ast.ExprNode
+	depth int
+}
+
 func (v *limitWalker) Enter(n ast.Node) (ast.Node, bool) {
-	if v.err != "" {
-		return n, true
-	}
-	if _, ok := n.(ast.ExprNode); !ok {
-		return n, false
+	e, ok := n.(ast.ExprNode)
+	if !ok {
+		return n, v.err != ""
 	}
 	v.nodes++
-	v.depth++
+	depth := 1
+	if len(v.stack) > 0 {
+		top := v.stack[len(v.stack)-1]
+		depth = top.depth + 1
+		if b, ok := top.n.(*ast.BinaryOperationExpr); ok && b.L == e {
+			depth = top.depth
+		}
+	}
+	v.stack = append(v.stack, limitFrame{e, depth}) // Leave pops it, also when skipped
 	switch {
+	case v.err != "":
+		return n, true
 	case v.maxNodes > 0 && v.nodes > v.maxNodes:
 		v.err = fmt.Sprintf("the statement has more than %d expression nodes; the limit is %d (query.Options.MaxExprNodes, quiver serve --max-expr-nodes)", v.maxNodes, v.maxNodes)
-	case v.maxDepth > 0 && v.depth > v.maxDepth:
+	case v.maxDepth > 0 && depth > v.maxDepth:
 		v.err = fmt.Sprintf("expressions nest more than %d deep; the limit is %d (query.Options.MaxExprDepth, quiver serve --max-expr-depth)", v.maxDepth, v.maxDepth)
 	default:
 		return n, false
@@ -66,7 +83,7 @@ func (v *limitWalker) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *limitWalker) Leave(n ast.Node) (ast.Node, bool) {
 	if _, ok := n.(ast.ExprNode); ok {
-		v.depth--
+		v.stack = v.stack[:len(v.stack)-1]
 	}
 	return n, true
 }
