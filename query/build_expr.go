@@ -46,7 +46,7 @@ func restore(n ast.Node) string {
 
 // at makes an error about node n, with its position.
 func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
-	e := &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{Kind: kind, Msg: clip(fmt.Sprintf(format, args...))}
 	if n != nil {
 		if off := n.OriginTextPosition(); off > 0 {
 			e.Line, e.Col = position(b.sql, off)

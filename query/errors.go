@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error kinds; every error a query returns matches one with errors.Is, so a
@@ -63,4 +64,20 @@ func position(text string, off int) (line, col int) {
 // errors.Is(err, context.Canceled) (or DeadlineExceeded) holds.
 func cancelled(ctx error) error {
 	return &Error{Kind: ErrExec, Msg: "query cancelled", Err: ctx}
+}
+
+// maxMsg bounds the text of a plan-time error message: it quotes the
+// expression it is about, which may be megabytes of SQL.
+const maxMsg = 1000
+
+// clip cuts msg to about maxMsg bytes, at a character boundary.
+func clip(msg string) string {
+	if len(msg) <= maxMsg {
+		return msg
+	}
+	cut := maxMsg
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes cut)", msg[:cut], len(msg)-cut)
 }

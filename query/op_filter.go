@@ -52,11 +52,14 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	}
 	defer mask.Release()
 	b, ok := mask.(*array.Boolean)
-	if !ok {
+	if !ok && mask.DataType().ID() != arrow.NULL { // NULL: WHERE NULL, no row passes
 		return nil, fmt.Errorf("query: filter %s evaluated to %s, not boolean", o.pred, mask.DataType())
 	}
 	rec = o.narrow(rec)
 	defer rec.Release()
+	if !ok {
+		return rec.NewSlice(0, 0), nil
+	}
 	// Gather the selected rows (gather.go), not with arrow-go's filter
 	// kernel: v18.8's drops the values of Boolean columns that hold NULLs
 	// (it returned [false, null, null…] for [false, true, false, true,
