@@ -73,7 +73,7 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 	}()
 	s := &Server{
 		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
-		engine:   query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills}),
+		engine:   query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills, MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth}),
 		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		slots:    make(chan struct{}, cfg.MaxQueries),
