@@ -161,6 +161,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		}
 		for _, p := range parts {
 			if err == nil {
+				err = ctx.Err() // merging many groups takes a while
+			}
+			if err == nil {
 				err = o.mergeSpilling(ctx, h, p)
 			}
 			p.Release()
