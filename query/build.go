@@ -250,8 +250,9 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 		case isColumn(f.Expr):
 			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
 		default:
-			// The parser writes count(*) back as count(1).
-			it.name = strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")
+			// The parser writes count(*) back as count(1). A long
+			// expression is named by its start (clipName).
+			it.name = clipName(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)"))
 		}
 		items = append(items, it)
 	}

@@ -70,14 +70,31 @@ func cancelled(ctx error) error {
 // expression it is about, which may be megabytes of SQL.
 const maxMsg = 1000
 
+// maxName bounds the name of a computed column, which is its SQL text: a
+// 5 MiB literal would otherwise be a 5 MiB field name in every schema sent.
+const maxName = 256
+
+// clipName cuts a computed column's name to about maxName bytes.
+func clipName(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	return cutAt(name, maxName) + "…"
+}
+
+// cutAt returns s cut to at most n bytes, at a character boundary.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // clip cuts msg to about maxMsg bytes, at a character boundary.
 func clip(msg string) string {
 	if len(msg) <= maxMsg {
 		return msg
 	}
-	cut := maxMsg
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes cut)", msg[:cut], len(msg)-cut)
+	cut := cutAt(msg, maxMsg)
+	return fmt.Sprintf("%s… (%d bytes cut)", cut, len(msg)-len(cut))
 }
