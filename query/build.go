@@ -477,6 +477,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 				return nil, nil, err
 			}
 			text := restore(node)
+			as.keySizes.max = max(as.keySizes.max, len(text))
 			if _, dup := as.keyIndex[text]; dup {
 				continue
 			}
@@ -585,6 +586,7 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 type aggScope struct {
 	schema    *arrow.Schema
 	keyIndex  map[string]int
+	keySizes  exprSizes // to skip matching what is larger than every key
 	aggIndex  map[string]int
 	keyStored []arrow.DataType // per key: its table column's stored type when it is a bare column, else nil
 }
@@ -596,6 +598,12 @@ func (s *aggScope) col(i int) expr.Expr {
 
 func (s *aggScope) whole(_ *builder, n ast.ExprNode) (expr.Expr, error) {
 	if _, ok := n.(*driver.ValueExpr); ok {
+		return nil, nil
+	}
+	// Restoring every node's text would be quadratic in a long
+	// expression; a node is compared only when it is no larger than the
+	// longest key.
+	if s.keySizes.of(n) > s.keySizes.max {
 		return nil, nil
 	}
 	if i, ok := s.keyIndex[restore(n)]; ok {

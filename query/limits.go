@@ -101,3 +101,48 @@ func (b *builder) tick() error {
 	}
 	return nil
 }
+
+// exprSizes gives the expression nodes in a subtree, counted once for all
+// its subtrees: every expression node restores to at least one byte of
+// text, so a subtree of more nodes than a text has bytes cannot restore
+// to that text.
+type exprSizes struct {
+	max   int // the longest text compared against
+	sizes map[ast.Node]int
+}
+
+// of returns the expression nodes under n, n included.
+func (s *exprSizes) of(n ast.ExprNode) int {
+	if size, ok := s.sizes[n]; ok {
+		return size
+	}
+	if s.sizes == nil {
+		s.sizes = map[ast.Node]int{}
+	}
+	n.Accept(&sizeCounter{sizes: s.sizes})
+	return s.sizes[n]
+}
+
+// sizeCounter records the expression nodes under each node it leaves.
+type sizeCounter struct {
+	sizes map[ast.Node]int
+	stack []int // per node entered: expression nodes below it so far
+}
+
+func (v *sizeCounter) Enter(n ast.Node) (ast.Node, bool) {
+	v.stack = append(v.stack, 0)
+	return n, false
+}
+
+func (v *sizeCounter) Leave(n ast.Node) (ast.Node, bool) {
+	size := v.stack[len(v.stack)-1]
+	v.stack = v.stack[:len(v.stack)-1]
+	if _, ok := n.(ast.ExprNode); ok {
+		size++
+	}
+	v.sizes[n] = size
+	if len(v.stack) > 0 {
+		v.stack[len(v.stack)-1] += size
+	}
+	return n, true
+}
