@@ -25,7 +25,7 @@ func (q *sqlServer) GetFlightInfoStatement(ctx context.Context, cmd flightsql.St
 	if len(cmd.GetTransactionId()) != 0 {
 		return nil, status.Error(codes.InvalidArgument, "quiver has no transactions")
 	}
-	schema, err := q.s.engine.Schema(cmd.GetQuery())
+	schema, err := q.s.engine.SchemaContext(ctx, cmd.GetQuery())
 	if err != nil {
 		q.s.metrics.queryErrors.Add(1)
 		return nil, toStatus(err)
@@ -38,7 +38,7 @@ func (q *sqlServer) GetFlightInfoStatement(ctx context.Context, cmd flightsql.St
 }
 
 func (q *sqlServer) GetSchemaStatement(ctx context.Context, cmd flightsql.StatementQuery, desc *flight.FlightDescriptor) (*flight.SchemaResult, error) {
-	schema, err := q.s.engine.Schema(cmd.GetQuery())
+	schema, err := q.s.engine.SchemaContext(ctx, cmd.GetQuery())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -137,7 +137,7 @@ func (q *sqlServer) CreatePreparedStatement(ctx context.Context, req flightsql.A
 	if len(req.GetTransactionId()) != 0 {
 		return res, status.Error(codes.InvalidArgument, "quiver has no transactions")
 	}
-	pr, err := q.s.engine.Prepare(req.GetQuery())
+	pr, err := q.s.engine.PrepareContext(ctx, req.GetQuery())
 	if err != nil {
 		return res, toStatus(err)
 	}
@@ -159,7 +159,7 @@ func (q *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flig
 	if err != nil {
 		return nil, err
 	}
-	schema, err := q.s.engine.Schema(p.sql, p.bound()...)
+	schema, err := q.s.engine.SchemaContext(ctx, p.sql, p.bound()...)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -173,7 +173,7 @@ func (q *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsq
 	if err != nil {
 		return nil, err
 	}
-	schema, err := q.s.engine.Schema(p.sql, p.bound()...)
+	schema, err := q.s.engine.SchemaContext(ctx, p.sql, p.bound()...)
 	if err != nil {
 		return nil, toStatus(err)
 	}
