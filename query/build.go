@@ -130,6 +130,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 	}
+	var consts []expr.Expr // by SELECT item: a constant computed after the sort
+	if keys != nil {
+		exprs, consts = deferConstants(exprs, len(items))
+	}
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 	}
@@ -143,11 +147,14 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		b.planTopKPrune(s, sn, exprs)
 		plan = sn
 	}
-	if len(exprs) > len(items) { // drop the hidden sort keys
+	if len(exprs) > len(items) || consts != nil { // drop the hidden sort keys
 		final := make([]expr.Expr, len(items))
 		ps := plan.schema()
 		for i := range items {
 			final[i] = expr.Column(i, names[i], ps.Field(i).Type)
+			if consts != nil && consts[i] != nil {
+				final[i] = consts[i]
+			}
 		}
 		plan = &projectNode{in: plan, exprs: final, names: names[:len(items)]}
 	}

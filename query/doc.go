@@ -108,7 +108,8 @@
 // constant repeated on every row of a batch is refused with ErrMemory
 // before it is allocated when it would pass MemoryLimit. A projection
 // right under LIMIT computes only the rows the limit passes on, so
-// SELECT '<5 MiB>' FROM t LIMIT 1 builds one row.
+// SELECT '<5 MiB>' FROM t LIMIT 1 builds one row, and a string constant
+// beside ORDER BY is computed after the sort (build_constants.go).
 //
 // # Limits and cancellation
 //

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -57,6 +58,35 @@ func TestLongLiteralLimitOne(t *testing.T) {
 	}
 	if name := schema.Field(0).Name; len(name) > 300 || !strings.HasPrefix(name, "'xxx") {
 		t.Errorf("column named by %d bytes: %.40q", len(name), name)
+	}
+}
+
+// TestLongLiteralSorted: a constant beside ORDER BY … LIMIT is computed
+// after the sort, for the rows returned: sorted along, it was copied onto
+// every row of every batch (256 MiB a batch here, past the 64 MiB limit).
+func TestLongLiteralSorted(t *testing.T) {
+	e, _ := newEngine(t, 2000, 256)
+	lit := strings.Repeat("z", 1<<20)
+	for _, sql := range []string{
+		"SELECT '" + lit + "' AS c, id FROM orders ORDER BY id DESC LIMIT 2",
+		"SELECT '" + lit + "' AS c, id FROM orders ORDER BY 1, id DESC LIMIT 2",
+		"SELECT id, '" + lit + "' FROM orders ORDER BY qty DESC, id DESC LIMIT 2",
+	} {
+		got, err := run(t, e, sql)
+		if err != nil {
+			t.Fatalf("%.60s…: %v", sql, err)
+		}
+		want := []string{lit + "|2000", lit + "|1999"}
+		if strings.HasPrefix(sql, "SELECT id") {
+			want = []string{"2000|" + lit, "1950|" + lit}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%.60s…: got %.80v", sql, got)
+		}
+	}
+	schema, err := e.Schema("SELECT 'k' AS c, id FROM orders ORDER BY id LIMIT 2")
+	if err != nil || schema.Field(0).Type.ID() != arrow.STRING || schema.Field(0).Name != "c" {
+		t.Errorf("schema %v, %v", schema, err)
 	}
 }
 
