@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/query/expr"
 )
 
 // chainSQL is SELECT sum(id + id + … + id) with terms terms.
@@ -115,6 +117,20 @@ func TestLongLiteralPastMemoryLimit(t *testing.T) {
 	got, err := run(t, e, "SELECT CASE WHEN id > 0 THEN 'short' END FROM orders WHERE id <= 2")
 	if err != nil || len(got) != 2 {
 		t.Fatalf("got %v, %v", got, err)
+	}
+}
+
+// TestLongErrorClipped: a run-time error quotes its expression, clipped:
+// with a 1 MiB literal in it the message was megabytes, past what gRPC
+// clients accept.
+func TestLongErrorClipped(t *testing.T) {
+	e, _ := newEngine(t, 10, 10)
+	_, err := run(t, e, "SELECT CASE WHEN grp = '"+strings.Repeat("9", 1<<20)+"' THEN 1 ELSE id * 9223372036854775807 END FROM orders")
+	if !errors.Is(err, ErrExec) || !errors.Is(err, expr.ErrOverflow) {
+		t.Fatalf("got %.200v", err)
+	}
+	if n := len(err.Error()); n > 4000 {
+		t.Errorf("error of %d bytes", n)
 	}
 }
 

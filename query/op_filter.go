@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -95,5 +96,10 @@ func execError(err error, e expr.Expr) error {
 	if _, ok := err.(*Error); ok {
 		return err
 	}
-	return &Error{Kind: ErrExec, Msg: "evaluating " + e.String(), Err: err}
+	// Both texts quote the expression, which may hold megabytes of SQL.
+	var xe *expr.Error
+	if errors.As(err, &xe) && len(xe.Msg) > maxMsg {
+		err = &expr.Error{Kind: xe.Kind, Msg: clip(xe.Msg)}
+	}
+	return &Error{Kind: ErrExec, Msg: clip("evaluating " + e.String()), Err: err}
 }
