@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,9 +18,11 @@ import (
 
 // builder turns one SELECT into a plan.
 type builder struct {
-	sql  string
-	c    *cache.Cache
-	opts Options
+	ctx   context.Context // nil: never cancelled (errors made before planning)
+	ticks int             // expression nodes built, for tick
+	sql   string
+	c     *cache.Cache
+	opts  Options
 
 	table string
 	alias string
@@ -130,6 +133,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 	}
+	var consts []expr.Expr // by SELECT item: a constant computed after the sort
+	if keys != nil {
+		exprs, consts = deferConstants(exprs, len(items))
+	}
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 	}
@@ -143,11 +150,14 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		b.planTopKPrune(s, sn, exprs)
 		plan = sn
 	}
-	if len(exprs) > len(items) { // drop the hidden sort keys
+	if len(exprs) > len(items) || consts != nil { // drop the hidden sort keys
 		final := make([]expr.Expr, len(items))
 		ps := plan.schema()
 		for i := range items {
 			final[i] = expr.Column(i, names[i], ps.Field(i).Type)
+			if consts != nil && consts[i] != nil {
+				final[i] = consts[i]
+			}
 		}
 		plan = &projectNode{in: plan, exprs: final, names: names[:len(items)]}
 	}
@@ -229,8 +239,9 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 		case isColumn(f.Expr):
 			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
 		default:
-			// The parser writes count(*) back as count(1).
-			it.name = pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)"))
+			// The parser writes count(*) back as count(1). A long
+			// expression is named by its start (clipName).
+			it.name = clipName(pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")))
 		}
 		items = append(items, it)
 	}
@@ -459,6 +470,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			}
 			k = nullKey(k) // build_nullkey.go
 			text := restore(node)
+			as.keySizes.max = max(as.keySizes.max, len(text))
 			if _, dup := as.keyIndex[text]; dup {
 				continue
 			}
@@ -567,6 +579,7 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 type aggScope struct {
 	schema    *arrow.Schema
 	keyIndex  map[string]int
+	keySizes  exprSizes // to skip matching what is larger than every key
 	aggIndex  map[string]int
 	keyStored []arrow.DataType // per key: its table column's stored type when it is a bare column, else nil
 }
@@ -578,6 +591,12 @@ func (s *aggScope) col(i int) expr.Expr {
 
 func (s *aggScope) whole(_ *builder, n ast.ExprNode) (expr.Expr, error) {
 	if _, ok := n.(*driver.ValueExpr); ok {
+		return nil, nil
+	}
+	// Restoring every node's text would be quadratic in a long
+	// expression; a node is compared only when it is no larger than the
+	// longest key.
+	if s.keySizes.of(n) > s.keySizes.max {
 		return nil, nil
 	}
 	if i, ok := s.keyIndex[restore(n)]; ok {

@@ -46,7 +46,7 @@ func restore(n ast.Node) string {
 
 // at makes an error about node n, with its position.
 func (b *builder) at(kind error, n ast.Node, format string, args ...any) error {
-	e := &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{Kind: kind, Msg: clip(fmt.Sprintf(format, args...))}
 	if n != nil {
 		if off := n.OriginTextPosition(); off > 0 {
 			e.Line, e.Col = position(b.sql, off)
@@ -74,6 +74,9 @@ func (b *builder) output(n ast.ExprNode, sc scope) (expr.Expr, error) {
 
 // expr converts an expression AST to an engine expression.
 func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
+	if err := b.tick(); err != nil {
+		return nil, err
+	}
 	if e, err := sc.whole(b, n); e != nil || err != nil {
 		return e, err
 	}

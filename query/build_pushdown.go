@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,24 +47,9 @@ func (b *builder) prunable(n ast.ExprNode) (cache.Predicate, bool, string) {
 	case *ast.BinaryOperationExpr:
 		switch x.Op {
 		case opcode.LogicAnd:
-			l, le, lt := b.prunable(x.L)
-			r, re, rt := b.prunable(x.R)
-			switch {
-			case l != nil && r != nil:
-				return cache.And{l, r}, le && re, lt + " AND " + rt
-			case l != nil:
-				return l, false, lt
-			case r != nil:
-				return r, false, rt
-			}
-			return nil, false, ""
+			return b.prunableAnd(x)
 		case opcode.LogicOr:
-			l, le, lt := b.prunable(x.L)
-			r, re, rt := b.prunable(x.R)
-			if l == nil || r == nil {
-				return nil, false, ""
-			}
-			return cache.Or{l, r}, le && re, "(" + lt + " OR " + rt + ")"
+			return b.prunableOr(x)
 		}
 		op, ok := pushCmp[x.Op]
 		if !ok {
@@ -80,8 +66,21 @@ func (b *builder) prunable(n ast.ExprNode) (cache.Predicate, bool, string) {
 			}
 		}
 	case *ast.UnaryOperationExpr:
-		if x.Op == opcode.Not || x.Op == opcode.Not2 {
-			if p, exact, text := b.prunable(x.V); p != nil && exact {
+		if isNot(x) {
+			// NOT NOT e is e: a chain of NOTs is one or none.
+			odd, inner := true, x.V
+			for {
+				u, ok := unparen(inner).(*ast.UnaryOperationExpr)
+				if !ok || !isNot(u) {
+					break
+				}
+				odd, inner = !odd, u.V
+			}
+			p, exact, text := b.prunable(inner)
+			if !odd || p == nil {
+				return p, exact, text
+			}
+			if exact {
 				return cache.Not{X: p}, true, "NOT (" + text + ")"
 			}
 		}
@@ -281,4 +280,46 @@ func decimalStat(u *big.Int, s int32, dt arrow.DataType) (cache.Value, bool) {
 		return cache.Value{}, false
 	}
 	return cache.Decimal128(decimal128.FromBigInt(u)), true
+}
+
+func isNot(u *ast.UnaryOperationExpr) bool { return u.Op == opcode.Not || u.Op == opcode.Not2 }
+
+// prunableAnd converts a chain of ANDs as one n-ary conjunction (a nested
+// one would join its text once per level, quadratic in a long chain):
+// what it can of it, exact when every conjunct is.
+func (b *builder) prunableAnd(x *ast.BinaryOperationExpr) (cache.Predicate, bool, string) {
+	var ps cache.And
+	var texts []string
+	exact := true
+	for _, c := range conjuncts(x, nil) {
+		p, e, t := b.prunable(c)
+		if p == nil {
+			exact = false
+			continue
+		}
+		ps, texts, exact = append(ps, p), append(texts, t), exact && e
+	}
+	switch len(ps) {
+	case 0:
+		return nil, false, ""
+	case 1:
+		return ps[0], false, texts[0] // a conjunct was dropped
+	}
+	return ps, exact, strings.Join(texts, " AND ")
+}
+
+// prunableOr converts a chain of ORs as one n-ary disjunction, which
+// needs every disjunct.
+func (b *builder) prunableOr(x *ast.BinaryOperationExpr) (cache.Predicate, bool, string) {
+	var ps cache.Or
+	var texts []string
+	exact := true
+	for _, c := range disjuncts(x, nil) {
+		p, e, t := b.prunable(c)
+		if p == nil {
+			return nil, false, ""
+		}
+		ps, texts, exact = append(ps, p), append(texts, t), exact && e
+	}
+	return ps, exact, "(" + strings.Join(texts, " OR ") + ")"
 }

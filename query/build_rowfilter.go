@@ -98,12 +98,23 @@ func (n *scanNode) gatherable() bool {
 
 // conjuncts appends the operands of n's top-level ANDs to dst.
 func conjuncts(n ast.ExprNode, dst []ast.ExprNode) []ast.ExprNode {
+	return chainOf(opcode.LogicAnd, n, dst)
+}
+
+// disjuncts appends the operands of a chain of ORs to dst.
+func disjuncts(n ast.ExprNode, dst []ast.ExprNode) []ast.ExprNode {
+	return chainOf(opcode.LogicOr, n, dst)
+}
+
+// chainOf appends the operands of a chain of op (through parentheses) to
+// dst, in order.
+func chainOf(op opcode.Op, n ast.ExprNode, dst []ast.ExprNode) []ast.ExprNode {
 	switch x := n.(type) {
 	case *ast.ParenthesesExpr:
-		return conjuncts(x.Expr, dst)
+		return chainOf(op, x.Expr, dst)
 	case *ast.BinaryOperationExpr:
-		if x.Op == opcode.LogicAnd {
-			return conjuncts(x.R, conjuncts(x.L, dst))
+		if x.Op == op {
+			return chainOf(op, x.R, chainOf(op, x.L, dst))
 		}
 	}
 	return append(dst, n)

@@ -107,4 +107,28 @@
 // when it ends, fails or is cancelled. Stats.Spill and EXPLAIN ANALYZE
 // report files, bytes, rows and time spilled. Streaming operators hold one
 // batch.
+//
+// What the expressions of one batch allocate (a filter's predicate, a
+// projection's columns, an aggregate's keys and arguments) counts in the
+// same tracker while the batch is evaluated (eval_memory.go), and a
+// constant repeated on every row of a batch is refused with ErrMemory
+// before it is allocated when it would pass MemoryLimit. A projection
+// right under LIMIT computes only the rows the limit passes on, so
+// SELECT '<5 MiB>' FROM t LIMIT 1 builds one row, and a string constant
+// beside ORDER BY is computed after the sort (build_constants.go).
+//
+// # Limits and cancellation
+//
+// Planning and evaluation take time linear in the size of a statement's
+// expressions: expr builds a node's text once, numbers shared subtrees
+// once, and evaluates a left-deep chain (a + b + c …, AND/OR chains, runs
+// of minus signs) in a loop; NOT NOT e is e. Before planning, a statement
+// whose expressions have more than Options.MaxExprNodes nodes (default
+// 10,000) or nest deeper than Options.MaxExprDepth (default 1,000; the
+// left operand of a binary operator is at its operator's depth, so a
+// chain counts once) fails with ErrInvalid naming the limit (limits.go).
+// Cancelling the context stops planning (checked every 256 expression
+// nodes built) and evaluation (checked before each node of an expression
+// and each step of a chain, not only between batches), and the query
+// returns an error matching context.Canceled.
 package query

@@ -57,6 +57,13 @@ type Options struct {
 	// its own settings (quiver serve: "--query-memory", "--no-spill");
 	// defaults "the query memory limit" and "Options.Spill is nil".
 	MemoryLimitName, NoSpillName string
+	// MaxExprNodes bounds the expression nodes of one statement, all its
+	// expressions together (limits.go); default DefaultMaxExprNodes,
+	// negative: no limit. A statement past it fails with ErrInvalid.
+	MaxExprNodes int
+	// MaxExprDepth bounds how deeply expressions nest; default
+	// DefaultMaxExprDepth, negative: no limit.
+	MaxExprDepth int
 }
 
 // Engine answers SQL over the tables of a cache. It is safe for concurrent
@@ -77,18 +84,31 @@ func New(c *cache.Cache, opts Options) *Engine {
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.GOMAXPROCS(0)
 	}
+	if opts.MaxExprNodes == 0 {
+		opts.MaxExprNodes = DefaultMaxExprNodes
+	}
+	if opts.MaxExprDepth == 0 {
+		opts.MaxExprDepth = DefaultMaxExprDepth
+	}
 	return &Engine{c: c, opts: opts}
 }
 
 // plan parses and plans one statement; explain reports an EXPLAIN.
-func (e *Engine) plan(sql string, params []any) (planNode, bool, error) {
-	return e.planStmt(sql, params, false)
+// Cancelling ctx stops planning (see builder.tick).
+func (e *Engine) plan(ctx context.Context, sql string, params []any) (planNode, bool, error) {
+	return e.planStmt(ctx, sql, params, false)
 }
 
-func (e *Engine) planStmt(sql string, params []any, prepare bool) (planNode, bool, error) {
+func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare bool) (planNode, bool, error) {
 	stmt, err := parseSQL(sql)
 	if err != nil {
 		return nil, false, err
+	}
+	if err := e.checkLimits(sql, stmt); err != nil {
+		return nil, false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, cancelled(err)
 	}
 	nparams := numberParams(stmt, params, prepare)
 	if len(params) > nparams {
@@ -103,7 +123,7 @@ func (e *Engine) planStmt(sql string, params []any, prepare bool) (planNode, boo
 		b := &builder{sql: sql}
 		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
 	}
-	b := &builder{sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	p, err := b.buildSelect(sel)
 	if err == nil && analyze {
 		p = &analyzeRoot{in: p} // explain_analyze.go
@@ -121,7 +141,7 @@ func statementName(n ast.StmtNode) string {
 // scan decodes, the predicate pushed into pruning and how many batches
 // pruning skips now (computed from statistics alone).
 func (e *Engine) Explain(ctx context.Context, sql string, params ...any) (string, error) {
-	p, _, err := e.plan(sql, params)
+	p, _, err := e.plan(ctx, sql, params)
 	if err != nil {
 		return "", err
 	}
@@ -191,7 +211,7 @@ func findScan(p planNode) *scanNode {
 // float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
 // Decimal.
 func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {
-	p, explain, err := e.plan(sql, params)
+	p, explain, err := e.plan(ctx, sql, params)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +309,7 @@ func (r *Result) Next() bool {
 		return true
 	}
 	if err := r.ctx.Err(); err != nil {
-		r.err = &Error{Kind: ErrExec, Msg: "query cancelled", Err: err}
+		r.err = cancelled(err)
 		r.close()
 		return false
 	}
@@ -301,7 +321,7 @@ func (r *Result) Next() bool {
 	}
 	if err != nil {
 		if r.ctx.Err() != nil {
-			err = &Error{Kind: ErrExec, Msg: "query cancelled", Err: r.ctx.Err()}
+			err = cancelled(r.ctx.Err())
 		}
 		r.err = err
 		r.close()

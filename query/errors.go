@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error kinds; every error a query returns matches one with errors.Is, so a
@@ -57,4 +58,43 @@ func position(text string, off int) (line, col int) {
 	line = 1 + strings.Count(text[:off], "\n")
 	col = off - strings.LastIndexByte(text[:off], '\n')
 	return line, col
+}
+
+// cancelled is the error of a query whose context ended: ErrExec, and
+// errors.Is(err, context.Canceled) (or DeadlineExceeded) holds.
+func cancelled(ctx error) error {
+	return &Error{Kind: ErrExec, Msg: "query cancelled", Err: ctx}
+}
+
+// maxMsg bounds the text of a plan-time error message: it quotes the
+// expression it is about, which may be megabytes of SQL.
+const maxMsg = 1000
+
+// maxName bounds the name of a computed column, which is its SQL text: a
+// 5 MiB literal would otherwise be a 5 MiB field name in every schema sent.
+const maxName = 256
+
+// clipName cuts a computed column's name to about maxName bytes.
+func clipName(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	return cutAt(name, maxName) + "…"
+}
+
+// cutAt returns s cut to at most n bytes, at a character boundary.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// clip cuts msg to about maxMsg bytes, at a character boundary.
+func clip(msg string) string {
+	if len(msg) <= maxMsg {
+		return msg
+	}
+	cut := cutAt(msg, maxMsg)
+	return fmt.Sprintf("%s… (%d bytes cut)", cut, len(msg)-len(cut))
 }

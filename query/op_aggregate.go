@@ -161,6 +161,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 		}
 		for _, p := range parts {
 			if err == nil {
+				err = ctx.Err() // merging many groups takes a while
+			}
+			if err == nil {
 				err = o.mergeSpilling(ctx, h, p)
 			}
 			p.Release()
@@ -294,10 +297,12 @@ func (o *aggregateOp) Close() {
 
 // evalAll evaluates exprs over rec.
 func evalAll(ctx context.Context, rt *runtime, exprs []expr.Expr, rec arrow.RecordBatch) ([]arrow.Array, error) {
+	mem := rt.evalMem()
+	defer mem.close()
 	out := make([]arrow.Array, len(exprs))
 	for i, e := range exprs {
 		var err error
-		if out[i], err = e.Eval(ctx, rt.mem, rec); err != nil {
+		if out[i], err = e.Eval(ctx, mem, rec); err != nil {
 			releaseAll(out[:i])
 			return nil, execError(err, e)
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -44,17 +45,22 @@ func (o *filterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-	mask, err := o.pred.Eval(ctx, o.rt.mem, rec)
+	mem := o.rt.evalMem()
+	mask, err := o.pred.Eval(ctx, mem, rec)
+	mem.close() // the mask is released below; the gathered rows are not the predicate's
 	if err != nil {
 		return nil, execError(err, o.pred)
 	}
 	defer mask.Release()
 	b, ok := mask.(*array.Boolean)
-	if !ok {
+	if !ok && mask.DataType().ID() != arrow.NULL { // NULL: WHERE NULL, no row passes
 		return nil, fmt.Errorf("query: filter %s evaluated to %s, not boolean", o.pred, mask.DataType())
 	}
 	rec = o.narrow(rec)
 	defer rec.Release()
+	if !ok {
+		return rec.NewSlice(0, 0), nil
+	}
 	// Gather the selected rows (gather.go), not with arrow-go's filter
 	// kernel: v18.8's drops the values of Boolean columns that hold NULLs
 	// (it returned [false, null, null…] for [false, true, false, true,
@@ -90,5 +96,10 @@ func execError(err error, e expr.Expr) error {
 	if _, ok := err.(*Error); ok {
 		return err
 	}
-	return &Error{Kind: ErrExec, Msg: "evaluating " + e.String(), Err: err}
+	// Both texts quote the expression, which may hold megabytes of SQL.
+	var xe *expr.Error
+	if errors.As(err, &xe) && len(xe.Msg) > maxMsg {
+		err = &expr.Error{Kind: xe.Kind, Msg: clip(xe.Msg)}
+	}
+	return &Error{Kind: ErrExec, Msg: clip("evaluating " + e.String()), Err: err}
 }

@@ -15,6 +15,9 @@ type projectOp struct {
 	in     operator
 	exprs  []expr.Expr
 	schema *arrow.Schema
+	// left is how many more rows a LIMIT above will take (negative: no
+	// limit); batches are cut to it before they are computed.
+	left int64
 }
 
 func (o *projectOp) Schema() *arrow.Schema { return o.schema }
@@ -24,16 +27,26 @@ func (o *projectOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.left >= 0 && rec.NumRows() > o.left {
+		cut := rec.NewSlice(0, o.left)
+		rec.Release()
+		rec = cut
+	}
 	defer rec.Release()
+	if o.left >= 0 {
+		o.left -= rec.NumRows()
+	}
 	return o.apply(ctx, rec)
 }
 
 // apply computes the projection of one batch (which it does not release).
 func (o *projectOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	var err error
+	mem := o.rt.evalMem()
+	defer mem.close()
 	cols := make([]arrow.Array, len(o.exprs))
 	for i, e := range o.exprs {
-		if cols[i], err = e.Eval(ctx, o.rt.mem, rec); err != nil {
+		if cols[i], err = e.Eval(ctx, mem, rec); err != nil {
 			releaseAll(cols[:i])
 			return nil, execError(err, e)
 		}

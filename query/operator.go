@@ -63,6 +63,18 @@ func (m *memTracker) grow(n int64, what string) error {
 
 func (m *memTracker) shrink(n int64) { m.used.Add(-n) }
 
+// charge accounts delta bytes without a limit check (evalMem's
+// allocations, which cannot fail; it checks before the large ones).
+func (m *memTracker) charge(delta int64) {
+	used := m.used.Add(delta)
+	for delta > 0 {
+		p := m.peak.Load()
+		if used <= p || m.peak.CompareAndSwap(p, used) {
+			return
+		}
+	}
+}
+
 // drain reads op to the end, passing each batch to fn (which must not keep
 // it without retaining it).
 func drain(ctx context.Context, op operator, fn func(arrow.RecordBatch) error) error {

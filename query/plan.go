@@ -191,7 +191,7 @@ func (n *projectNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (op
 	if err != nil {
 		return nil, err
 	}
-	return &projectOp{rt: rt, in: in, exprs: n.exprs, schema: n.schema()}, nil
+	return &projectOp{rt: rt, in: in, exprs: n.exprs, schema: n.schema(), left: -1}, nil
 }
 
 func (n *projectNode) explain(b *strings.Builder, depth int) {
@@ -354,6 +354,11 @@ func (n *limitNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (oper
 	in, err := n.in.open(ctx, rt, c)
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := in.(*projectOp); ok && n.limit >= 0 {
+		// Compute only the rows the limit passes on: a constant or a
+		// costly expression is evaluated for them alone.
+		p.left = n.limit + n.offset
 	}
 	return &limitOp{in: in, limit: n.limit, offset: n.offset}, nil
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,19 +26,24 @@ type Prepared struct {
 // only errors that no binding could fix (syntax, unsupported constructs,
 // unknown tables) are reported; the rest surface when it runs.
 func (e *Engine) Prepare(sql string) (*Prepared, error) {
+	return e.PrepareContext(context.Background(), sql)
+}
+
+// PrepareContext is Prepare, stopped when ctx is cancelled.
+func (e *Engine) PrepareContext(ctx context.Context, sql string) (*Prepared, error) {
 	stmt, err := parseSQL(sql)
 	if err != nil {
 		return nil, err
 	}
 	n := numberParams(stmt, nil, false)
 	if n == 0 {
-		schema, err := e.Schema(sql)
+		schema, err := e.SchemaContext(ctx, sql)
 		if err != nil {
 			return nil, err
 		}
 		return &Prepared{SQL: sql, Schema: schema}, nil
 	}
-	_, _, err = e.planStmt(sql, nil, true)
+	_, _, err = e.planStmt(ctx, sql, nil, true)
 	var qe *Error
 	if err != nil && !(errors.As(err, &qe) && qe.Kind == ErrInvalid) {
 		return nil, err
@@ -48,7 +54,12 @@ func (e *Engine) Prepare(sql string) (*Prepared, error) {
 // Schema plans sql with params bound and returns the schema its result
 // will have, without running it.
 func (e *Engine) Schema(sql string, params ...any) (*arrow.Schema, error) {
-	p, explain, err := e.plan(sql, params)
+	return e.SchemaContext(context.Background(), sql, params...)
+}
+
+// SchemaContext is Schema, stopped when ctx is cancelled.
+func (e *Engine) SchemaContext(ctx context.Context, sql string, params ...any) (*arrow.Schema, error) {
+	p, explain, err := e.plan(ctx, sql, params)
 	if err != nil {
 		return nil, err
 	}

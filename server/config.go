@@ -51,6 +51,13 @@ type Config struct {
 	// QueryMemory bounds what one query's sorts and aggregates hold;
 	// default query.DefaultMemoryLimit.
 	QueryMemory int64
+	// MaxExprNodes and MaxExprDepth bound the expressions of one
+	// statement: its expression nodes, all together, and how deeply they
+	// nest; a statement past either fails with InvalidArgument naming the
+	// limit. Defaults query.DefaultMaxExprNodes (10,000) and
+	// query.DefaultMaxExprDepth (1,000); negative: no limit.
+	MaxExprNodes int
+	MaxExprDepth int
 	// MaxSessions bounds the sessions held (and, apart, the prepared
 	// statements); past it a new one is refused, a live one is never
 	// dropped to make room. Default 10,000. SessionIdle drops a session

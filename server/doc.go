@@ -169,7 +169,11 @@
 // certificate and key. Listen refuses an address other machines can reach
 // unless the server has both, or Config.Insecure. At most MaxQueries run at
 // once (the rest wait up to QueueTimeout); each query's sorts and aggregates
-// hold at most QueryMemory; uploads are read a message at a time, each
+// hold at most QueryMemory, and so may the expressions of one batch (a
+// constant is computed only for the rows a LIMIT passes on); a statement's
+// expressions hold at most MaxExprNodes nodes (default 10,000) nested at
+// most MaxExprDepth deep (default 1,000; a chain a + b + c … counts once);
+// a cancelled query stops planning and evaluating within a step; uploads are read a message at a time, each
 // message at most MaxRecvBytes and each batch at most 1 GiB decoded.
 //
 // # Not here yet

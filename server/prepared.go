@@ -154,10 +154,7 @@ func (s *Server) prepare(ctx context.Context, sql string) (*query.Prepared, erro
 		return nil, err
 	}
 	defer release()
-	if err := ctx.Err(); err != nil {
-		return nil, toStatus(err)
-	}
-	pr, err := s.engine.Prepare(sql)
+	pr, err := s.engine.PrepareContext(ctx, sql)
 	return pr, toStatus(err)
 }
 

@@ -75,7 +75,8 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 	s := &Server{
 		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
 		engine: query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills,
-			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill"}),
+			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill",
+			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth}),
 		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		tickets:  newTicketStore(cfg.TicketTTL),

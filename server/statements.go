@@ -93,12 +93,7 @@ func (s *Server) planSchema(ctx context.Context, sql string, params []any) (*arr
 		return nil, err
 	}
 	defer release()
-	// Engine.Schema takes no context yet: a caller gone while it waited
-	// for its slot is not planned for.
-	if err := ctx.Err(); err != nil {
-		return nil, toStatus(err)
-	}
-	schema, err := s.engine.Schema(sql, params...)
+	schema, err := s.engine.SchemaContext(ctx, sql, params...)
 	return schema, toStatus(err)
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/server"
 	"github.com/quiverdb/quiver/tpch"
 )
@@ -75,6 +76,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics", "127.0.0.1:31338", "`host:port` of the Prometheus metrics endpoint; empty for none")
 	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
+	maxExprNodes := fs.Int("max-expr-nodes", query.DefaultMaxExprNodes, "expression nodes one statement may hold, all its expressions together (-1: no limit)")
+	maxExprDepth := fs.Int("max-expr-depth", query.DefaultMaxExprDepth, "how deeply a statement's expressions may nest; a chain a + b + c … counts once (-1: no limit)")
 	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
 	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
 	maxSQL := fs.Int("max-sql-bytes", server.DefaultMaxSQLBytes, "longest SQL statement accepted, in bytes")
@@ -126,7 +129,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg := server.Config{
 		Listen: *listen, TLSCert: *tlsCert, TLSKey: *tlsKey, Tokens: tokens, Insecure: *insecure,
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
-		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
+		MaxQueries: *maxQueries, QueryMemory: *queryMemory, MaxExprNodes: *maxExprNodes, MaxExprDepth: *maxExprDepth, ShutdownGrace: *grace, Logger: log,
 		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
 	}
 	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient

@@ -103,18 +103,56 @@ func checkEngine(op string, es ...Expr) error {
 
 func (x *arithExpr) Type() arrow.DataType { return x.typ }
 func (x *arithExpr) children() []Expr     { return []Expr{x.l, x.r} }
-func (x *arithExpr) String() string {
-	return paren(x.l) + " " + x.op.String() + " " + paren(x.r)
+func (x *arithExpr) String() string       { return text(x) }
+func (x *arithExpr) writeText(b *strings.Builder) {
+	writeParen(b, x.l)
+	b.WriteString(" " + x.op.String() + " ")
+	writeParen(b, x.r)
 }
 
+// Eval evaluates a left-deep chain (a + b + c + … as SQL parses it) in a
+// loop from its innermost node up, each node's result the left operand of
+// the next, rather than by recursion: in the same order, with the same
+// errors, but with a stack of one frame however long the chain.
 func (x *arithExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	ops, err := evalOperands(ctx, mem, batch, x.l, x.r)
+	spine := []*arithExpr{x}
+	for {
+		l, ok := spine[len(spine)-1].l.(*arithExpr)
+		if !ok {
+			break
+		}
+		spine = append(spine, l)
+	}
+	n := int(batch.NumRows())
+	inner := spine[len(spine)-1]
+	l, err := evalOperand(ctx, mem, inner.l, batch)
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(ops)
-	l, r := ops[0], ops[1]
-	n := int(batch.NumRows())
+	for i := len(spine) - 1; i >= 0; i-- {
+		y := spine[i]
+		r, err := evalOperand(ctx, mem, y.r, batch)
+		if err == nil {
+			err = ctx.Err() // r may be a literal, which does not look
+		}
+		if err != nil {
+			l.release()
+			r.release()
+			return nil, err
+		}
+		out, err := y.apply(ctx, mem, n, l, r)
+		l.release()
+		r.release()
+		if err != nil {
+			return nil, err
+		}
+		l = operand{arr: out, n: n}
+	}
+	return l.arr, nil
+}
+
+// apply computes l op r.
+func (x *arithExpr) apply(ctx context.Context, mem memory.Allocator, n int, l, r operand) (arrow.Array, error) {
 	if l.allNull() || r.allNull() {
 		return nullArray(mem, x.typ, n), nil
 	}

@@ -110,17 +110,20 @@ func (x *caseExpr) children() []Expr {
 	return append(out, x.els)
 }
 
-func (x *caseExpr) String() string {
-	var b strings.Builder
+func (x *caseExpr) String() string { return text(x) }
+func (x *caseExpr) writeText(b *strings.Builder) {
 	b.WriteString("CASE")
 	for _, w := range x.whens {
-		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Then.String())
+		b.WriteString(" WHEN ")
+		writeExpr(b, w.Cond)
+		b.WriteString(" THEN ")
+		writeExpr(b, w.Then)
 	}
 	if l, ok := x.els.(*literal); !ok || !l.null {
-		b.WriteString(" ELSE " + x.els.String())
+		b.WriteString(" ELSE ")
+		writeExpr(b, x.els)
 	}
 	b.WriteString(" END")
-	return b.String()
 }
 
 func (x *caseExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
@@ -220,12 +223,16 @@ func Coalesce(args ...Expr) (Expr, error) {
 
 func (x *coalesceExpr) Type() arrow.DataType { return x.typ }
 func (x *coalesceExpr) children() []Expr     { return x.args }
-func (x *coalesceExpr) String() string {
-	s := make([]string, len(x.args))
+func (x *coalesceExpr) String() string       { return text(x) }
+func (x *coalesceExpr) writeText(b *strings.Builder) {
+	b.WriteString("COALESCE(")
 	for i, a := range x.args {
-		s[i] = a.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeExpr(b, a)
 	}
-	return "COALESCE(" + strings.Join(s, ", ") + ")"
+	b.WriteByte(')')
 }
 
 func (x *coalesceExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,8 +58,11 @@ func canCast(from, to arrow.DataType) bool {
 
 func (c *castExpr) Type() arrow.DataType { return c.to }
 func (c *castExpr) children() []Expr     { return []Expr{c.e} }
-func (c *castExpr) String() string {
-	return "CAST(" + c.e.String() + " AS " + sqlType(c.to) + ")"
+func (c *castExpr) String() string       { return text(c) }
+func (c *castExpr) writeText(b *strings.Builder) {
+	b.WriteString("CAST(")
+	writeExpr(b, c.e)
+	b.WriteString(" AS " + sqlType(c.to) + ")")
 }
 
 func (c *castExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

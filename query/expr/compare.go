@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -103,8 +104,11 @@ func dateFromString(e, other Expr, text func(l, r Expr) string) (Expr, error) {
 
 func (x *compareExpr) Type() arrow.DataType { return typBool }
 func (x *compareExpr) children() []Expr     { return []Expr{x.l, x.r} }
-func (x *compareExpr) String() string {
-	return paren(x.l) + " " + x.op.String() + " " + paren(x.r)
+func (x *compareExpr) String() string       { return text(x) }
+func (x *compareExpr) writeText(b *strings.Builder) {
+	writeParen(b, x.l)
+	b.WriteString(" " + x.op.String() + " ")
+	writeParen(b, x.r)
 }
 
 func (x *compareExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

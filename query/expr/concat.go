@@ -75,6 +75,12 @@ func (x *concatExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow
 			}
 		}
 	}
+	// A literal side repeats on every row, so total does not follow from
+	// the batch alone: ask the query's budget first (budget.go).
+	if err := reserve(mem, int64(total)+4*int64(n+1), x); err != nil {
+		releaseBufs(validity)
+		return nil, err
+	}
 	offBuf, offs := newValues[int32](mem, n+1)
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Resize(total)

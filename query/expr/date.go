@@ -160,7 +160,8 @@ func AddInterval(e Expr, months, days int32) (Expr, error) {
 func (x *intervalExpr) Type() arrow.DataType { return typDate32 }
 func (x *intervalExpr) children() []Expr     { return []Expr{x.e} }
 
-func (x *intervalExpr) String() string {
+func (x *intervalExpr) String() string { return text(x) }
+func (x *intervalExpr) writeText(b *strings.Builder) {
 	m, d, op := x.months, x.days, "+"
 	if m <= 0 && d <= 0 && (m != 0 || d != 0) {
 		m, d, op = -m, -d, "-"
@@ -172,7 +173,8 @@ func (x *intervalExpr) String() string {
 	if d != 0 || m == 0 {
 		parts = append(parts, fmt.Sprintf("%d day", d)+plural(d))
 	}
-	return paren(x.e) + " " + op + " INTERVAL '" + strings.Join(parts, " ") + "'"
+	writeParen(b, x.e)
+	b.WriteString(" " + op + " INTERVAL '" + strings.Join(parts, " ") + "'")
 }
 
 func plural(n int32) string {

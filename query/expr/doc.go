@@ -71,7 +71,17 @@
 // on the rows that reach it (CASE WHEN x <> 0 THEN 10 / x END never divides
 // by zero): the batch is cut down to those rows and the pieces are merged
 // back in row order. Operands that cannot fail are evaluated on every row
-// instead, which is cheaper. Constant subtrees are folded at plan time
+// instead, which is cheaper. A left-deep chain of arithmetic or of AND/OR
+// (a + b + c …, as SQL parses it) and a run of minus signs evaluate in a
+// loop from the innermost node up, in the order recursion would take but
+// with one stack frame, and every step checks the context, so a long
+// expression over a large batch stops soon after it is cancelled; NOT NOT
+// e is built as e. Before materializing a constant for every row, Eval
+// asks an allocator that implements Reserver for the bytes (budget.go)
+// and fails with its error instead of allocating when it says no. Node
+// text (String) is written into one builder from the root, and Share
+// numbers subtrees bottom up, so both are linear in the tree's size.
+// Constant subtrees are folded at plan time
 // (DATE '1998-12-01' - INTERVAL '90 days' becomes a date literal) unless
 // folding fails, in which case the error waits for Eval. Eval handles
 // sliced inputs (non-zero offsets), never keeps an array it did not return,

@@ -72,10 +72,17 @@ func childrenOf(e Expr) []Expr {
 // paren returns e's text, parenthesized unless it is a leaf or reads as a
 // single term (a function call, CAST, CASE).
 func paren(e Expr) string {
-	s := e.String()
+	if isTerm(e) {
+		return e.String()
+	}
+	return "(" + e.String() + ")"
+}
+
+// isTerm reports whether e's text reads as a single term.
+func isTerm(e Expr) bool {
 	switch e.(type) {
 	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr:
-		return s
+		return true
 	}
-	return "(" + s + ")"
+	return false
 }

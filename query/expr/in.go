@@ -111,12 +111,17 @@ func In(e Expr, list []Expr) (Expr, error) {
 
 func (x *inExpr) Type() arrow.DataType { return typBool }
 func (x *inExpr) children() []Expr     { return append([]Expr{x.e}, x.list...) }
-func (x *inExpr) String() string {
-	items := make([]string, len(x.list))
+func (x *inExpr) String() string       { return text(x) }
+func (x *inExpr) writeText(b *strings.Builder) {
+	writeParen(b, x.e)
+	b.WriteString(" IN (")
 	for i, e := range x.list {
-		items[i] = e.String()
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeExpr(b, e)
 	}
-	return paren(x.e) + " IN (" + strings.Join(items, ", ") + ")"
+	b.WriteByte(')')
 }
 
 func (x *inExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
@@ -205,8 +210,13 @@ func Between(e, lo, hi Expr) (Expr, error) {
 
 func (x *betweenExpr) Type() arrow.DataType { return typBool }
 func (x *betweenExpr) children() []Expr     { return []Expr{x.e, x.lo, x.hi} }
-func (x *betweenExpr) String() string {
-	return paren(x.e) + " BETWEEN " + paren(x.lo) + " AND " + paren(x.hi)
+func (x *betweenExpr) String() string       { return text(x) }
+func (x *betweenExpr) writeText(b *strings.Builder) {
+	writeParen(b, x.e)
+	b.WriteString(" BETWEEN ")
+	writeParen(b, x.lo)
+	b.WriteString(" AND ")
+	writeParen(b, x.hi)
 }
 
 func (x *betweenExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

@@ -172,12 +172,14 @@ func Like(e Expr, pattern string, negate bool) (Expr, error) {
 
 func (x *likeExpr) Type() arrow.DataType { return typBool }
 func (x *likeExpr) children() []Expr     { return []Expr{x.e} }
-func (x *likeExpr) String() string {
+func (x *likeExpr) String() string       { return text(x) }
+func (x *likeExpr) writeText(b *strings.Builder) {
 	op := " LIKE "
 	if x.negate {
 		op = " NOT LIKE "
 	}
-	return paren(x.e) + op + quote(x.pattern)
+	writeParen(b, x.e)
+	b.WriteString(op + quote(x.pattern))
 }
 
 func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

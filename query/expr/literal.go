@@ -79,6 +79,9 @@ func (l *literal) Eval(_ context.Context, mem memory.Allocator, batch arrow.Reco
 }
 
 func (l *literal) materialize(mem memory.Allocator, n int) (arrow.Array, error) {
+	if err := reserve(mem, l.repeatedSize(n), l); err != nil {
+		return nil, err
+	}
 	if l.null {
 		return nullArray(mem, l.typ, n), nil
 	}

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"context"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -26,7 +27,13 @@ func And(l, r Expr) (Expr, error) { return logical("and", "AND", l, r) }
 func Or(l, r Expr) (Expr, error) { return logical("or", "OR", l, r) }
 
 // Not is NOT e; NOT NULL is NULL.
-func Not(e Expr) (Expr, error) { return logical("not", "NOT", e) }
+// NOT NOT e is e (also for NULL), so a chain of NOTs costs at most one.
+func Not(e Expr) (Expr, error) {
+	if x, ok := e.(*boolExpr); ok && x.fn == "not" {
+		return x.args[0], nil
+	}
+	return logical("not", "NOT", e)
+}
 
 func logical(fn, text string, args ...Expr) (Expr, error) {
 	if err := checkEngine(text, args...); err != nil {
@@ -43,23 +50,58 @@ func logical(fn, text string, args ...Expr) (Expr, error) {
 
 func (x *boolExpr) Type() arrow.DataType { return typBool }
 func (x *boolExpr) children() []Expr     { return x.args }
-func (x *boolExpr) String() string {
+func (x *boolExpr) String() string       { return text(x) }
+func (x *boolExpr) writeText(b *strings.Builder) {
 	if len(x.args) == 1 {
-		return x.text + " " + paren(x.args[0])
+		b.WriteString(x.text + " ")
+		writeParen(b, x.args[0])
+		return
 	}
-	return paren(x.args[0]) + " " + x.text + " " + paren(x.args[1])
+	writeParen(b, x.args[0])
+	b.WriteString(" " + x.text + " ")
+	writeParen(b, x.args[1])
 }
 
+// Eval evaluates a left-deep chain of AND and OR (a AND b AND c …) in a
+// loop, as arithExpr.Eval does, with a stack of one frame.
 func (x *boolExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	ops, err := evalOperands(ctx, mem, batch, x.args...)
+	if x.fn == "not" {
+		o, err := evalOperand(ctx, mem, x.args[0], batch)
+		if err != nil {
+			return nil, err
+		}
+		defer o.release()
+		return not(mem, o), nil
+	}
+	spine := []*boolExpr{x}
+	for {
+		l, ok := spine[len(spine)-1].args[0].(*boolExpr)
+		if !ok || l.fn == "not" {
+			break
+		}
+		spine = append(spine, l)
+	}
+	n := int(batch.NumRows())
+	l, err := evalOperand(ctx, mem, spine[len(spine)-1].args[0], batch)
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(ops)
-	if x.fn == "not" {
-		return not(mem, ops[0]), nil
+	for i := len(spine) - 1; i >= 0; i-- {
+		r, err := evalOperand(ctx, mem, spine[i].args[1], batch)
+		if err == nil {
+			err = ctx.Err() // r may be a literal, which does not look
+		}
+		if err != nil {
+			l.release()
+			r.release()
+			return nil, err
+		}
+		out := kleene(mem, spine[i].fn == "and", n, l, r)
+		l.release()
+		r.release()
+		l = operand{arr: out, n: n}
 	}
-	return kleene(mem, x.fn == "and", int(batch.NumRows()), ops[0], ops[1]), nil
+	return l.arr, nil
 }
 
 // not inverts a Boolean operand; NULL stays NULL.
@@ -108,11 +150,14 @@ func nullTestOf(e Expr, not bool) Expr {
 
 func (x *nullTest) Type() arrow.DataType { return typBool }
 func (x *nullTest) children() []Expr     { return []Expr{x.e} }
-func (x *nullTest) String() string {
+func (x *nullTest) String() string       { return text(x) }
+func (x *nullTest) writeText(b *strings.Builder) {
+	writeParen(b, x.e)
 	if x.not {
-		return paren(x.e) + " IS NOT NULL"
+		b.WriteString(" IS NOT NULL")
+		return
 	}
-	return paren(x.e) + " IS NULL"
+	b.WriteString(" IS NULL")
 }
 
 func (x *nullTest) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {

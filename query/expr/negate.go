@@ -3,12 +3,18 @@ package expr
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-type negateExpr struct{ e Expr }
+// negateExpr keeps its type: asking the operand would walk a chain of
+// minus signs down to its end, at every level.
+type negateExpr struct {
+	e   Expr
+	typ arrow.DataType
+}
 
 // Negate is -e for a number; -MinInt64 is ErrOverflow.
 func Negate(e Expr) (Expr, error) {
@@ -19,19 +25,49 @@ func Negate(e Expr) (Expr, error) {
 	if !numeric(e.Type()) {
 		return nil, errorf(ErrType, "cannot negate %s (-%s)", e.Type(), paren(e))
 	}
-	return fold(&negateExpr{e: e}), nil
+	return fold(&negateExpr{e: e, typ: e.Type()}), nil
 }
 
-func (x *negateExpr) Type() arrow.DataType { return x.e.Type() }
+func (x *negateExpr) Type() arrow.DataType { return x.typ }
 func (x *negateExpr) children() []Expr     { return []Expr{x.e} }
-func (x *negateExpr) String() string       { return "-" + paren(x.e) }
+func (x *negateExpr) String() string       { return text(x) }
+func (x *negateExpr) writeText(b *strings.Builder) {
+	b.WriteByte('-')
+	writeParen(b, x.e)
+}
 
+// Eval evaluates a chain of minus signs (- - - x) in a loop from the
+// innermost up, with a stack of one frame however long the chain.
 func (x *negateExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
-	a, err := evalArray(ctx, mem, x.e, batch)
+	spine := []*negateExpr{x}
+	for {
+		y, ok := spine[len(spine)-1].e.(*negateExpr)
+		if !ok {
+			break
+		}
+		spine = append(spine, y)
+	}
+	a, err := evalArray(ctx, mem, spine[len(spine)-1].e, batch)
 	if err != nil {
 		return nil, err
 	}
-	defer a.Release()
+	for i := len(spine) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			a.Release()
+			return nil, err
+		}
+		out, err := spine[i].apply(mem, a)
+		a.Release()
+		if err != nil {
+			return nil, err
+		}
+		a = out
+	}
+	return a, nil
+}
+
+// apply returns -a.
+func (x *negateExpr) apply(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	switch a.DataType().ID() {
 	case arrow.INT64:
 		return mapFixed(mem, typInt64, a, values[int64](a), func(v int64) (int64, error) {

@@ -25,6 +25,9 @@ func evalOperand(ctx context.Context, mem memory.Allocator, e Expr, batch arrow.
 	if l, ok := e.(*literal); ok {
 		return operand{lit: l, n: n}, nil
 	}
+	if err := ctx.Err(); err != nil { // a deep tree over a large batch takes a while
+		return operand{}, err
+	}
 	a, err := e.Eval(ctx, mem, batch)
 	if err != nil {
 		return operand{}, err
@@ -38,6 +41,9 @@ func evalOperand(ctx context.Context, mem memory.Allocator, e Expr, batch arrow.
 
 // evalArray evaluates e over batch, checking what it returns.
 func evalArray(ctx context.Context, mem memory.Allocator, e Expr, batch arrow.RecordBatch) (arrow.Array, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	a, err := e.Eval(ctx, mem, batch)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package expr
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,79 +25,102 @@ import (
 // and engine arrays share a name).
 
 // Share returns exprs with the arithmetic subtrees they repeat shared.
+// It takes time linear in the size of the trees: each node gets a number
+// from its operator, type and its operands' numbers, once.
 func Share(exprs []Expr) []Expr {
-	count := map[string]int{}
+	s := &sharer{ids: map[shareKey]int{}, of: map[*arithExpr]int{}, shared: map[int]Expr{}}
 	for _, e := range exprs {
-		countArith(e, count)
+		s.countArith(e)
 	}
-	shared := map[string]Expr{}
 	out := make([]Expr, len(exprs))
 	for i, e := range exprs {
-		out[i] = shareArith(e, count, shared)
+		out[i] = s.shareArith(e)
 	}
 	return out
 }
 
-// countArith counts the arithmetic subtrees of e by fingerprint.
-func countArith(e Expr, count map[string]int) {
+// shareKey identifies what a node computes: an arithmetic node by its
+// operator, type and operands' ids, a column by batch index and type,
+// anything else by its Go type, text and type (a column under it is
+// named, and the arrays of one name hold the same values).
+type shareKey struct {
+	op         ArithOp
+	typ        string
+	l, r       int
+	index      int
+	other      string // Go type
+	text       string
+	arith, col bool
+}
+
+type sharer struct {
+	ids    map[shareKey]int   // what a node computes → its id
+	of     map[*arithExpr]int // the id of each arithmetic node seen
+	count  []int              // by id: how often an arithmetic subtree occurs
+	shared map[int]Expr       // by id: the shared node
+}
+
+// id numbers what e computes; equal ids compute the same.
+func (s *sharer) id(e Expr) int {
+	var k shareKey
+	switch x := e.(type) {
+	case *sharedExpr:
+		return s.id(x.Expr)
+	case *arithExpr:
+		if id, ok := s.of[x]; ok {
+			return id
+		}
+		k = shareKey{arith: true, op: x.op, typ: x.typ.String(), l: s.id(x.l), r: s.id(x.r)}
+	case *column:
+		k = shareKey{col: true, index: x.index, typ: x.typ.String()}
+	default:
+		k = shareKey{other: fmt.Sprintf("%T", e), typ: e.Type().String(), text: e.String()}
+	}
+	id, ok := s.ids[k]
+	if !ok {
+		id = len(s.ids)
+		s.ids[k] = id
+		s.count = append(s.count, 0)
+	}
+	if x, ok := e.(*arithExpr); ok {
+		s.of[x] = id
+	}
+	return id
+}
+
+// countArith counts the arithmetic subtrees of e by id.
+func (s *sharer) countArith(e Expr) {
 	x, ok := e.(*arithExpr)
 	if !ok {
 		return
 	}
-	count[fingerprint(x)]++
-	countArith(x.l, count)
-	countArith(x.r, count)
+	s.count[s.id(x)]++
+	s.countArith(x.l)
+	s.countArith(x.r)
 }
 
-func shareArith(e Expr, count map[string]int, shared map[string]Expr) Expr {
+func (s *sharer) shareArith(e Expr) Expr {
 	x, ok := e.(*arithExpr)
 	if !ok {
 		return e
 	}
-	fp := fingerprint(x)
-	if s, ok := shared[fp]; ok {
-		return s
+	id := s.id(x)
+	if sh, ok := s.shared[id]; ok {
+		return sh
 	}
 	y := *x
-	y.l, y.r = shareArith(x.l, count, shared), shareArith(x.r, count, shared)
+	y.l, y.r = s.shareArith(x.l), s.shareArith(x.r)
 	var out Expr = &y
-	if count[fp] > 1 {
-		out = &sharedExpr{Expr: &y, key: fp}
-		shared[fp] = out
+	if s.count[id] > 1 {
+		out = &sharedExpr{Expr: &y}
+		s.shared[id] = out
 	}
 	return out
-}
-
-// fingerprint identifies what e computes.
-func fingerprint(e Expr) string {
-	var b strings.Builder
-	writeFingerprint(&b, e)
-	return b.String()
-}
-
-func writeFingerprint(b *strings.Builder, e Expr) {
-	switch x := e.(type) {
-	case *sharedExpr:
-		writeFingerprint(b, x.Expr)
-	case *arithExpr:
-		fmt.Fprintf(b, "(%d %s ", x.op, x.typ)
-		writeFingerprint(b, x.l)
-		b.WriteByte(' ')
-		writeFingerprint(b, x.r)
-		b.WriteByte(')')
-	case *column:
-		fmt.Fprintf(b, "#%d:%s", x.index, x.typ)
-	default:
-		// Other nodes by their text and type: a column under them is
-		// named, and the arrays of one name hold the same values.
-		fmt.Fprintf(b, "[%T %q %s]", e, e.String(), e.Type())
-	}
 }
 
 // sharedExpr is one subtree Share found more than once.
 type sharedExpr struct {
 	Expr
-	key string
 }
 
 func (s *sharedExpr) children() []Expr { return []Expr{s.Expr} }
@@ -109,7 +131,7 @@ func (s *sharedExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow
 		return s.Expr.Eval(ctx, mem, batch)
 	}
 	m.mu.Lock()
-	a, ok := m.vals[s.key]
+	a, ok := m.vals[s]
 	m.mu.Unlock()
 	if ok {
 		a.Retain()
@@ -121,7 +143,7 @@ func (s *sharedExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow
 	}
 	a.Retain() // the memo's reference
 	m.mu.Lock()
-	m.vals[s.key] = a
+	m.vals[s] = a
 	m.mu.Unlock()
 	return a, nil
 }
@@ -131,14 +153,14 @@ type memoKey struct{}
 // memo holds the shared results of one batch.
 type memo struct {
 	mu   sync.Mutex
-	vals map[string]arrow.Array
+	vals map[*sharedExpr]arrow.Array
 }
 
 // WithMemo returns a context under which the shared nodes of Share keep
 // their results, for evaluating expressions over one batch, and the
 // function that releases them once that is done.
 func WithMemo(ctx context.Context) (context.Context, func()) {
-	m := &memo{vals: map[string]arrow.Array{}}
+	m := &memo{vals: map[*sharedExpr]arrow.Array{}}
 	return context.WithValue(ctx, memoKey{}, m), func() {
 		for _, a := range m.vals {
 			a.Release()

@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -139,9 +140,10 @@ func AsStored(e Expr, dt arrow.DataType) (Expr, error) {
 	return &storedExpr{e: e, typ: dt}, nil
 }
 
-func (s *storedExpr) Type() arrow.DataType { return s.typ }
-func (s *storedExpr) String() string       { return s.e.String() }
-func (s *storedExpr) children() []Expr     { return []Expr{s.e} }
+func (s *storedExpr) Type() arrow.DataType         { return s.typ }
+func (s *storedExpr) String() string               { return text(s) }
+func (s *storedExpr) writeText(b *strings.Builder) { writeExpr(b, s.e) }
+func (s *storedExpr) children() []Expr             { return []Expr{s.e} }
 
 func (s *storedExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
 	v, err := s.e.Eval(ctx, mem, batch)
