@@ -237,3 +237,33 @@ func appendValue(bld array.Builder, dt arrow.DataType, r *rand.Rand, row int) {
 		panic(fmt.Sprintf("testrec: no generator for %T (%s)", bld, dt))
 	}
 }
+
+// SeedGroups are groups of AllTypes' columns that together cover every
+// type family, each small enough for a fuzz seed of a few hundred bytes:
+// the fuzzer mutates and minimizes every input it keeps, and seeds of tens
+// of kilobytes (all of AllTypes in one schema) leave it minimizing for
+// minutes instead of running thousands of inputs a second.
+var SeedGroups = [][]string{
+	{"i64", "str"},
+	{"null", "bool", "i8"}, {"u64", "f16"}, {"dec32", "dec256"}, {"ts", "ivl_mdn"},
+	{"fsb", "lstr"}, {"strview", "binview"},
+	{"list", "fsl"}, {"listview"}, {"struct"}, {"map"},
+	{"sunion"}, {"dunion"}, {"ree"}, {"dict"}, {"listdict"},
+}
+
+// Tiny returns rows rows of the named AllTypes columns, from seed, with
+// no schema metadata: a fuzz seed's record.
+func Tiny(mem memory.Allocator, rows int, seed uint64, names ...string) arrow.RecordBatch {
+	all := Build(mem, rows, seed)
+	defer all.Release()
+	fields := make([]arrow.Field, len(names))
+	cols := make([]arrow.Array, len(names))
+	for i, name := range names {
+		idx := all.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			panic(fmt.Sprintf("testrec: no column %q", name))
+		}
+		fields[i], cols[i] = all.Schema().Field(idx[0]), all.Column(idx[0])
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows))
+}
