@@ -17,6 +17,7 @@ import (
 type metrics struct {
 	queries      atomic.Int64
 	queryErrors  atomic.Int64
+	cancelled    atomic.Int64 // queries whose client went away or cancelled
 	rows         atomic.Int64
 	batches      atomic.Int64
 	rawBytes     atomic.Int64
@@ -29,13 +30,20 @@ type metrics struct {
 	running  *runningQueries
 }
 
-func (m *metrics) query(st sendStats, err error) {
+// query counts a query that ended. gone says the client went away or
+// cancelled it (its stream's context ended): the error that follows
+// (Canceled, or Unavailable from a closed transport) is then the client's
+// doing, counted as cancelled, not as a failure of the server's.
+func (m *metrics) query(st sendStats, err error, gone bool) {
 	m.queries.Add(1)
 	m.rows.Add(st.Rows)
 	m.batches.Add(st.Batches)
 	m.rawBytes.Add(st.RawBytes)
 	m.sentBytes.Add(st.Sent)
-	if err != nil {
+	switch {
+	case err != nil && gone:
+		m.cancelled.Add(1)
+	case err != nil:
 		m.queryErrors.Add(1)
 		if c := codeOf(err); int(c) < len(m.errorsByCode) {
 			m.errorsByCode[c].Add(1)
@@ -56,7 +64,8 @@ func (m *metrics) write(w io.Writer) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %d\n", name, help, name, kind, name, v)
 	}
 	metric("quiver_queries_total", "counter", "Queries run (DoGet of a statement).", m.queries.Load())
-	metric("quiver_query_errors_total", "counter", "Queries that failed, at plan time or while streaming.", m.queryErrors.Load())
+	metric("quiver_query_errors_total", "counter", "Queries that failed, at plan time or while streaming (not counting cancelled ones).", m.queryErrors.Load())
+	metric("quiver_queries_cancelled_total", "counter", "Queries ended because their client cancelled them or went away.", m.cancelled.Load())
 	metric("quiver_result_rows_total", "counter", "Rows sent in query results.", m.rows.Load())
 	metric("quiver_result_batches_total", "counter", "Record batches sent in query results.", m.batches.Load())
 	metric("quiver_result_raw_bytes_total", "counter", "Arrow buffer bytes of the batches sent, before compression.", m.rawBytes.Load())

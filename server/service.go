@@ -85,7 +85,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, ticket []byte
 
 	var st sendStats
 	defer func() {
-		s.metrics.query(st, err)
+		s.metrics.query(st, err, stream.Context().Err() != nil || errors.Is(ctx.Err(), context.Canceled))
 		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
 			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
 	}()
