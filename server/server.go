@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -42,10 +43,14 @@ type Server struct {
 
 	spills *spill.Manager // nil with NoSpill
 
-	grpc    *grpc.Server
-	lis     net.Listener
-	tls     bool
-	closing atomic.Bool
+	grpc      *grpc.Server
+	lis       net.Listener
+	tls       bool
+	tlsConfig *tls.Config // nil without TLS
+	closing   atomic.Bool
+
+	metricsLis  net.Listener // nil without Config.MetricsListen
+	metricsHTTP *http.Server
 }
 
 // New returns a server over c. It does not listen yet: call Listen, then
@@ -88,7 +93,8 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: TLS: %w", err)
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})))
+		s.tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.tlsConfig.Clone())))
 		s.tls = true
 	}
 	if a := newTokenAuth(cfg.Tokens); a != nil {
@@ -122,6 +128,10 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
+	if err := s.listenMetrics(); err != nil {
+		lis.Close()
+		return err
+	}
 	s.lis = lis
 	return nil
 }
@@ -152,7 +162,8 @@ func (s *Server) Serve() error {
 	if s.lis == nil {
 		return errors.New("server: Serve before Listen")
 	}
-	s.log.Info("serving", "uri", s.URI(), "tls", s.tls, "auth", len(s.cfg.Tokens) > 0, "result_codec", s.defaultCodec.String())
+	s.log.Info("serving", "uri", s.URI(), "tls", s.tls, "auth", len(s.cfg.Tokens) > 0, "result_codec", s.defaultCodec.String(), "metrics", s.MetricsURL())
+	go s.serveMetrics()
 	err := s.grpc.Serve(s.lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
@@ -179,6 +190,9 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.log.Warn("grace period over: cutting running calls", "running_queries", s.running.count())
 		s.grpc.Stop()
 		<-done
+	}
+	if s.metricsHTTP != nil {
+		s.metricsHTTP.Close()
 	}
 	if s.spills != nil {
 		if err := s.spills.Close(); err != nil {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -43,9 +41,14 @@ unless --insecure is given.
 
 --config FILE reads a JSON object whose keys are these flags' names (without
 dashes) and values their values (a list for "table"); flags on the command line
-win. Logs go to stderr (--log-format text|json); Prometheus metrics are served
-at http://<--metrics>/metrics. SIGINT or SIGTERM stop accepting calls, let
-running streams finish for --shutdown-grace, then exit.`
+win. Logs go to stderr (--log-format text|json). SIGINT or SIGTERM stop
+accepting calls, let running streams finish for --shutdown-grace, then exit.
+
+Metrics: --metrics HOST:PORT serves Prometheus metrics (quiver's counters and
+the Go runtime's: go_goroutines, heap, GC) at http://HOST:PORT/metrics; none
+without it, so a second server needs only its own --listen. The endpoint
+follows --listen's rule (a non-loopback address needs TLS and tokens, or
+--insecure), wants the bearer token when tokens are set, and is HTTPS with TLS.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -62,7 +65,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tlsCert := fs.String("tls-cert", "", "TLS certificate `PEM` file")
 	tlsKey := fs.String("tls-key", "", "TLS key `PEM` file")
 	insecure := fs.Bool("insecure", false, "allow a non-loopback --listen without TLS and tokens")
-	metricsAddr := fs.String("metrics", "127.0.0.1:31338", "`host:port` of the Prometheus metrics endpoint; empty for none")
+	metricsAddr := fs.String("metrics", "", "`host:port` of the Prometheus metrics endpoint (default: none)")
 	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
 	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
@@ -115,6 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
 		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
 		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
+		MetricsListen: *metricsAddr,
 	}
 	server.Version = version
 	s, err := server.New(cfg, c)
@@ -127,17 +131,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := loadStartTables(ctx, c, log, *demo, *sf, tables); err != nil {
 		return err
 	}
-	var metricsServer *http.Server
-	if *metricsAddr != "" {
-		lis, err := net.Listen("tcp", *metricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics endpoint: %w", err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", s.Metrics())
-		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go metricsServer.Serve(lis)
-		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", lis.Addr())
+	if u := s.MetricsURL(); u != "" {
+		fmt.Fprintf(stdout, "metrics: %s\n", u)
 	}
 	fmt.Fprintf(stdout, "quiver serving Flight SQL on %s\nconnect: %s\n", s.Addr(), s.URI())
 	done := make(chan error, 1)
@@ -149,9 +144,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("shutting down", "grace", grace.String())
 	s.Shutdown(context.Background())
-	if metricsServer != nil {
-		metricsServer.Close()
-	}
 	return <-done
 }
 

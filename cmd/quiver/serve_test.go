@@ -146,3 +146,13 @@ func TestServeConfigFileAndRefusals(t *testing.T) {
 		t.Errorf("unknown config key: %d %s", code, errOut.String())
 	}
 }
+
+// TestServeTwoSideBySide: a second server with its own --listen starts
+// without further flags (both once took metrics port 31338).
+func TestServeTwoSideBySide(t *testing.T) {
+	a, am := startServe(t, "--listen", "127.0.0.1:0")
+	b, bm := startServe(t, "--listen", "127.0.0.1:0")
+	if a == b || am != "" || bm != "" {
+		t.Errorf("servers at %s (metrics %q) and %s (metrics %q)", a, am, b, bm)
+	}
+}
