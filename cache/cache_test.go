@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -320,6 +321,35 @@ func TestCancelledScanStopsAndReleases(t *testing.T) {
 		if s.Next() {
 			t.Error("Next after Release")
 		}
+		cancel()
+	}
+}
+
+// TestScanCancelledWhileWaiting: a scan cancelled while Next waits for a
+// batch decoded ahead releases that batch too (it was taken off the
+// queue that Release drains).
+func TestScanCancelledWhileWaiting(t *testing.T) {
+	mem := checked(t)
+	var in []arrow.RecordBatch
+	for i := range 8 {
+		in = append(in, testrec.Build(mem, 200, uint64(i)))
+	}
+	defer release(in)
+	c := newCache(t, mem, 0)
+	put(t, c, "t", in[0].Schema(), in, TableOptions{})
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := c.Scan(ctx, "t", ScanOptions{Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(time.Duration(i%50) * 10 * time.Microsecond)
+			cancel()
+		}()
+		for s.Next() {
+		}
+		s.Release()
 		cancel()
 	}
 }

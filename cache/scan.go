@@ -237,7 +237,17 @@ func (s *Scanner) next() (decoded, bool) {
 		select {
 		case d = <-f:
 		case <-s.ctx.Done():
-			d.err = fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, s.ctx.Err())
+			// Stop the workers, then release what one may have put in f:
+			// f is off s.order, so stop's drain does not see it.
+			s.fail(fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, s.ctx.Err()))
+			select {
+			case late := <-f:
+				if late.rec != nil {
+					late.rec.Release()
+				}
+			default:
+			}
+			return d, false
 		}
 	default:
 		if s.pos >= len(s.kept) {
