@@ -25,7 +25,7 @@ func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatem
 	if err != nil {
 		return err
 	}
-	sr, err := s.uploadReader(rd)
+	sr, err := s.uploadReader(rd, &upload{s: s, what: "parameters"})
 	if err != nil {
 		return fmt.Errorf("reading parameters: %w", err)
 	}

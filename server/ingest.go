@@ -41,9 +41,16 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_UNSPECIFIED {
 		return 0, status.Error(codes.InvalidArgument, "bulk ingest needs table definition options: what to do if the table does not exist (create, fail) and if it does (fail, append, replace)")
 	}
-	sr, err := s.uploadReader(rd)
+	release, err := s.admitIngest(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("reading the uploaded stream: %w", err)
+		return 0, err
+	}
+	defer release()
+	up := &upload{s: s, what: fmt.Sprintf("table %q", name)}
+	defer func() { returnMemory(up.decoded) }() // after the batches are released below
+	sr, err := s.uploadReader(rd, up)
+	if err != nil {
+		return 0, uploadError(up.what, fmt.Errorf("reading the uploaded stream: %w", err))
 	}
 	defer sr.Release()
 	r := pull.Records(sr.Schema(), sr.Next)
@@ -63,7 +70,7 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		info, err = s.cache.Put(ctx, name, r, cache.TableOptions{})
 	}
 	if err != nil {
-		return 0, err
+		return 0, uploadError(up.what, err)
 	}
 	n := r.Rows()
 	s.metrics.ingestRows.Add(n)

@@ -41,6 +41,9 @@ type Server struct {
 	slots    chan struct{}
 	metrics  metrics
 
+	ingestSlots chan struct{} // uploads at once (ingest_limits.go)
+	ingestMem   *ingestMemory // what uploads hold decoded
+
 	spills *spill.Manager // nil with NoSpill
 
 	grpc      *grpc.Server
@@ -82,6 +85,9 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		slots:    make(chan struct{}, cfg.MaxQueries),
+
+		ingestSlots: make(chan struct{}, cfg.MaxIngests),
+		ingestMem:   &ingestMemory{Allocator: cfg.Alloc},
 	}
 	s.metrics.cache = c
 	s.metrics.sessions = s.sessions
@@ -203,21 +209,27 @@ func (s *Server) Shutdown(ctx context.Context) {
 
 // admit waits for a query slot, at most QueueTimeout.
 func (s *Server) admit(ctx context.Context) (func(), error) {
+	return s.acquire(ctx, s.slots, "queries running", "--max-queries")
+}
+
+// acquire waits for one of slots, at most QueueTimeout; the error says
+// how many what hold them and which flag sets that.
+func (s *Server) acquire(ctx context.Context, slots chan struct{}, what, flag string) (func(), error) {
 	if s.closing.Load() {
 		return nil, status.Error(codes.Unavailable, "the server is shutting down")
 	}
 	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	default:
 	}
 	t := time.NewTimer(s.cfg.QueueTimeout)
 	defer t.Stop()
 	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	case <-t.C:
-		return nil, status.Errorf(codes.ResourceExhausted, "the server is busy: %d queries running, none finished within %s", cap(s.slots), s.cfg.QueueTimeout)
+		return nil, status.Errorf(codes.ResourceExhausted, "the server is busy: %d %s, none finished within %s (%s)", cap(slots), what, s.cfg.QueueTimeout, flag)
 	case <-ctx.Done():
 		return nil, toStatus(ctx.Err())
 	}

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
@@ -173,11 +172,3 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 	}
 	return status.Errorf(codes.InvalidArgument, "DoPut: unsupported command %T", cmd)
 }
-
-// uploadReader opens the IPC stream a client sends, with limits.
-func (s *Server) uploadReader(rd *flightipc.Reader) (*batch.StreamReader, error) {
-	return batch.NewStreamReader(rd, batch.ReadOptions{Alloc: s.mem, Limits: uploadLimits})
-}
-
-// uploadLimits bound one uploaded batch.
-var uploadLimits = batch.Limits{MaxUncompressed: 1 << 30}
