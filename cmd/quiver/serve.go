@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -32,7 +33,12 @@ to the others.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
-(removed when the query ends), within --spill-quota.
+(removed when the query ends), within --spill-quota. Uploads (bulk ingest):
+at most --max-ingests at once, each decoding at most --max-ingest-bytes, each
+batch at most 64× its compressed size or 16 MiB; what uploads hold decoded
+counts against --budget as it arrives. The Go runtime's soft memory limit is
+set to what these add up to (--budget + --query-memory × --max-queries +
+512 MiB) unless GOMEMLIMIT is set, so freed memory goes back to the OS.
 
 Security: --token-file (one bearer token per line) or the environment variable
 QUIVER_TOKENS (comma-separated) turn on authentication; --tls-cert/--tls-key turn
@@ -67,6 +73,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	insecure := fs.Bool("insecure", false, "allow a non-loopback --listen without TLS and tokens")
 	metricsAddr := fs.String("metrics", "", "`host:port` of the Prometheus metrics endpoint (default: none)")
 	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
+	maxIngests := fs.Int("max-ingests", server.DefaultMaxIngests, "uploads (bulk ingest) read at once")
+	maxIngestBytes := fs.Int64("max-ingest-bytes", server.DefaultMaxIngestBytes, "decoded bytes of one upload, all its batches")
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
 	maxMessage := fs.Int("max-message-bytes", server.DefaultMaxMessageBytes, "largest FlightData message sent (clients' gRPC limit is 4 MiB by default)")
 	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
@@ -118,7 +126,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
 		MaxQueries: *maxQueries, QueryMemory: *queryMemory, ShutdownGrace: *grace, Logger: log,
 		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
-		MetricsListen: *metricsAddr,
+		MetricsListen: *metricsAddr, MaxIngests: *maxIngests, MaxIngestBytes: *maxIngestBytes,
 	}
 	server.Version = version
 	s, err := server.New(cfg, c)
@@ -127,6 +135,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := s.Listen(); err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(s.MemoryLimit())
+		defer debug.SetMemoryLimit(prev) // serve runs in-process in tests
+		log.Info("memory limit", "bytes", s.MemoryLimit())
 	}
 	if err := loadStartTables(ctx, c, log, *demo, *sf, tables); err != nil {
 		return err

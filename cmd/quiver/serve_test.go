@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -154,5 +155,23 @@ func TestServeTwoSideBySide(t *testing.T) {
 	b, bm := startServe(t, "--listen", "127.0.0.1:0")
 	if a == b || am != "" || bm != "" {
 		t.Errorf("servers at %s (metrics %q) and %s (metrics %q)", a, am, b, bm)
+	}
+}
+
+// TestServeSetsMemoryLimit: serve sets the Go runtime's soft memory limit
+// to what its budgets add up to, and puts the old one back at exit.
+func TestServeSetsMemoryLimit(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: serve leaves it")
+	}
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		if now := debug.SetMemoryLimit(-1); now != before {
+			t.Errorf("memory limit %d after serve, %d before", now, before)
+		}
+	})
+	startServe(t, "--listen", "127.0.0.1:0", "--budget", "100000000", "--query-memory", "200000000", "--max-queries", "3")
+	if got, want := debug.SetMemoryLimit(-1), int64(100000000+3*200000000+512<<20); got != want {
+		t.Errorf("memory limit %d, want %d", got, want)
 	}
 }
