@@ -199,6 +199,7 @@ func (s *Server) Shutdown(ctx context.Context) {
 	}
 	if s.metricsHTTP != nil {
 		s.metricsHTTP.Close()
+		s.metricsLis.Close() // in case Serve never ran
 	}
 	if s.spills != nil {
 		if err := s.spills.Close(); err != nil {
