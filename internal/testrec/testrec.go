@@ -254,16 +254,23 @@ var SeedGroups = [][]string{
 // Tiny returns rows rows of the named AllTypes columns, from seed, with
 // no schema metadata: a fuzz seed's record.
 func Tiny(mem memory.Allocator, rows int, seed uint64, names ...string) arrow.RecordBatch {
-	all := Build(mem, rows, seed)
-	defer all.Release()
+	all := AllTypes()
 	fields := make([]arrow.Field, len(names))
-	cols := make([]arrow.Array, len(names))
 	for i, name := range names {
-		idx := all.Schema().FieldIndices(name)
+		idx := all.FieldIndices(name)
 		if len(idx) != 1 {
 			panic(fmt.Sprintf("testrec: no column %q", name))
 		}
-		fields[i], cols[i] = all.Schema().Field(idx[0]), all.Column(idx[0])
+		fields[i] = all.Field(idx[0])
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows))
+	schema := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	r := rand.New(rand.NewPCG(seed, 7))
+	for row := range rows {
+		for i, f := range fields {
+			appendValue(b.Field(i), f.Type, r, row)
+		}
+	}
+	return b.NewRecordBatch()
 }
