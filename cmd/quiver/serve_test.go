@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,6 +156,18 @@ func TestServeTwoSideBySide(t *testing.T) {
 	b, bm := startServe(t, "--listen", "127.0.0.1:0")
 	if a == b || am != "" || bm != "" {
 		t.Errorf("servers at %s (metrics %q) and %s (metrics %q)", a, am, b, bm)
+	}
+	// A metrics port that is taken is named, with the way out.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--metrics", taken.Addr().String()}, &out, &errOut)
+	want := "metrics: listen " + taken.Addr().String() + ": address already in use (another quiver?"
+	if code != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, %q; want 1 with %q", code, errOut.String(), want)
 	}
 }
 
