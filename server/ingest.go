@@ -48,12 +48,13 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 	defer release()
 	up := &upload{s: s, what: fmt.Sprintf("table %q", name)}
 	defer func() { returnMemory(up.decoded) }() // after the batches are released below
+	defer up.settle()
 	sr, err := s.uploadReader(rd, up)
 	if err != nil {
 		return 0, uploadError(up.what, fmt.Errorf("reading the uploaded stream: %w", err))
 	}
 	defer sr.Release()
-	r := pull.Records(sr.Schema(), sr.Next)
+	r := pull.Records(sr.Schema(), up.next(sr))
 	defer r.Release()
 
 	_, err = s.cache.Info(name)

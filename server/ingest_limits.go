@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -57,25 +58,51 @@ type upload struct {
 	s       *Server
 	what    string // `table "t"`, "parameters"
 	decoded int64  // bytes its batches claimed, admitted so far
+	pending int64  // admitted, reserved until the batch is decoded
 }
 
 // admit takes n more decoded bytes for the upload, or says which limit
-// they would pass. (Two uploads admitted at the same moment may both
-// fit alone and not together: the budget can be passed by at most a
-// batch per upload at once.)
+// they would pass. The bytes are reserved until the batch is decoded
+// (settle), when ingestMemory counts them, so uploads admitted at the
+// same moment see each other's batches.
 func (u *upload) admit(n int64) error {
+	u.settle() // the previous batch is decoded by now
 	s := u.s
 	if u.decoded+n > s.cfg.MaxIngestBytes {
 		return status.Errorf(codes.ResourceExhausted, "upload into %s: %d decoded bytes with this batch, past the limit of %d for one upload (--max-ingest-bytes)",
 			u.what, u.decoded+n, s.cfg.MaxIngestBytes)
 	}
-	held, used, budget := s.ingestMem.held.Load(), s.cache.Used(), s.cache.Budget()
-	if held+n+used > budget {
-		return status.Errorf(codes.ResourceExhausted, "upload into %s: a batch of %d decoded bytes does not fit: uploads in progress hold %d decoded bytes and the cache %d, of the cache budget of %d bytes (--budget)",
-			u.what, n, held, used, budget)
+	for {
+		reserved := s.ingestMem.reserved.Load()
+		held, used, budget := s.ingestMem.held.Load()+reserved, s.cache.Used(), s.cache.Budget()
+		if held+n+used > budget {
+			return status.Errorf(codes.ResourceExhausted, "upload into %s: a batch of %d decoded bytes does not fit: uploads in progress hold %d decoded bytes and the cache %d, of the cache budget of %d bytes (--budget)",
+				u.what, n, held, used, budget)
+		}
+		if s.ingestMem.reserved.CompareAndSwap(reserved, reserved+n) {
+			break
+		}
 	}
+	u.pending += n
 	u.decoded += n
 	return nil
+}
+
+// settle gives back the reservation of a batch now decoded (or failed).
+func (u *upload) settle() {
+	if u.pending != 0 {
+		u.s.ingestMem.reserved.Add(-u.pending)
+		u.pending = 0
+	}
+}
+
+// next is sr.Next, settling the upload's reservation after each batch.
+func (u *upload) next(sr *batch.StreamReader) func() (arrow.RecordBatch, error) {
+	return func() (arrow.RecordBatch, error) {
+		rec, err := sr.Next()
+		u.settle()
+		return rec, err
+	}
 }
 
 // uploadError adds to an error of the per-batch limits what they are.
@@ -97,8 +124,9 @@ func (s *Server) admitIngest(ctx context.Context) (func(), error) {
 // byte, so a Free of memory it did not hand out changes nothing.
 type ingestMemory struct {
 	memory.Allocator
-	held atomic.Int64
-	live sync.Map // *byte (first byte) -> int (size)
+	held     atomic.Int64
+	reserved atomic.Int64 // admitted batches not yet decoded (upload.admit)
+	live     sync.Map     // *byte (first byte) -> int (size)
 }
 
 func (m *ingestMemory) Allocate(size int) []byte {

@@ -188,8 +188,8 @@ func TestIngestCountsAgainstTheBudget(t *testing.T) {
 	if info, err := ts.cache.Info("t"); err != nil || info.Rows != 10 {
 		t.Errorf("the table after a refused append: %+v, %v", info, err)
 	}
-	if n := ts.ingestMem.held.Load(); n != 0 {
-		t.Errorf("uploads hold %d bytes after they ended", n)
+	if n, r := ts.ingestMem.held.Load(), ts.ingestMem.reserved.Load(); n != 0 || r != 0 {
+		t.Errorf("uploads hold %d bytes and reserve %d after they ended", n, r)
 	}
 }
 
