@@ -78,7 +78,7 @@
 //
 // Uploads (bulk ingest, parameters) are read a message at a time, each
 // checked from the lengths it claims before anything is allocated for it
-// (ingest_limits.go):
+// (ingest_limits.go; ingest_memory.go counts what they hold):
 //
 //	limit                          default             flag (quiver serve)
 //	one message received           64 MiB              Config.MaxRecvBytes
