@@ -197,6 +197,11 @@ func (d *Decoder) decodeColumns(types []arrow.DataType, names []string, cols []i
 			return nil, err
 		}
 	}
+	if d.opts.Admit != nil {
+		if err := d.opts.Admit(used); err != nil {
+			return nil, err
+		}
+	}
 	bufs := make([]*memory.Buffer, len(rb.Buffers))
 	if err := loadBuffers(plans, bufs, c, b, d.opts.alloc(), d.opts.Concurrency); err != nil {
 		return nil, err

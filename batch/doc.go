@@ -66,5 +66,7 @@
 // Decoded bytes per batch are capped by
 // min(MaxUncompressed, max(MaxRatio × body, RatioFloor)) (defaults 16 GiB,
 // 8×, 256 MiB), checked against the sum of the buffers' decoded-length
-// prefixes before any buffer is allocated.
+// prefixes before any buffer is allocated. That sum then goes to
+// ReadOptions.Admit, if set, so that a caller can bound what many batches
+// decode together (quiver's server: every upload against its budget).
 package batch

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,26 +22,28 @@ import (
 
 var writeCorpus = flag.Bool("corpus", false, "rewrite the committed fuzz seed corpus under testdata/fuzz")
 
-// seedStreams returns small valid streams and files: every codec, a
-// dictionary-bearing schema, a sliced record, and (uncompressed) an empty
-// record, whose arrays arrow-go builds from empty buffers.
+// seedStreams returns tiny valid streams and files, a few hundred bytes
+// each: one small batch per codec, one per testrec.SeedGroups group
+// (together every type family, dictionaries included), a sliced record
+// and an empty one, whose arrays arrow-go builds from empty buffers.
+// Seeds of all the types in one schema were 10 KB apiece, and the fuzzer
+// spent its minutes minimizing them (22 inputs in 6 minutes).
 func seedStreams(t testing.TB) (streams, files [][]byte) {
 	mem := memory.NewGoAllocator()
-	rec := testrec.Build(mem, 12, 11)
-	defer rec.Release()
-	small := rec.NewSlice(2, 9)
-	defer small.Release()
-	empty := rec.NewSlice(5, 5)
-	defer empty.Release()
-	seeds := []struct {
+	type seed struct {
 		codec codec.Setting
 		rec   arrow.RecordBatch
-	}{
-		{codec.SettingNone, rec}, {codec.SettingNone, small},
-		{codec.SettingLZ4, rec}, {codec.SettingLZ4, small},
-		{codec.SettingZstd, rec}, {codec.SettingZstd, small},
-		{codec.SettingNone, empty},
 	}
+	var seeds []seed
+	for _, c := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
+		seeds = append(seeds, seed{c, testrec.Tiny(mem, 3, 1, testrec.SeedGroups[0]...)})
+	}
+	for i, g := range testrec.SeedGroups[1:] {
+		seeds = append(seeds, seed{codec.SettingNone, testrec.Tiny(mem, 3, uint64(i+2), g...)})
+	}
+	five := testrec.Tiny(mem, 5, 11, testrec.SeedGroups[0]...)
+	seeds = append(seeds, seed{codec.SettingNone, five.NewSlice(2, 4)}, seed{codec.SettingNone, five.NewSlice(3, 3)})
+	five.Release()
 	for _, seed := range seeds {
 		var sb, fb bytes.Buffer
 		sw, _ := NewStreamWriter(&sb, seed.rec.Schema(), WriteOptions{Codec: seed.codec})
@@ -53,6 +56,7 @@ func seedStreams(t testing.TB) (streams, files [][]byte) {
 		}
 		sw.Close()
 		fw.Close()
+		seed.rec.Release()
 		streams = append(streams, sb.Bytes())
 		files = append(files, fb.Bytes())
 	}
@@ -76,41 +80,45 @@ func FuzzStreamReader(f *testing.F) {
 	for _, s := range streams {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		defer mem.AssertSize(t, 0)
-		r, err := NewStreamReader(bytes.NewReader(data), ReadOptions{Alloc: mem, Limits: fuzzLimits})
-		if err != nil {
+	f.Fuzz(checkStream)
+}
+
+// checkStream reads data as a stream, in turn and ahead: no panic, no
+// leak, only documented errors, the same records both ways.
+func checkStream(t *testing.T, data []byte) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r, err := NewStreamReader(bytes.NewReader(data), ReadOptions{Alloc: mem, Limits: fuzzLimits})
+	if err != nil {
+		checkErr(t, err)
+		return
+	}
+	defer r.Release()
+	// The same stream decoded ahead on goroutines must give the same
+	// records and fail at the same batch with the same error.
+	ahead, err := NewStreamReader(bytes.NewReader(data), ReadOptions{Alloc: mem, Limits: fuzzLimits, Prefetch: 3})
+	if err != nil {
+		t.Fatalf("second reader of the stream: %v", err)
+	}
+	defer ahead.Release()
+	for i := range 100 {
+		rec, err := r.Next()
+		got, aerr := ahead.Next()
+		if err != nil || aerr != nil {
+			release(rec, got)
 			checkErr(t, err)
+			if fmt.Sprint(err) != fmt.Sprint(aerr) {
+				t.Fatalf("batch %d: read in turn: %v; read ahead: %v", i, err, aerr)
+			}
 			return
 		}
-		defer r.Release()
-		// The same stream decoded ahead on goroutines must give the same
-		// records and fail at the same batch with the same error.
-		ahead, err := NewStreamReader(bytes.NewReader(data), ReadOptions{Alloc: mem, Limits: fuzzLimits, Prefetch: 3})
-		if err != nil {
-			t.Fatalf("second reader of the stream: %v", err)
+		touch(rec)
+		same := printed(rec) == printed(got)
+		release(rec, got)
+		if !same {
+			t.Fatalf("batch %d differs when read ahead", i)
 		}
-		defer ahead.Release()
-		for i := range 100 {
-			rec, err := r.Next()
-			got, aerr := ahead.Next()
-			if err != nil || aerr != nil {
-				release(rec, got)
-				checkErr(t, err)
-				if fmt.Sprint(err) != fmt.Sprint(aerr) {
-					t.Fatalf("batch %d: read in turn: %v; read ahead: %v", i, err, aerr)
-				}
-				return
-			}
-			touch(rec)
-			same := printed(rec) == printed(got)
-			release(rec, got)
-			if !same {
-				t.Fatalf("batch %d differs when read ahead", i)
-			}
-		}
-	})
+	}
 }
 
 func release(recs ...arrow.RecordBatch) {
@@ -140,25 +148,29 @@ func FuzzFileReader(f *testing.F) {
 	for _, s := range files {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		defer mem.AssertSize(t, 0)
-		r, err := NewFileReader(bytes.NewReader(data), int64(len(data)), ReadOptions{Alloc: mem, Limits: fuzzLimits, Concurrency: 2})
+	f.Fuzz(checkFile)
+}
+
+// checkFile reads data as a file: no panic, no leak, only documented
+// errors.
+func checkFile(t *testing.T, data []byte) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r, err := NewFileReader(bytes.NewReader(data), int64(len(data)), ReadOptions{Alloc: mem, Limits: fuzzLimits, Concurrency: 2})
+	if err != nil {
+		checkErr(t, err)
+		return
+	}
+	defer r.Release()
+	for i := range min(r.NumRecords(), 100) {
+		rec, err := r.Record(i)
 		if err != nil {
 			checkErr(t, err)
-			return
+			continue
 		}
-		defer r.Release()
-		for i := range min(r.NumRecords(), 100) {
-			rec, err := r.Record(i)
-			if err != nil {
-				checkErr(t, err)
-				continue
-			}
-			touch(rec)
-			rec.Release()
-		}
-	})
+		touch(rec)
+		rec.Release()
+	}
 }
 
 // touch reads the first rows of every column through arrow-go's
@@ -332,14 +344,17 @@ func binaryOf(dt arrow.DataType) arrow.DataType {
 }
 
 // FuzzRoundTrip: whatever quiver encodes it decodes to an equal record.
+// Each input picks one group of testrec.SeedGroups (together every type):
+// building, encoding and validating every type at once for each input ran
+// about a hundred inputs a second.
 func FuzzRoundTrip(f *testing.F) {
-	f.Add(uint64(1), uint16(10), uint8(0), uint8(0), uint8(5))
-	f.Add(uint64(2), uint16(100), uint8(1), uint8(3), uint8(50))
-	f.Add(uint64(3), uint16(0), uint8(2), uint8(0), uint8(0))
-	f.Fuzz(func(t *testing.T, seed uint64, rows uint16, codecSel, sliceOff, sliceLen uint8) {
+	f.Add(uint64(1), uint16(10), uint8(0), uint8(0), uint8(5), uint8(0))
+	f.Add(uint64(2), uint16(100), uint8(1), uint8(3), uint8(50), uint8(7))
+	f.Add(uint64(3), uint16(0), uint8(2), uint8(0), uint8(0), uint8(14))
+	f.Fuzz(func(t *testing.T, seed uint64, rows uint16, codecSel, sliceOff, sliceLen, group uint8) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		rec := testrec.Build(mem, int(rows%300), seed)
+		rec := testrec.Tiny(mem, int(rows%300), seed, testrec.SeedGroups[int(group)%len(testrec.SeedGroups)]...)
 		defer rec.Release()
 		lo := min(int64(sliceOff), rec.NumRows())
 		hi := min(lo+int64(sliceLen), rec.NumRows())
@@ -394,4 +409,50 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 	write("FuzzStreamReader", streams)
 	write("FuzzFileReader", files)
+}
+
+// TestLargeFuzzInputs runs the stream and file checks over inputs too
+// large for the fuzz corpus (the fuzzer would spend its time minimizing
+// them): every type in one schema, per codec, and the crashers of that
+// size the fuzzer once found, kept under testdata/regress/<target>/.
+func TestLargeFuzzInputs(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	rec := testrec.Build(mem, 12, 11)
+	defer rec.Release()
+	for _, c := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
+		var sb, fb bytes.Buffer
+		sw, _ := NewStreamWriter(&sb, rec.Schema(), WriteOptions{Codec: c})
+		fw, _ := NewFileWriter(&fb, rec.Schema(), WriteOptions{Codec: c})
+		if err := errors.Join(sw.Write(rec), fw.Write(rec), sw.Close(), fw.Close()); err != nil {
+			t.Fatal(err)
+		}
+		t.Run("all-types/"+c.String(), func(t *testing.T) {
+			checkStream(t, sb.Bytes())
+			checkFile(t, fb.Bytes())
+		})
+	}
+	for target, check := range map[string]func(*testing.T, []byte){"FuzzStreamReader": checkStream, "FuzzFileReader": checkFile} {
+		paths, _ := filepath.Glob(filepath.Join("testdata", "regress", target, "*"))
+		for _, p := range paths {
+			t.Run(target+"/"+filepath.Base(p), func(t *testing.T) { check(t, readFuzzInput(t, p)) })
+		}
+	}
+}
+
+// readFuzzInput reads a one-[]byte file in the "go test fuzz v1" format.
+func readFuzzInput(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "\n")
+	lit, ok := strings.CutPrefix(strings.TrimSpace(rest), "[]byte(")
+	if !ok || !strings.HasSuffix(lit, ")") {
+		t.Fatalf("%s: not a []byte fuzz input", path)
+	}
+	s, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return []byte(s)
 }

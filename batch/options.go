@@ -72,6 +72,14 @@ type ReadOptions struct {
 	// Limits bound what hostile bytes can make the decoder allocate.
 	// Zero fields take the defaults of DefaultLimits.
 	Limits Limits
+	// Admit, when set, is called with the decoded bytes each record or
+	// dictionary batch claims (its buffers, the selected columns'), after
+	// those lengths pass Limits and before anything is allocated for
+	// them; an error from it stops the read and is returned, wrapped.
+	// Limits bound one batch; Admit lets a caller bound many (a server
+	// counting what all uploads decode against its memory budget). With
+	// Prefetch it is called from the decoding goroutines.
+	Admit func(decoded int64) error
 }
 
 func (o ReadOptions) alloc() memory.Allocator {

@@ -325,6 +325,35 @@ func TestCancelledScanStopsAndReleases(t *testing.T) {
 	}
 }
 
+// TestScanCancelledWhileWaiting: a scan cancelled while Next waits for a
+// batch decoded ahead releases that batch too (it was taken off the
+// queue that Release drains).
+func TestScanCancelledWhileWaiting(t *testing.T) {
+	mem := checked(t)
+	var in []arrow.RecordBatch
+	for i := range 8 {
+		in = append(in, testrec.Build(mem, 200, uint64(i)))
+	}
+	defer release(in)
+	c := newCache(t, mem, 0)
+	put(t, c, "t", in[0].Schema(), in, TableOptions{})
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := c.Scan(ctx, "t", ScanOptions{Concurrency: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			time.Sleep(time.Duration(i%50) * 10 * time.Microsecond)
+			cancel()
+		}()
+		for s.Next() {
+		}
+		s.Release()
+		cancel()
+	}
+}
+
 func ExampleCache_Scan() {
 	mem := memory.NewGoAllocator()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
@@ -403,7 +432,7 @@ func TestDecimal128Narrowing(t *testing.T) {
 // TestScanCancelledWhileWaiting: a cancel from another goroutine while
 // Next waits for a worker's batch releases that batch too (it was lost:
 // the result channel was already out of the queue stop drains).
-func TestScanCancelledWhileWaiting(t *testing.T) {
+func TestScanCancelledFromAnotherGoroutine(t *testing.T) {
 	mem := checked(t)
 	var in []arrow.RecordBatch
 	for i := range 40 {

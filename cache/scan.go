@@ -237,9 +237,9 @@ func (s *Scanner) next() (decoded, bool) {
 		select {
 		case d = <-f:
 		case <-s.ctx.Done():
-			// f is out of s.order, so stop cannot release what a worker
-			// puts in it: wait for the workers, then release it here.
-			s.stop()
+			// Stop the workers, then release what one may have put in f:
+			// f is off s.order, so stop's drain does not see it.
+			s.fail(fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, s.ctx.Err()))
 			select {
 			case late := <-f:
 				if late.rec != nil {
@@ -247,7 +247,7 @@ func (s *Scanner) next() (decoded, bool) {
 				}
 			default:
 			}
-			d.err = fmt.Errorf("cache: scan of table %q stopped: %w", s.t.name, s.ctx.Err())
+			return d, false
 		}
 	default:
 		if s.pos >= len(s.kept) {

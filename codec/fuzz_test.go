@@ -116,7 +116,7 @@ var roundTripCodecs = []codec.Codec{
 }
 
 func FuzzRoundTrip(f *testing.F) {
-	f.Add(codectest.Text(1000), uint8(1))
+	f.Add(codectest.Text(300), uint8(1))
 	f.Add([]byte{}, uint8(4))
 	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
 		c := roundTripCodecs[int(which)%len(roundTripCodecs)]

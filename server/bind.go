@@ -30,7 +30,9 @@ func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatem
 	if err != nil {
 		return err
 	}
-	sr, err := s.uploadReader(rd)
+	up := &upload{s: s, what: "parameters"}
+	defer up.settle()
+	sr, err := s.uploadReader(rd, up)
 	if err != nil {
 		return fmt.Errorf("reading parameters: %w", err)
 	}

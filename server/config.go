@@ -83,6 +83,22 @@ type Config struct {
 	// zstd:1, which writes about half lz4's bytes (quiver bench spill).
 	SpillCodec string
 
+	// MetricsListen is the host:port of the Prometheus endpoint
+	// (/metrics); "" (the default) serves none. Like Listen, a
+	// non-loopback address needs TLS and tokens, or Insecure; with tokens
+	// the endpoint wants the same bearer token, with TLS it is HTTPS.
+	MetricsListen string
+	// MaxIngests bounds the uploads (bulk ingest) read at once; one past
+	// it waits up to QueueTimeout, then fails with ResourceExhausted.
+	// Default DefaultMaxIngests. Uploads do not take query slots.
+	MaxIngests int
+	// MaxIngestBytes bounds the decoded bytes of one upload, all its
+	// batches together; default DefaultMaxIngestBytes. What every upload
+	// in progress holds decoded also counts against the cache's budget,
+	// and each uploaded batch is bounded by the ingest limits of
+	// uploadLimits (ingest_limits.go).
+	MaxIngestBytes int64
+
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 	// Alloc allocates query results and uploads; default the cache's
@@ -111,6 +127,9 @@ const (
 	DefaultMaxMessageBytes = 4<<20 - 256<<10 // 3.75 MiB: under gRPC's 4 MiB default with room for framing
 	DefaultMaxBatchRows    = 64 * 1024
 	minMessageBytes        = 64 << 10
+
+	DefaultMaxIngests     = 2
+	DefaultMaxIngestBytes = 16 << 30
 )
 
 // withDefaults fills the zero fields.
@@ -148,6 +167,12 @@ func (c Config) withDefaults(gomaxprocs int) Config {
 	if c.SpillCodec == "" {
 		c.SpillCodec = "zstd:1"
 	}
+	if c.MaxIngests == 0 {
+		c.MaxIngests = DefaultMaxIngests
+	}
+	if c.MaxIngestBytes == 0 {
+		c.MaxIngestBytes = DefaultMaxIngestBytes
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -162,6 +187,11 @@ func (c Config) Validate() error {
 	if c.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 			return fmt.Errorf("server: listen address %q: %w", c.Listen, err)
+		}
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return fmt.Errorf("server: metrics address %q: %w", c.MetricsListen, err)
 		}
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
@@ -194,6 +224,7 @@ func (c Config) Validate() error {
 		{"query memory", c.QueryMemory}, {"max sessions", int64(c.MaxSessions)},
 		{"session idle", int64(c.SessionIdle)}, {"shutdown grace", int64(c.ShutdownGrace)},
 		{"spill quota", c.SpillQuota},
+		{"max ingests", int64(c.MaxIngests)}, {"max ingest bytes", c.MaxIngestBytes},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("server: negative %s %d", f.name, f.v)

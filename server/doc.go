@@ -173,8 +173,38 @@
 // constant is computed only for the rows a LIMIT passes on); a statement's
 // expressions hold at most MaxExprNodes nodes (default 10,000) nested at
 // most MaxExprDepth deep (default 1,000; a chain a + b + c … counts once);
-// a cancelled query stops planning and evaluating within a step; uploads are read a message at a time, each
-// message at most MaxRecvBytes and each batch at most 1 GiB decoded.
+// a cancelled query stops planning and evaluating within a step.
+//
+// Uploads (bulk ingest, parameters) are read a message at a time, each
+// checked from the lengths it claims before anything is allocated for it
+// (ingest_limits.go; ingest_memory.go counts what they hold):
+//
+//	limit                          default             flag (quiver serve)
+//	one message received           64 MiB              Config.MaxRecvBytes
+//	one batch, decoded             64× its body or     —
+//	                               16 MiB, ≤ 1 GiB
+//	one upload, decoded            16 GiB              --max-ingest-bytes
+//	uploads at once                2 (then wait        --max-ingests
+//	                               QueueTimeout)
+//	all uploads' decoded bytes     cache budget        --budget
+//	held now + the cache's
+//
+// A refused upload fails with ResourceExhausted naming the table, the
+// bytes, the limit and its flag, and stores nothing. After an upload that
+// decoded 64 MiB or more the server returns freed memory to the OS
+// (debug.FreeOSMemory); quiver serve also sets the runtime's soft memory
+// limit to MemoryLimit (cache budget + QueryMemory × MaxQueries + 512 MiB)
+// unless GOMEMLIMIT is set.
+//
+// # Metrics
+//
+// Off by default; Config.MetricsListen (--metrics HOST:PORT) serves
+// Prometheus text at /metrics: quiver's counters (queries, errors by gRPC
+// code, cancelled queries, which client disconnects count as, rows and
+// bytes sent, cache use) and the Go runtime's gauges (go_goroutines,
+// go_memstats_heap_*, go_gc_*). The endpoint follows the Flight port's
+// rule: a non-loopback address needs TLS and tokens or Insecure; with
+// tokens it wants the bearer token, with TLS it is HTTPS.
 //
 // # Not here yet
 //

@@ -45,12 +45,20 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		// Refused before reading the upload; cache.Put checks again.
 		return 0, status.Errorf(codes.AlreadyExists, "table %q would clash with table %q: table names are unique ignoring case, since unquoted names in SQL match ignoring case (ingest as %q, or pick another name)", name, held, held)
 	}
-	sr, err := s.uploadReader(rd)
+	release, err := s.admitIngest(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("reading the uploaded stream: %w", err)
+		return 0, err
+	}
+	defer release()
+	up := &upload{s: s, what: fmt.Sprintf("table %q", name)}
+	defer func() { returnMemory(up.decoded) }() // after the batches are released below
+	defer up.settle()
+	sr, err := s.uploadReader(rd, up)
+	if err != nil {
+		return 0, uploadError(up.what, fmt.Errorf("reading the uploaded stream: %w", err))
 	}
 	defer sr.Release()
-	r := pull.Records(sr.Schema(), sr.Next)
+	r := pull.Records(sr.Schema(), up.next(sr))
 	defer r.Release()
 
 	_, err = s.cache.Info(name)
@@ -67,7 +75,7 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		info, err = s.cache.Put(ctx, name, r, cache.TableOptions{})
 	}
 	if err != nil {
-		return 0, err
+		return 0, uploadError(up.what, err)
 	}
 	n := r.Rows()
 	s.metrics.ingestRows.Add(n)

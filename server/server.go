@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -41,12 +42,19 @@ type Server struct {
 	slots    chan struct{}
 	metrics  metrics
 
+	ingestSlots chan struct{} // uploads at once (ingest_limits.go)
+	ingestMem   *ingestMemory // what uploads hold decoded
+
 	spills *spill.Manager // nil with NoSpill
 
-	grpc    *grpc.Server
-	lis     net.Listener
-	tls     bool
-	closing atomic.Bool
+	grpc      *grpc.Server
+	lis       net.Listener
+	tls       bool
+	tlsConfig *tls.Config // nil without TLS
+	closing   atomic.Bool
+
+	metricsLis  net.Listener // nil without Config.MetricsListen
+	metricsHTTP *http.Server
 }
 
 // New returns a server over c. It does not listen yet: call Listen, then
@@ -81,6 +89,9 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		tickets:  newTicketStore(cfg.TicketTTL),
 		slots:    make(chan struct{}, cfg.MaxQueries),
+
+		ingestSlots: make(chan struct{}, cfg.MaxIngests),
+		ingestMem:   &ingestMemory{Allocator: cfg.Alloc},
 	}
 	s.metrics.cache = c
 	s.metrics.sessions = s.sessions
@@ -92,7 +103,8 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: TLS: %w", err)
 		}
-		opts = append(opts, grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})))
+		s.tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.tlsConfig.Clone())))
 		s.tls = true
 	}
 	if a := newTokenAuth(cfg.Tokens); a != nil {
@@ -126,6 +138,10 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
+	if err := s.listenMetrics(); err != nil {
+		lis.Close()
+		return err
+	}
 	s.lis = lis
 	return nil
 }
@@ -156,7 +172,8 @@ func (s *Server) Serve() error {
 	if s.lis == nil {
 		return errors.New("server: Serve before Listen")
 	}
-	s.log.Info("serving", "uri", s.URI(), "tls", s.tls, "auth", len(s.cfg.Tokens) > 0, "result_codec", s.defaultCodec.String())
+	s.log.Info("serving", "uri", s.URI(), "tls", s.tls, "auth", len(s.cfg.Tokens) > 0, "result_codec", s.defaultCodec.String(), "metrics", s.MetricsURL())
+	go s.serveMetrics()
 	err := s.grpc.Serve(s.lis)
 	if errors.Is(err, grpc.ErrServerStopped) {
 		return nil
@@ -184,6 +201,10 @@ func (s *Server) Shutdown(ctx context.Context) {
 		s.grpc.Stop()
 		<-done
 	}
+	if s.metricsHTTP != nil {
+		s.metricsHTTP.Close()
+		s.metricsLis.Close() // in case Serve never ran
+	}
 	if s.spills != nil {
 		if err := s.spills.Close(); err != nil {
 			s.log.Warn("removing the spill folder", "err", err)
@@ -193,21 +214,27 @@ func (s *Server) Shutdown(ctx context.Context) {
 
 // admit waits for a query slot, at most QueueTimeout.
 func (s *Server) admit(ctx context.Context) (func(), error) {
+	return s.acquire(ctx, s.slots, "queries running", "--max-queries")
+}
+
+// acquire waits for one of slots, at most QueueTimeout; the error says
+// how many what hold them and which flag sets that.
+func (s *Server) acquire(ctx context.Context, slots chan struct{}, what, flag string) (func(), error) {
 	if s.closing.Load() {
 		return nil, status.Error(codes.Unavailable, "the server is shutting down")
 	}
 	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	default:
 	}
 	t := time.NewTimer(s.cfg.QueueTimeout)
 	defer t.Stop()
 	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
 	case <-t.C:
-		return nil, status.Errorf(codes.ResourceExhausted, "the server is busy: %d queries running, none finished within %s", cap(s.slots), s.cfg.QueueTimeout)
+		return nil, status.Errorf(codes.ResourceExhausted, "the server is busy: %d %s, none finished within %s (%s)", cap(slots), what, s.cfg.QueueTimeout, flag)
 	case <-ctx.Done():
 		return nil, toStatus(ctx.Err())
 	}

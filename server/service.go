@@ -16,7 +16,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/internal/flightipc"
 )
 
@@ -90,7 +89,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, stmt *stateme
 
 	var st sendStats
 	defer func() {
-		s.metrics.query(st, err)
+		s.metrics.query(st, err, stream.Context().Err() != nil || errors.Is(ctx.Err(), context.Canceled))
 		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
 			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
 	}()
@@ -178,11 +177,3 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 	}
 	return status.Errorf(codes.InvalidArgument, "DoPut: unsupported command %T", cmd)
 }
-
-// uploadReader opens the IPC stream a client sends, with limits.
-func (s *Server) uploadReader(rd *flightipc.Reader) (*batch.StreamReader, error) {
-	return batch.NewStreamReader(rd, batch.ReadOptions{Alloc: s.mem, Limits: uploadLimits})
-}
-
-// uploadLimits bound one uploaded batch.
-var uploadLimits = batch.Limits{MaxUncompressed: 1 << 30}

@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -45,7 +44,12 @@ never dropped to make room, and a call naming an expired one fails.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
-(removed when the query ends), within --spill-quota.
+(removed when the query ends), within --spill-quota. Uploads (bulk ingest):
+at most --max-ingests at once, each decoding at most --max-ingest-bytes, each
+batch at most 64× its compressed size or 16 MiB; what uploads hold decoded
+counts against --budget as it arrives. The Go runtime's soft memory limit is
+set to what these add up to (--budget + --query-memory × --max-queries +
+512 MiB) unless GOMEMLIMIT is set, so freed memory goes back to the OS.
 
 Security: --token-file (one bearer token per line) or the environment variable
 QUIVER_TOKENS (comma-separated) turn on authentication; --tls-cert/--tls-key turn
@@ -54,9 +58,14 @@ unless --insecure is given.
 
 --config FILE reads a JSON object whose keys are these flags' names (without
 dashes) and values their values (a list for "table"); flags on the command line
-win. Logs go to stderr (--log-format text|json); Prometheus metrics are served
-at http://<--metrics>/metrics. SIGINT or SIGTERM stop accepting calls, let
-running streams finish for --shutdown-grace, then exit.`
+win. Logs go to stderr (--log-format text|json). SIGINT or SIGTERM stop
+accepting calls, let running streams finish for --shutdown-grace, then exit.
+
+Metrics: --metrics HOST:PORT serves Prometheus metrics (quiver's counters and
+the Go runtime's: go_goroutines, heap, GC) at http://HOST:PORT/metrics; none
+without it, so a second server needs only its own --listen. The endpoint
+follows --listen's rule (a non-loopback address needs TLS and tokens, or
+--insecure), wants the bearer token when tokens are set, and is HTTPS with TLS.`
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -73,8 +82,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tlsCert := fs.String("tls-cert", "", "TLS certificate `PEM` file")
 	tlsKey := fs.String("tls-key", "", "TLS key `PEM` file")
 	insecure := fs.Bool("insecure", false, "allow a non-loopback --listen without TLS and tokens")
-	metricsAddr := fs.String("metrics", "127.0.0.1:31338", "`host:port` of the Prometheus metrics endpoint; empty for none")
+	metricsAddr := fs.String("metrics", "", "`host:port` of the Prometheus metrics endpoint (default: none)")
 	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
+	maxIngests := fs.Int("max-ingests", server.DefaultMaxIngests, "uploads (bulk ingest) read at once")
+	maxIngestBytes := fs.Int64("max-ingest-bytes", server.DefaultMaxIngestBytes, "decoded bytes of one upload, all its batches")
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
 	maxExprNodes := fs.Int("max-expr-nodes", query.DefaultMaxExprNodes, "expression nodes one statement may hold, all its expressions together (-1: no limit)")
 	maxExprDepth := fs.Int("max-expr-depth", query.DefaultMaxExprDepth, "how deeply a statement's expressions may nest; a chain a + b + c … counts once (-1: no limit)")
@@ -131,6 +142,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
 		MaxQueries: *maxQueries, QueryMemory: *queryMemory, MaxExprNodes: *maxExprNodes, MaxExprDepth: *maxExprDepth, ShutdownGrace: *grace, Logger: log,
 		SpillDir: *spillDir, SpillQuota: *spillQuota, SpillCodec: *spillCodec, NoSpill: *noSpill,
+		MetricsListen: *metricsAddr, MaxIngests: *maxIngests, MaxIngestBytes: *maxIngestBytes,
 	}
 	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient
 	server.Version = version
@@ -141,20 +153,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := s.Listen(); err != nil {
 		return err
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(s.MemoryLimit())
+		defer debug.SetMemoryLimit(prev) // serve runs in-process in tests
+		log.Info("memory limit", "bytes", s.MemoryLimit())
+	}
 	if err := loadStartTables(ctx, c, log, *demo, *sf, tables); err != nil {
 		return err
 	}
-	var metricsServer *http.Server
-	if *metricsAddr != "" {
-		lis, err := net.Listen("tcp", *metricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics endpoint: %w", err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", s.Metrics())
-		metricsServer = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go metricsServer.Serve(lis)
-		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", lis.Addr())
+	if u := s.MetricsURL(); u != "" {
+		fmt.Fprintf(stdout, "metrics: %s\n", u)
 	}
 	fmt.Fprintf(stdout, "quiver serving Flight SQL on %s\nconnect: %s\n", s.Addr(), s.URI())
 	done := make(chan error, 1)
@@ -166,9 +174,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("shutting down", "grace", grace.String())
 	s.Shutdown(context.Background())
-	if metricsServer != nil {
-		metricsServer.Close()
-	}
 	return <-done
 }
 

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -144,5 +146,45 @@ func TestServeConfigFileAndRefusals(t *testing.T) {
 	os.WriteFile(cfg, []byte(`{"nope": 1}`), 0o600)
 	if code := run(context.Background(), []string{"serve", "--config", cfg}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), `unknown setting "nope"`) {
 		t.Errorf("unknown config key: %d %s", code, errOut.String())
+	}
+}
+
+// TestServeTwoSideBySide: a second server with its own --listen starts
+// without further flags (both once took metrics port 31338).
+func TestServeTwoSideBySide(t *testing.T) {
+	a, am := startServe(t, "--listen", "127.0.0.1:0")
+	b, bm := startServe(t, "--listen", "127.0.0.1:0")
+	if a == b || am != "" || bm != "" {
+		t.Errorf("servers at %s (metrics %q) and %s (metrics %q)", a, am, b, bm)
+	}
+	// A metrics port that is taken is named, with the way out.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--metrics", taken.Addr().String()}, &out, &errOut)
+	want := "metrics: listen " + taken.Addr().String() + ": address already in use (another quiver?"
+	if code != 1 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, %q; want 1 with %q", code, errOut.String(), want)
+	}
+}
+
+// TestServeSetsMemoryLimit: serve sets the Go runtime's soft memory limit
+// to what its budgets add up to, and puts the old one back at exit.
+func TestServeSetsMemoryLimit(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: serve leaves it")
+	}
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() {
+		if now := debug.SetMemoryLimit(-1); now != before {
+			t.Errorf("memory limit %d after serve, %d before", now, before)
+		}
+	})
+	startServe(t, "--listen", "127.0.0.1:0", "--budget", "100000000", "--query-memory", "200000000", "--max-queries", "3")
+	if got, want := debug.SetMemoryLimit(-1), int64(100000000+3*200000000+512<<20); got != want {
+		t.Errorf("memory limit %d, want %d", got, want)
 	}
 }
