@@ -57,8 +57,10 @@ func (v *limitWalker) Enter(n ast.Node) (ast.Node, bool) {
 	if !ok {
 		return n, v.err != ""
 	}
-	v.nodes++
 	depth := 1
+	if !v.inListLiteral(e) {
+		v.nodes++
+	}
 	if len(v.stack) > 0 {
 		top := v.stack[len(v.stack)-1]
 		depth = top.depth + 1
@@ -79,6 +81,22 @@ func (v *limitWalker) Enter(n ast.Node) (ast.Node, bool) {
 	}
 	v.at = n
 	return n, true
+}
+
+// inListLiteral says whether e is a literal of the list of an IN whose
+// node is innermost: such a list is evaluated as one set, and tools send
+// IN lists of many thousands (bounded by the SQL's length, MaxSQLBytes in
+// the server), so its literals do not count as nodes.
+func (v *limitWalker) inListLiteral(e ast.ExprNode) bool {
+	if len(v.stack) == 0 {
+		return false
+	}
+	in, ok := v.stack[len(v.stack)-1].n.(*ast.PatternInExpr)
+	if !ok || in.Expr == e {
+		return false
+	}
+	_, lit := e.(ast.ValueExpr)
+	return lit
 }
 
 func (v *limitWalker) Leave(n ast.Node) (ast.Node, bool) {

@@ -161,6 +161,16 @@ func TestExprLimits(t *testing.T) {
 	if err != nil || fmt.Sprint(got) != "[3]" {
 		t.Errorf("under the depth limit: %v, %v", got, err)
 	}
+	// An IN list of literals is one set, however long (tools send lists
+	// of many thousands); its literals are not nodes.
+	var in strings.Builder
+	for i := range 3 * DefaultMaxExprNodes {
+		fmt.Fprintf(&in, ", %d", i+4)
+	}
+	got, err = run(t, e, "SELECT count(*) FROM orders WHERE id IN (1"+in.String()+")")
+	if err != nil || fmt.Sprint(got) != "[8]" { // ids 1, 4 … 10
+		t.Errorf("a long IN list: %v, %v", got, err)
+	}
 }
 
 // TestPlanLongChainLinear: planning sum(id + … + id) of 100,000 terms

@@ -30,7 +30,9 @@ func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatem
 	if err != nil {
 		return err
 	}
-	up := &upload{s: s, what: "parameters"}
+	// The statement keeps the values as long as it lives: they are bound
+	// as part of its SQL, not as a table.
+	up := &upload{s: s, what: "parameters", max: paramBytes(s.cfg.MaxSQLBytes), maxName: "--max-sql-bytes"}
 	defer up.settle()
 	sr, err := s.uploadReader(rd, up)
 	if err != nil {
@@ -67,6 +69,10 @@ func (s *Server) bindParameters(ctx context.Context, c *pb.CommandPreparedStatem
 	p.mu.Unlock()
 	return nil
 }
+
+// paramBytes bounds what one row of parameters may decode to: the SQL
+// limit, and room for the Arrow buffers of a few dozen columns besides.
+func paramBytes(maxSQL int) int64 { return int64(maxSQL) + 64<<10 }
 
 // rowParams converts row 0 of rec to the engine's parameter values.
 func rowParams(rec arrow.RecordBatch) ([]any, error) {

@@ -82,8 +82,8 @@
 // SetSessionOptions without a (live) cookie. The store holds at most
 // Config.MaxSessions, at most Config.MaxSessionsPerClient of them created
 // by one client (its IP address, and with tokens its token); past either a
-// new session is refused with ResourceExhausted: a session in use is
-// never dropped to make room, so no client can change another's settings
+// new session is refused with ResourceExhausted: a session is never
+// dropped to make room for another client's, so no client can change another's settings
 // by flooding. One exception keeps programs that open a session per run
 // and never close it working: a client at its own limit takes over its
 // least recently used session if that has been unused for a minute. A
@@ -184,7 +184,9 @@
 //	one batch, decoded             64× its body or     —
 //	                               16 MiB, ≤ 1 GiB
 //	one upload, decoded            16 GiB              --max-ingest-bytes
-//	uploads at once                2 (then wait        --max-ingests
+//	one row of parameters, decoded the SQL limit        --max-sql-bytes
+//	                               + 64 KiB
+//	ingests at once                2 (then wait        --max-ingests
 //	                               QueueTimeout)
 //	all uploads' decoded bytes     cache budget        --budget
 //	held now + the cache's

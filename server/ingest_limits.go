@@ -21,8 +21,11 @@ import (
 //
 //   - one batch: uploadLimits, at most uploadRatio times its body or
 //     uploadFloor, whichever is more, and 1 GiB;
-//   - one upload: Config.MaxIngestBytes, all its batches together;
-//   - uploads at once: Config.MaxIngests (the rest wait QueueTimeout);
+//   - one upload: Config.MaxIngestBytes, all its batches together; the
+//     parameters bound to a prepared statement, which the statement
+//     keeps, at most paramBytes(Config.MaxSQLBytes), as part of its SQL;
+//   - ingests at once: Config.MaxIngests (the rest wait QueueTimeout);
+//     parameters, bounded as above, take no slot;
 //   - all uploads together: what they hold decoded now (batches queued
 //     in the cache's encoders, its codec sample, dictionaries: counted by
 //     ingestMemory as buffers are allocated and freed), plus what the
@@ -54,6 +57,10 @@ type upload struct {
 	what    string // `table "t"`, "parameters"
 	decoded int64  // bytes its batches claimed, admitted so far
 	pending int64  // admitted, reserved until the batch is decoded
+	// max and maxName, when set, replace Config.MaxIngestBytes and its
+	// flag as the bound of the whole upload (parameters: --max-sql-bytes).
+	max     int64
+	maxName string
 }
 
 // admit takes n more decoded bytes for the upload, or says which limit
@@ -63,9 +70,13 @@ type upload struct {
 func (u *upload) admit(n int64) error {
 	u.settle() // the previous batch is decoded by now
 	s := u.s
-	if u.decoded+n > s.cfg.MaxIngestBytes {
-		return status.Errorf(codes.ResourceExhausted, "upload into %s: %d decoded bytes with this batch, past the limit of %d for one upload (--max-ingest-bytes)",
-			u.what, u.decoded+n, s.cfg.MaxIngestBytes)
+	limit, name := s.cfg.MaxIngestBytes, "--max-ingest-bytes"
+	if u.max > 0 {
+		limit, name = u.max, u.maxName
+	}
+	if u.decoded+n > limit {
+		return status.Errorf(codes.ResourceExhausted, "upload into %s: %d decoded bytes with this batch, past the limit of %d for one upload (%s)",
+			u.what, u.decoded+n, limit, name)
 	}
 	for {
 		reserved := s.ingestMem.reserved.Load()

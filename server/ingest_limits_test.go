@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -237,5 +238,19 @@ func TestIngestMaxIngests(t *testing.T) {
 	}
 	if err := sendUpload(t, cl, "b", schema, rec, 1); err != nil {
 		t.Errorf("after the first upload ended: %v", err)
+	}
+}
+
+// TestMemoryLimitSaturates: --query-memory at the int64 maximum (how a
+// user says "unlimited") times the query slots wrapped around to a limit
+// smaller than the cache budget, and the collector then ran all the time.
+func TestMemoryLimitSaturates(t *testing.T) {
+	ts := startServer(t, Config{QueryMemory: math.MaxInt64, MaxQueries: 4})
+	if got := ts.MemoryLimit(); got != math.MaxInt64 {
+		t.Errorf("MemoryLimit = %d, want the maximum", got)
+	}
+	ts2 := startServer(t, Config{QueryMemory: 1 << 20, MaxQueries: 4})
+	if got, want := ts2.MemoryLimit(), ts2.cache.Budget()+4<<20+memoryHeadroom; got != want {
+		t.Errorf("MemoryLimit = %d, want %d", got, want)
 	}
 }

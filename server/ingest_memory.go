@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -91,5 +92,15 @@ func (s *Server) MemoryLimit() int64 {
 	if qm == 0 {
 		qm = query.DefaultMemoryLimit
 	}
-	return s.cache.Budget() + qm*int64(s.cfg.MaxQueries) + memoryHeadroom
+	// Saturating: --query-memory at the int64 maximum ("unlimited") times
+	// the slots would wrap to a tiny limit and keep the collector running.
+	queries := int64(s.cfg.MaxQueries)
+	if queries > 0 && qm > (math.MaxInt64-memoryHeadroom)/queries {
+		return math.MaxInt64
+	}
+	limit := s.cache.Budget() + qm*queries + memoryHeadroom
+	if limit < 0 { // the budget itself near the maximum
+		return math.MaxInt64
+	}
+	return limit
 }

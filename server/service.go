@@ -77,7 +77,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, stmt *stateme
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer s.running.add(stmt.handle, cancel)()
+	defer s.running.add(stmt.handle, stmt.owner, cancel)()
 
 	rc := s.defaultCodec
 	if sess != nil {

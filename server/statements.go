@@ -138,37 +138,46 @@ func (q *sqlServer) CancelFlightInfo(ctx context.Context, req *flight.CancelFlig
 		if !ok {
 			continue // a catalog listing: nothing to cancel
 		}
-		stmt, err := q.s.tickets.get(string(tq.GetStatementHandle()), o)
-		if err != nil {
-			return flight.CancelFlightInfoResult{}, err
-		}
-		if q.s.running.cancel(stmt.handle) {
+		// A fetch runs on after its ticket expired or was dropped, so the
+		// running fetches are asked first, each checked against its owner.
+		handle := string(tq.GetStatementHandle())
+		if q.s.running.cancel(handle, o) {
 			st = flight.CancelStatusCancelled
+			continue
+		}
+		if _, err := q.s.tickets.get(handle, o); err != nil {
+			return flight.CancelFlightInfoResult{}, err
 		}
 	}
 	return flight.CancelFlightInfoResult{Status: st}, nil
 }
 
-// runningQueries maps statement handles to the cancel functions of their
-// running fetches.
+// runningQueries maps statement handles to the running fetches of their
+// statements, each with its owner: only the owner may cancel it, whether
+// or not its ticket is still held.
 type runningQueries struct {
 	mu sync.Mutex
-	m  map[string]map[*int]context.CancelFunc
+	m  map[string]map[*int]runningFetch
 	n  int
 }
 
-func (r *runningQueries) add(handle string, cancel context.CancelFunc) func() {
+type runningFetch struct {
+	cancel context.CancelFunc
+	owner  owner
+}
+
+func (r *runningQueries) add(handle string, o owner, cancel context.CancelFunc) func() {
 	key := new(int)
 	r.mu.Lock()
 	if r.m == nil {
-		r.m = map[string]map[*int]context.CancelFunc{}
+		r.m = map[string]map[*int]runningFetch{}
 	}
 	set := r.m[handle]
 	if set == nil {
-		set = map[*int]context.CancelFunc{}
+		set = map[*int]runningFetch{}
 		r.m[handle] = set
 	}
-	set[key] = cancel
+	set[key] = runningFetch{cancel: cancel, owner: o}
 	r.n++
 	r.mu.Unlock()
 	return func() {
@@ -182,14 +191,19 @@ func (r *runningQueries) add(handle string, cancel context.CancelFunc) func() {
 	}
 }
 
-func (r *runningQueries) cancel(handle string) bool {
+// cancel cancels the fetches of handle that caller owns and says
+// whether there were any.
+func (r *runningQueries) cancel(handle string, caller owner) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	set := r.m[handle]
-	for _, c := range set {
-		c()
+	n := 0
+	for _, f := range r.m[handle] {
+		if f.owner.allows(caller) {
+			f.cancel()
+			n++
+		}
 	}
-	return len(set) > 0
+	return n > 0
 }
 
 func (r *runningQueries) count() int {

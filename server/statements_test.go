@@ -293,3 +293,45 @@ func TestBoundStringsOutliveTheirUpload(t *testing.T) {
 		t.Errorf("got %v %v", got, err)
 	}
 }
+
+// TestParametersAreBoundedLikeSQL: the values bound to a prepared
+// statement are kept with it, as its SQL is, and bounded by the same
+// limit (--max-sql-bytes); they went around every limit before, an 8 MiB
+// string bound to a server that refuses 1 KiB of SQL.
+func TestParametersAreBoundedLikeSQL(t *testing.T) {
+	ts := startServer(t, Config{MaxSQLBytes: 1024}, numbersTable(100, 100))
+	cl := ts.client(t)
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	stmt, err := cl.Prepare(ctx, `SELECT count(*) FROM nums WHERE grp = ? AND id < ? AND name <> ?`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	rec := paramRecord(mem, 3, 30, strings.Repeat("x", 8<<20))
+	stmt.SetParameters(rec)
+	rec.Release()
+	_, err = stmt.Execute(ctx)
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--max-sql-bytes") {
+		t.Fatalf("8 MiB of parameters: %v, want ResourceExhausted naming --max-sql-bytes", err)
+	}
+	rec = paramRecord(mem, 3, 30, "small")
+	stmt.SetParameters(rec)
+	rec.Release()
+	info, err := stmt.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fetchInfo(ctx, cl, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := cl.Execute(ctx, `SELECT count(*) FROM nums WHERE grp = 3 AND id < 30 AND name <> 'small'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := fetchInfo(ctx, cl, plain); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("small parameters: %v, want %v (%v)", got, want, err)
+	}
+}

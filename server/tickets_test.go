@@ -290,3 +290,47 @@ func TestPreparedStatementFloodKeepsOthers(t *testing.T) {
 		t.Errorf("the victim's statement: %v %v", got, err)
 	}
 }
+
+// TestCancelAfterTheTicketExpired: a fetch runs on after its ticket
+// expires (a query longer than --ticket-ttl), and its owner can still
+// cancel it; another client still cannot.
+func TestCancelAfterTheTicketExpired(t *testing.T) {
+	const rows = 200000
+	ts := startServer(t, Config{MaxBatchRows: 100, TicketTTL: time.Minute}, numbersTable(rows, 10000))
+	var elapsed atomic.Int64
+	start := time.Now()
+	ts.tickets.mu.Lock()
+	ts.tickets.now = func() time.Time { return start.Add(time.Duration(elapsed.Load())) }
+	ts.tickets.mu.Unlock()
+	ctx := context.Background()
+	owner := ts.client(t)
+	setCodec(t, owner, ctx, "none")
+	info, err := owner.Execute(ctx, `SELECT id, name FROM nums`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := owner.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	elapsed.Store(int64(2 * time.Minute))
+	other := ts.clientFrom(t, "127.0.0.2", false)
+	if _, err := other.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info}); status.Code(err) != codes.NotFound {
+		t.Errorf("another client cancelling: %v, want NotFound", err)
+	}
+	res, err := owner.CancelFlightInfo(ctx, &flight.CancelFlightInfoRequest{Info: info})
+	if err != nil || res.Status != flight.CancelStatusCancelled {
+		t.Fatalf("the owner cancelling after the TTL: %v %v", res, err)
+	}
+	got := r.RecordBatch().NumRows()
+	for r.Next() {
+		got += r.RecordBatch().NumRows()
+	}
+	if r.Err() == nil || got == rows {
+		t.Errorf("the stream went on: %d of %d rows, %v", got, rows, r.Err())
+	}
+}

@@ -39,8 +39,10 @@ bodies) and zstd:1 to the others.
 Statements: a ticket is a random handle bound to the session (or, for a
 client without a session cookie, to its address and token) that planned it,
 fetchable until --ticket-ttl; SQL longer than --max-sql-bytes is refused. A
-client holds at most --max-sessions-per-client sessions; a live session is
-never dropped to make room, and a call naming an expired one fails.
+client holds at most --max-sessions-per-client sessions; no client's session
+is dropped to make room for another's (a client at its own limit takes over
+its own session unused for a minute), and a call naming a session the server
+no longer holds fails: set its options again.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
