@@ -211,7 +211,7 @@ func commandDescriptor(cmd proto.Message) (*flight.FlightDescriptor, error) {
 // ticketBytesPerClient a client's own oldest tickets go, no one else's;
 // expired tickets of clients that stopped calling are swept.
 func TestTicketStoreBoundsEachClient(t *testing.T) {
-	ts := newTicketStore(time.Hour)
+	ts := newTicketStore(time.Hour, DefaultMaxTicketBytes)
 	now := time.Unix(1000, 0)
 	ts.now = func() time.Time { return now }
 	a, b := owner{client: "@10.0.0.1"}, owner{client: "@10.0.0.2"}
