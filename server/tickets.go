@@ -150,7 +150,7 @@ func (ts *ticketStore) get(handle string, caller owner) (*statement, error) {
 	ts.mu.Unlock()
 	if st == nil || now.After(st.expires) || !st.owner.allows(caller) {
 		return nil, status.Errorf(codes.NotFound,
-			"no statement of yours has this ticket: tickets expire %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl), a client (an IPv4 address, an IPv6 /64) holds at most %d, and a ticket serves only the session (or, without one, the client) that asked for it; call GetFlightInfo again",
+			"no statement of yours has this ticket: tickets expire %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl), a client (an IPv4 address, an IPv6 /64) holds at most %d (its oldest go first, also when all clients together reach Config.MaxTicketBytes), and a ticket serves only the session (or, without one, the address and token) that asked for it; call GetFlightInfo again",
 			ts.ttl, ticketsPerClient)
 	}
 	return st, nil
