@@ -317,3 +317,32 @@ func TestUploadIdleFreesSlot(t *testing.T) {
 		t.Errorf("uploads hold %d bytes and reserve %d after they ended", n, r)
 	}
 }
+
+// TestUploadIdleParameters: parameters uploaded for a prepared statement
+// are awaited at most UploadIdle too, and the error says so rather than
+// calling the stream cut off.
+func TestUploadIdleParameters(t *testing.T) {
+	ts := startServer(t, Config{UploadIdle: 200 * time.Millisecond}, numbersTable(10, 10))
+	cl := ts.client(t)
+	ctx := context.Background()
+	stmt, err := cl.Prepare(ctx, `SELECT count(*) FROM nums WHERE id > ?`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	desc, err := commandDescriptor(&pb.CommandPreparedStatementQuery{PreparedStatementHandle: stmt.Handle()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := zeroMessages(t, 1)
+	st, err := cl.Client.DoPut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&flight.FlightData{FlightDescriptor: desc, DataHeader: schema.Meta}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Recv(); status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "(Config.UploadIdle)") {
+		t.Errorf("stalled parameters: %v", err)
+	}
+}
