@@ -98,6 +98,16 @@ type Config struct {
 	// and each uploaded batch is bounded by the ingest limits of
 	// uploadLimits (ingest_limits.go).
 	MaxIngestBytes int64
+	// MaxIngestsPerClient bounds the uploads one client (an IPv4 address
+	// or IPv6 /64, and token) reads at once, so one client cannot take
+	// every slot; past it an upload waits up to QueueTimeout, then fails
+	// with ResourceExhausted. Default half of MaxIngests, at least 1.
+	MaxIngestsPerClient int
+	// UploadIdle is how long an upload may go without a message from its
+	// client; past it the upload fails with DeadlineExceeded, stores
+	// nothing and frees its slot, so a stalled client cannot hold one
+	// forever. Default DefaultUploadIdle.
+	UploadIdle time.Duration
 
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
@@ -115,8 +125,14 @@ type Config struct {
 	// TicketTTL is how long a statement's ticket can be fetched after
 	// GetFlightInfo issued it; default DefaultTicketTTL.
 	TicketTTL time.Duration
-	// MaxSessionsPerClient bounds the sessions one client (IP address,
-	// and bearer token when the server has tokens) holds at once; past it
+	// MaxTicketBytes bounds the SQL and parameters of all the tickets the
+	// server holds, every client's together (one client holds at most
+	// 1,024 tickets and 64 MiB); past it a client recycles its own oldest
+	// tickets, and one whose own do not make room gets ResourceExhausted:
+	// no other client's ticket is dropped. Default DefaultMaxTicketBytes.
+	MaxTicketBytes int64
+	// MaxSessionsPerClient bounds the sessions one client (IPv4 address
+	// or IPv6 /64, and bearer token when the server has tokens) holds at once; past it
 	// a new session is refused. Default DefaultMaxSessionsPerClient.
 	MaxSessionsPerClient int
 }
@@ -130,6 +146,7 @@ const (
 
 	DefaultMaxIngests     = 2
 	DefaultMaxIngestBytes = 16 << 30
+	DefaultUploadIdle     = 30 * time.Second
 )
 
 // withDefaults fills the zero fields.
@@ -172,6 +189,12 @@ func (c Config) withDefaults(gomaxprocs int) Config {
 	}
 	if c.MaxIngestBytes == 0 {
 		c.MaxIngestBytes = DefaultMaxIngestBytes
+	}
+	if c.MaxIngestsPerClient == 0 {
+		c.MaxIngestsPerClient = max(1, c.MaxIngests/2)
+	}
+	if c.UploadIdle == 0 {
+		c.UploadIdle = DefaultUploadIdle
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -225,6 +248,7 @@ func (c Config) Validate() error {
 		{"session idle", int64(c.SessionIdle)}, {"shutdown grace", int64(c.ShutdownGrace)},
 		{"spill quota", c.SpillQuota},
 		{"max ingests", int64(c.MaxIngests)}, {"max ingest bytes", c.MaxIngestBytes},
+		{"max ingests per client", int64(c.MaxIngestsPerClient)}, {"upload idle", int64(c.UploadIdle)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("server: negative %s %d", f.name, f.v)

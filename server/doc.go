@@ -81,10 +81,10 @@
 // Java's cookie middlewares carry. A session starts at the first
 // SetSessionOptions without a (live) cookie. The store holds at most
 // Config.MaxSessions, at most Config.MaxSessionsPerClient of them created
-// by one client (its IP address, and with tokens its token); past either a
-// new session is refused with ResourceExhausted: a session is never
-// dropped to make room for another client's, so no client can change another's settings
-// by flooding. One exception keeps programs that open a session per run
+// by one client (its IPv4 address or IPv6 /64, and with tokens its
+// token); past either a new session is refused with ResourceExhausted: a
+// session is never dropped to make room for another client's, so no
+// client can change another's settings by flooding. One exception keeps programs that open a session per run
 // and never close it working: a client at its own limit takes over its
 // least recently used session if that has been unused for a minute. A
 // session unused for Config.SessionIdle is dropped. A call
@@ -116,8 +116,13 @@
 // caller's own fetches. A ticket can be fetched again, and by several
 // readers at once, until Config.TicketTTL (the endpoint's expiration_time
 // says when), from the server that issued it: the endpoint names no other
-// location, and a restart forgets every ticket (NotFound: plan again). A client holds at most 1,024 tickets and 64 MiB of their SQL
-// and parameters; past that its own oldest ticket is dropped.
+// location, and a restart forgets every ticket (NotFound: plan again). A
+// client holds at most 1,024 tickets and 64 MiB of their SQL and
+// parameters; past that its own oldest ticket is dropped. All clients
+// together hold at most Config.MaxTicketBytes (256 MiB): past it a client
+// recycles its own oldest tickets, and one whose own do not make room is
+// refused with ResourceExhausted naming the limit; no client's ticket is
+// dropped for another.
 //
 // Prepared statements live in a bounded store by handle (also 128 random
 // bits), with the parameters last bound (one row; a column per ?, in
@@ -144,6 +149,13 @@
 //	MaxSessionsPerClient  1,000             --max-sessions-per-client   one client's sessions
 //	SessionIdle           1 h               —                           a session or prepared statement unused
 //	—                     1,024 / 64 MiB    —                           one client's tickets (count / bytes)
+//	MaxTicketBytes        256 MiB           —                           all clients' tickets (bytes)
+//
+// A client, for every per-client limit here and for uploads, is an IPv4
+// address or an IPv6 /64 (a host picks its IPv6 address from its /64
+// freely, so an exact address would bound nothing), and on a server with
+// tokens also the token (identity.go). What a ticket or prepared
+// statement belongs to is its session, or without one its exact address.
 //
 // SQL past MaxSQLBytes is InvalidArgument naming the limit and the flag;
 // a full queue, session store or prepared-statement store is
@@ -188,11 +200,19 @@
 //	                               + 64 KiB
 //	ingests at once                2 (then wait        --max-ingests
 //	                               QueueTimeout)
+//	uploads at once of one client  half the above,     Config.MaxIngestsPerClient
+//	                               ≥ 1 (then wait)
+//	time between two messages      30 s                Config.UploadIdle
+//	of one upload
 //	all uploads' decoded bytes     cache budget        --budget
 //	held now + the cache's
 //
 // A refused upload fails with ResourceExhausted naming the table, the
-// bytes, the limit and its flag, and stores nothing. After an upload that
+// bytes, the limit and its flag, and stores nothing. An upload whose
+// client sends nothing for UploadIdle fails with DeadlineExceeded naming
+// it, stores nothing and frees its slots: without it a client that sent
+// one message and stopped held a slot for as long as its connection
+// lived, and two such held every slot of the default. After an upload that
 // decoded 64 MiB or more the server returns freed memory to the OS
 // (debug.FreeOSMemory); quiver serve also sets the runtime's soft memory
 // limit to MemoryLimit (cache budget + QueryMemory × MaxQueries + 512 MiB)

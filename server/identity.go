@@ -60,6 +60,21 @@ func (s *Server) clientKey(ctx context.Context) string {
 	return tok + "@" + peerIP(ctx)
 }
 
+// clientGroup is the key every per-client limit counts by (tickets,
+// sessions, prepared statements, upload slots): the client key with an
+// IPv6 address cut to its /64. One IPv6 host is handed a whole /64 and
+// picks its source address from it freely (privacy addresses), so a limit
+// per exact address is no limit; an IPv4 address counts alone. Ownership
+// (owner.allows) still compares exact keys: the group only shares limits.
+func clientGroup(client string) string {
+	tok, ip, _ := strings.Cut(client, "@")
+	a := net.ParseIP(ip)
+	if a == nil || a.To4() != nil {
+		return client
+	}
+	return tok + "@" + a.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
 // peerIP is the caller's IP address without the port (a client's calls
 // may come on several connections), or "" when gRPC does not know it.
 func peerIP(ctx context.Context) string {

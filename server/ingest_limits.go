@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"google.golang.org/grpc/codes"
@@ -24,7 +25,9 @@ import (
 //   - one upload: Config.MaxIngestBytes, all its batches together; the
 //     parameters bound to a prepared statement, which the statement
 //     keeps, at most paramBytes(Config.MaxSQLBytes), as part of its SQL;
-//   - ingests at once: Config.MaxIngests (the rest wait QueueTimeout);
+//   - ingests at once: Config.MaxIngests (the rest wait QueueTimeout),
+//     of them at most Config.MaxIngestsPerClient from one client
+//     (clientGroup), so that one client cannot hold every slot;
 //     parameters, bounded as above, take no slot;
 //   - all uploads together: what they hold decoded now (batches queued
 //     in the cache's encoders, its codec sample, dictionaries: counted by
@@ -32,7 +35,8 @@ import (
 //     cache holds, stays within the cache's budget.
 //
 // A refused upload fails with ResourceExhausted and stores nothing (the
-// cache's puts are atomic).
+// cache's puts are atomic). An upload whose client sends nothing for
+// Config.UploadIdle fails too (upload_idle.go), freeing its slots.
 
 // Per-batch upload limits. A batch of real data compresses a few times,
 // rarely past 64×; 16 MiB decoded is always allowed, so small batches of
@@ -120,7 +124,56 @@ func uploadError(what string, err error) error {
 	return err
 }
 
-// admitIngest waits for an upload slot, at most QueueTimeout.
+// admitIngest waits for an upload slot of the caller's own (at most
+// MaxIngestsPerClient), then for one of the server's (MaxIngests), each
+// at most QueueTimeout.
 func (s *Server) admitIngest(ctx context.Context) (func(), error) {
-	return s.acquire(ctx, s.ingestSlots, "uploads in progress", "--max-ingests")
+	own, err := s.ingestPer.acquire(ctx, s, clientGroup(s.clientKey(ctx)))
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.acquire(ctx, s.ingestSlots, "uploads in progress", "--max-ingests")
+	if err != nil {
+		own()
+		return nil, err
+	}
+	return func() { release(); own() }, nil
+}
+
+// clientSlots are the upload slots of each client: n each.
+type clientSlots struct {
+	n  int
+	mu sync.Mutex
+	m  map[string]*clientSlot // by clientGroup; gone when no one holds or waits
+}
+
+type clientSlot struct {
+	slots chan struct{}
+	users int // holding or waiting
+}
+
+// acquire waits for one of client's slots, at most QueueTimeout.
+func (cs *clientSlots) acquire(ctx context.Context, s *Server, client string) (func(), error) {
+	cs.mu.Lock()
+	c := cs.m[client]
+	if c == nil {
+		c = &clientSlot{slots: make(chan struct{}, cs.n)}
+		cs.m[client] = c
+	}
+	c.users++
+	cs.mu.Unlock()
+	done := func() {
+		cs.mu.Lock()
+		if c.users--; c.users == 0 {
+			delete(cs.m, client)
+		}
+		cs.mu.Unlock()
+	}
+	release, err := s.acquire(ctx, c.slots, "uploads in progress from this client ("+clientIP(client)+")",
+		"Config.MaxIngestsPerClient, by default half of --max-ingests")
+	if err != nil {
+		done()
+		return nil, err
+	}
+	return func() { release(); done() }, nil
 }

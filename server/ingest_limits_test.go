@@ -223,7 +223,9 @@ func TestIngestMaxIngests(t *testing.T) {
 	defer cancel()
 	held := openUpload(t, ctx, cl, "a", schema) // sends nothing more: holds the slot
 	waitFor(t, "the first upload to take the slot", func() bool { return len(ts.ingestSlots) == 1 })
-	err := sendUpload(t, cl, "b", schema, rec, 1)
+	// From another client: the first client's own second upload would
+	// meet its per-client limit first (TestIngestSlotsPerClient).
+	err := sendUpload(t, ts.clientFrom(t, "127.0.0.2", false), "b", schema, rec, 1)
 	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "1 uploads in progress") || !strings.Contains(err.Error(), "(--max-ingests)") {
 		t.Errorf("second upload: %v", err)
 	}
@@ -238,6 +240,111 @@ func TestIngestMaxIngests(t *testing.T) {
 	}
 	if err := sendUpload(t, cl, "b", schema, rec, 1); err != nil {
 		t.Errorf("after the first upload ended: %v", err)
+	}
+}
+
+// TestIngestSlotsPerClient: one client cannot take every upload slot: its
+// second upload at once waits for its own first, then fails naming the
+// limit, while another client's upload takes the free slot.
+func TestIngestSlotsPerClient(t *testing.T) {
+	ts := startServer(t, Config{MaxIngests: 2, QueueTimeout: 300 * time.Millisecond})
+	cl := ts.client(t)
+	schema, rec := zeroMessages(t, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held := openUpload(t, ctx, cl, "a", schema)
+	waitFor(t, "the first upload to take a slot", func() bool { return len(ts.ingestSlots) == 1 })
+	err := sendUpload(t, cl, "a2", schema, rec, 1)
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "1 uploads in progress from this client (127.0.0.1)") ||
+		!strings.Contains(err.Error(), "Config.MaxIngestsPerClient") {
+		t.Errorf("the client's second upload at once: %v", err)
+	}
+	if err := sendUpload(t, ts.clientFrom(t, "127.0.0.2", false), "b", schema, rec, 1); err != nil {
+		t.Errorf("another client's upload: %v", err)
+	}
+	if err := held.Send(&flight.FlightData{DataHeader: rec.Meta, DataBody: rec.Body}); err != nil {
+		t.Fatal(err)
+	}
+	if err := finishUpload(held); err != nil {
+		t.Errorf("first upload: %v", err)
+	}
+	if got := ts.cache.Tables(); len(got) != 2 {
+		t.Errorf("tables %v, want a and b", got)
+	}
+	ts.ingestPer.mu.Lock()
+	if n := len(ts.ingestPer.m); n != 0 {
+		t.Errorf("%d clients still counted after their uploads ended", n)
+	}
+	ts.ingestPer.mu.Unlock()
+}
+
+// TestUploadIdleFreesSlot: an upload whose client stops sending fails
+// after Config.UploadIdle, naming it, leaves its table as it was and
+// frees its slot, which another client's upload waiting for it then
+// takes. Without the timeout the stalled upload held the only slot for
+// as long as its connection lived.
+func TestUploadIdleFreesSlot(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	ts := startServer(t, Config{MaxIngests: 1, UploadIdle: idle, QueueTimeout: 10 * time.Second})
+	cl := ts.client(t)
+	schema, rec := zeroMessages(t, 10)
+	if err := sendUpload(t, cl, "a", schema, rec, 1); err != nil {
+		t.Fatal(err)
+	}
+	stalled := openUpload(t, context.Background(), cl, "a", schema)
+	if err := stalled.Send(&flight.FlightData{DataHeader: rec.Meta, DataBody: rec.Body}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the stalled upload to take the slot", func() bool { return len(ts.ingestSlots) == 1 })
+	start := time.Now()
+	if err := sendUpload(t, ts.clientFrom(t, "127.0.0.2", false), "b", schema, rec, 1); err != nil {
+		t.Errorf("another client's upload waiting for the slot: %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("the other upload waited %v for the slot; the idle timeout is %v", waited, idle)
+	}
+	err := finishUpload(stalled)
+	if status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "sent nothing for 300ms (Config.UploadIdle)") {
+		t.Errorf("the stalled upload: %v", err)
+	}
+	if info, err := ts.cache.Info("a"); err != nil || info.Rows != 10 {
+		t.Errorf("the table after a stalled append: %+v, %v", info, err)
+	}
+	if info, err := ts.cache.Info("b"); err != nil || info.Rows != 10 {
+		t.Errorf("the other client's table: %+v, %v", info, err)
+	}
+	waitFor(t, "the slots to be free", func() bool { return len(ts.ingestSlots) == 0 })
+	if n, r := ts.ingestMem.held.Load(), ts.ingestMem.reserved.Load(); n != 0 || r != 0 {
+		t.Errorf("uploads hold %d bytes and reserve %d after they ended", n, r)
+	}
+}
+
+// TestUploadIdleParameters: parameters uploaded for a prepared statement
+// are awaited at most UploadIdle too, and the error says so rather than
+// calling the stream cut off.
+func TestUploadIdleParameters(t *testing.T) {
+	ts := startServer(t, Config{UploadIdle: 200 * time.Millisecond}, numbersTable(10, 10))
+	cl := ts.client(t)
+	ctx := context.Background()
+	stmt, err := cl.Prepare(ctx, `SELECT count(*) FROM nums WHERE id > ?`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close(ctx)
+	desc, err := commandDescriptor(&pb.CommandPreparedStatementQuery{PreparedStatementHandle: stmt.Handle()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := zeroMessages(t, 1)
+	st, err := cl.Client.DoPut(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Send(&flight.FlightData{FlightDescriptor: desc, DataHeader: schema.Meta}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Recv(); status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "(Config.UploadIdle)") {
+		t.Errorf("stalled parameters: %v", err)
 	}
 }
 

@@ -43,7 +43,7 @@ func (p *prepared) used() time.Time {
 	return p.lastUsed
 }
 
-// preparedPerClient bounds the prepared statements one client (clientKey)
+// preparedPerClient bounds the prepared statements one client (clientGroup)
 // holds; past it, its least recently used one is closed.
 const preparedPerClient = 1024
 
@@ -67,7 +67,7 @@ func (ps *preparedStore) add(p *prepared) error {
 	}
 	p.handle = hex.EncodeToString(b[:])
 	p.lastUsed = time.Now()
-	client := p.owner.client
+	client := clientGroup(p.owner.client)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.byClient == nil {
@@ -78,7 +78,7 @@ func (ps *preparedStore) add(p *prepared) error {
 		for _, o := range ps.m {
 			if time.Since(o.used()) > ps.idle {
 				ps.dropLocked(o)
-			} else if o.owner.client == client && (oldest == nil || o.used().Before(oldest.used())) {
+			} else if clientGroup(o.owner.client) == client && (oldest == nil || o.used().Before(oldest.used())) {
 				oldest = o
 			}
 		}
@@ -98,8 +98,9 @@ func (ps *preparedStore) add(p *prepared) error {
 
 func (ps *preparedStore) dropLocked(p *prepared) {
 	delete(ps.m, p.handle)
-	if ps.byClient[p.owner.client]--; ps.byClient[p.owner.client] <= 0 {
-		delete(ps.byClient, p.owner.client)
+	client := clientGroup(p.owner.client)
+	if ps.byClient[client]--; ps.byClient[client] <= 0 {
+		delete(ps.byClient, client)
 	}
 }
 

@@ -43,6 +43,7 @@ type Server struct {
 	metrics  metrics
 
 	ingestSlots chan struct{} // uploads at once (ingest_limits.go)
+	ingestPer   clientSlots   // uploads at once of each client
 	ingestMem   *ingestMemory // what uploads hold decoded
 
 	spills *spill.Manager // nil with NoSpill
@@ -87,10 +88,11 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth}),
 		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
-		tickets:  newTicketStore(cfg.TicketTTL),
+		tickets:  newTicketStore(cfg.TicketTTL, cfg.MaxTicketBytes),
 		slots:    make(chan struct{}, cfg.MaxQueries),
 
 		ingestSlots: make(chan struct{}, cfg.MaxIngests),
+		ingestPer:   clientSlots{n: cfg.MaxIngestsPerClient, m: map[string]*clientSlot{}},
 		ingestMem:   &ingestMemory{Allocator: cfg.Alloc},
 	}
 	s.metrics.cache = c

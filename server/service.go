@@ -137,9 +137,11 @@ func (f *flightService) Handshake(stream flight.FlightService_HandshakeServer) e
 }
 
 // DoPut handles bulk ingest and prepared-statement parameters with
-// quiver's reader; updates are refused.
+// quiver's reader; updates are refused. Every message is awaited at most
+// Config.UploadIdle (upload_idle.go).
 func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
-	first, err := stream.Recv()
+	in := &idleRecv{recv: stream.Recv, idle: f.s.cfg.UploadIdle}
+	first, err := in.Recv()
 	if err != nil {
 		return err
 	}
@@ -151,10 +153,11 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "DoPut: unreadable command: %v", err)
 	}
-	rd := flightipc.NewReader(flightipc.Prepend(first, stream.Recv), uploadLimits)
+	rd := flightipc.NewReader(flightipc.Prepend(first, in.Recv), uploadLimits)
 	switch c := cmd.(type) {
 	case *pb.CommandStatementIngest:
 		n, ingestErr := f.s.ingest(stream.Context(), c, rd)
+		ingestErr = streamError(rd, ingestErr)
 		out, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: n})
 		if err != nil {
 			return toStatus(err)
@@ -165,7 +168,7 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 		return toStatus(ingestErr)
 	case *pb.CommandPreparedStatementQuery:
 		if err := f.s.bindParameters(stream.Context(), c, rd); err != nil {
-			return toStatus(err)
+			return toStatus(streamError(rd, err))
 		}
 		out, err := proto.Marshal(&pb.DoPutPreparedStatementResult{PreparedStatementHandle: c.GetPreparedStatementHandle()})
 		if err != nil {
@@ -176,4 +179,18 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 		return status.Error(codes.InvalidArgument, "quiver answers queries only; load data with bulk ingest (CommandStatementIngest, `quiver load`)")
 	}
 	return status.Errorf(codes.InvalidArgument, "DoPut: unsupported command %T", cmd)
+}
+
+// streamError is the upload stream's own error, a gRPC status (the
+// client went away, or went quiet past UploadIdle), when reading it
+// failed: the decoder that met the cut-off bytes calls it a cut-off
+// message. rd's errors of its own (limits, bad framing) are left to err.
+func streamError(rd *flightipc.Reader, err error) error {
+	if err == nil || rd.Err() == nil {
+		return err
+	}
+	if _, ok := status.FromError(rd.Err()); ok {
+		return rd.Err()
+	}
+	return err
 }

@@ -30,7 +30,7 @@ const OptionResultCodec = "quiver.result.codec"
 // panics when its store fails and never expires a session.
 type session struct {
 	id     string
-	client string // clientKey of the call that created it
+	client string // clientGroup of the call that created it
 
 	mu         sync.Mutex
 	codec      resultCodec
@@ -46,7 +46,7 @@ func (s *session) resultCodec() resultCodec {
 }
 
 // sessions holds the live sessions: at most max, at most perClient of
-// them created by one client (clientKey), each dropped after idle. A
+// them created by one client (clientGroup), each dropped after idle. A
 // session in use is never dropped to make room: past a limit a new
 // session is refused (a client at its own limit may reclaim its own
 // session unused for reclaimAfter), so a client flooding the server cannot
@@ -106,8 +106,10 @@ func (ss *sessions) gone(id string) error {
 }
 
 // getOrCreate returns the call's session, creating one (and telling the
-// client its cookie) when it has none or names one that is gone.
+// client its cookie) when it has none or names one that is gone. client
+// is the caller's clientKey; its sessions count by its clientGroup.
 func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults resultCodec) (*session, error) {
+	client = clientGroup(client)
 	if s, _ := ss.lookup(ctx); s != nil {
 		return s, nil
 	}

@@ -211,7 +211,7 @@ func commandDescriptor(cmd proto.Message) (*flight.FlightDescriptor, error) {
 // ticketBytesPerClient a client's own oldest tickets go, no one else's;
 // expired tickets of clients that stopped calling are swept.
 func TestTicketStoreBoundsEachClient(t *testing.T) {
-	ts := newTicketStore(time.Hour)
+	ts := newTicketStore(time.Hour, DefaultMaxTicketBytes)
 	now := time.Unix(1000, 0)
 	ts.now = func() time.Time { return now }
 	a, b := owner{client: "@10.0.0.1"}, owner{client: "@10.0.0.2"}
@@ -288,6 +288,94 @@ func TestPreparedStatementFloodKeepsOthers(t *testing.T) {
 	}
 	if got, err := fetchInfo(ctx, victim, info); err != nil || fmt.Sprint(got) != "[10]" {
 		t.Errorf("the victim's statement: %v %v", got, err)
+	}
+}
+
+// TestTicketStoreServerCap: past Config.MaxTicketBytes, all clients
+// together, a client holding no tickets is refused, naming the limit,
+// and no other client's ticket is dropped for it; a client holding some
+// recycles its own oldest; tickets expiring make room again. Before the
+// cap, each of 100 addresses could hold 64 MiB.
+func TestTicketStoreServerCap(t *testing.T) {
+	const limit = 64 << 10
+	ts := startServer(t, Config{MaxTicketBytes: limit, TicketTTL: time.Minute}, numbersTable(10, 10))
+	var elapsed atomic.Int64
+	start := time.Now()
+	ts.tickets.mu.Lock()
+	ts.tickets.now = func() time.Time { return start.Add(time.Duration(elapsed.Load())) }
+	ts.tickets.mu.Unlock()
+	ctx := context.Background()
+	sql := `SELECT count(*) FROM nums WHERE name <> '` + strings.Repeat("x", 10<<10) + `'`
+	a, b := ts.clientFrom(t, "127.0.0.1", false), ts.clientFrom(t, "127.0.0.2", false)
+	var infos []*flight.FlightInfo
+	for range limit / len(sql) {
+		info, err := a.Execute(ctx, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, info)
+	}
+	_, err := b.Execute(ctx, sql)
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "its limit of 65536 (Config.MaxTicketBytes)") {
+		t.Errorf("another client past the server's limit: %v", err)
+	}
+	if got, err := fetchInfo(ctx, a, infos[0]); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Errorf("the first client's oldest ticket after the refusal: %v %v", got, err)
+	}
+	if _, err := a.Execute(ctx, sql); err != nil {
+		t.Errorf("the first client recycling its own tickets: %v", err)
+	}
+	if _, err := fetchInfo(ctx, a, infos[0]); status.Code(err) != codes.NotFound {
+		t.Errorf("the first client's oldest ticket after it recycled: %v, want NotFound", err)
+	}
+	if ts.tickets.mu.Lock(); ts.tickets.bytes > limit {
+		t.Errorf("the store holds %d bytes, past its limit of %d", ts.tickets.bytes, limit)
+	}
+	ts.tickets.mu.Unlock()
+	elapsed.Store(int64(2 * time.Minute))
+	info, err := b.Execute(ctx, sql)
+	if err != nil {
+		t.Fatalf("after the first client's tickets expired: %v", err)
+	}
+	if got, err := fetchInfo(ctx, b, info); err != nil || fmt.Sprint(got) != "[10]" {
+		t.Errorf("fetch: %v %v", got, err)
+	}
+}
+
+// TestTicketStoreGroupsIPv6: addresses of one IPv6 /64 share one
+// client's limits (a host picks its address from its /64 freely); the
+// next /64 and IPv4 addresses count apart. Ownership stays per address.
+func TestTicketStoreGroupsIPv6(t *testing.T) {
+	ts := newTicketStore(time.Hour, DefaultMaxTicketBytes)
+	a1, a2 := owner{client: "@2001:db8::1"}, owner{client: "@2001:db8::ffff:2"}
+	other := owner{client: "@2001:db8:0:1::1"}
+	first, err := ts.issue("SELECT 1", nil, a1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherFirst, err := ts.issue("SELECT 1", nil, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range ticketsPerClient - 1 {
+		if _, err := ts.issue("SELECT 2", nil, a2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ts.get(first.handle, a2); status.Code(err) != codes.NotFound {
+		t.Errorf("another address of the /64 fetching the ticket: %v, want NotFound", err)
+	}
+	if _, err := ts.get(first.handle, a1); err != nil {
+		t.Errorf("the /64's %d tickets: %v", ticketsPerClient, err)
+	}
+	if _, err := ts.issue("SELECT 2", nil, a2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.get(first.handle, a1); status.Code(err) != codes.NotFound {
+		t.Errorf("past the /64's ticket count, its oldest ticket: %v, want NotFound", err)
+	}
+	if _, err := ts.get(otherFirst.handle, other); err != nil {
+		t.Errorf("the next /64's ticket: %v", err)
 	}
 }
 
