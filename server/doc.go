@@ -119,7 +119,7 @@
 // location, and a restart forgets every ticket (NotFound: plan again). A
 // client holds at most 1,024 tickets and 64 MiB of their SQL and
 // parameters; past that its own oldest ticket is dropped. All clients
-// together hold at most Config.MaxTicketBytes (256 MiB): past it a client
+// together hold at most Config.MaxTicketBytes (--max-ticket-bytes, 256 MiB): past it a client
 // recycles its own oldest tickets, and one whose own do not make room is
 // refused with ResourceExhausted naming the limit; no client's ticket is
 // dropped for another.
@@ -200,9 +200,9 @@
 //	                               + 64 KiB
 //	ingests at once                2 (then wait        --max-ingests
 //	                               QueueTimeout)
-//	uploads at once of one client  half the above,     Config.MaxIngestsPerClient
+//	uploads at once of one client  half the above,     --max-ingests-per-client
 //	                               ≥ 1 (then wait)
-//	time between two messages      30 s                Config.UploadIdle
+//	time between two messages      30 s                --upload-idle
 //	of one upload
 //	all uploads' decoded bytes     cache budget        --budget
 //	held now + the cache's

@@ -85,7 +85,7 @@ func TestPerClientLimitsGroupIPv6(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	if _, err := ts.admitIngest(callFrom("2001:db8::2")); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "Config.MaxIngestsPerClient") {
+	if _, err := ts.admitIngest(callFrom("2001:db8::2")); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "--max-ingests-per-client") {
 		t.Errorf("an upload from another address of the /64: %v", err)
 	}
 	other, err := ts.admitIngest(callFrom("2001:db8:0:1::1"))

@@ -170,7 +170,7 @@ func (cs *clientSlots) acquire(ctx context.Context, s *Server, client string) (f
 		cs.mu.Unlock()
 	}
 	release, err := s.acquire(ctx, c.slots, "uploads in progress from this client ("+clientIP(client)+")",
-		"Config.MaxIngestsPerClient, by default half of --max-ingests")
+		"--max-ingests-per-client, by default half of --max-ingests")
 	if err != nil {
 		done()
 		return nil, err

@@ -256,7 +256,7 @@ func TestIngestSlotsPerClient(t *testing.T) {
 	waitFor(t, "the first upload to take a slot", func() bool { return len(ts.ingestSlots) == 1 })
 	err := sendUpload(t, cl, "a2", schema, rec, 1)
 	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "1 uploads in progress from this client (127.0.0.1)") ||
-		!strings.Contains(err.Error(), "Config.MaxIngestsPerClient") {
+		!strings.Contains(err.Error(), "--max-ingests-per-client") {
 		t.Errorf("the client's second upload at once: %v", err)
 	}
 	if err := sendUpload(t, ts.clientFrom(t, "127.0.0.2", false), "b", schema, rec, 1); err != nil {
@@ -304,7 +304,7 @@ func TestUploadIdleFreesSlot(t *testing.T) {
 		t.Errorf("the other upload waited %v for the slot; the idle timeout is %v", waited, idle)
 	}
 	err := finishUpload(stalled)
-	if status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "sent nothing for 300ms (Config.UploadIdle)") {
+	if status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "sent nothing for 300ms (--upload-idle)") {
 		t.Errorf("the stalled upload: %v", err)
 	}
 	if info, err := ts.cache.Info("a"); err != nil || info.Rows != 10 {
@@ -343,7 +343,7 @@ func TestUploadIdleParameters(t *testing.T) {
 	if err := st.Send(&flight.FlightData{FlightDescriptor: desc, DataHeader: schema.Meta}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Recv(); status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "(Config.UploadIdle)") {
+	if _, err := st.Recv(); status.Code(err) != codes.DeadlineExceeded || !strings.Contains(err.Error(), "(--upload-idle)") {
 		t.Errorf("stalled parameters: %v", err)
 	}
 }

@@ -99,7 +99,7 @@ func (ts *ticketStore) issue(sql string, params []any, o owner) (*statement, err
 			ts.byClient[group] = ct
 		}
 		return nil, status.Errorf(codes.ResourceExhausted,
-			"the server holds %d bytes of statements for other clients' tickets, and this one of %d bytes would pass its limit of %d (Config.MaxTicketBytes): tickets are dropped %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl); try again later",
+			"the server holds %d bytes of statements for other clients' tickets, and this one of %d bytes would pass its limit of %d (--max-ticket-bytes): tickets are dropped %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl); try again later",
 			others, st.size, ts.maxBytes, ts.ttl)
 	}
 	ts.dropLocked(group, ct, now, ticketsPerClient-1, max(0, min(ticketBytesPerClient, ts.maxBytes-others)-st.size))
@@ -150,7 +150,7 @@ func (ts *ticketStore) get(handle string, caller owner) (*statement, error) {
 	ts.mu.Unlock()
 	if st == nil || now.After(st.expires) || !st.owner.allows(caller) {
 		return nil, status.Errorf(codes.NotFound,
-			"no statement of yours has this ticket: tickets expire %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl), a client (an IPv4 address, an IPv6 /64) holds at most %d (its oldest go first, also when all clients together reach Config.MaxTicketBytes), and a ticket serves only the session (or, without one, the address and token) that asked for it; call GetFlightInfo again",
+			"no statement of yours has this ticket: tickets expire %s after GetFlightInfo (Config.TicketTTL, quiver serve --ticket-ttl), a client (an IPv4 address, an IPv6 /64) holds at most %d (its oldest go first, also when all clients together reach --max-ticket-bytes), and a ticket serves only the session (or, without one, the address and token) that asked for it; call GetFlightInfo again",
 			ts.ttl, ticketsPerClient)
 	}
 	return st, nil

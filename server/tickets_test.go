@@ -316,7 +316,7 @@ func TestTicketStoreServerCap(t *testing.T) {
 		infos = append(infos, info)
 	}
 	_, err := b.Execute(ctx, sql)
-	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "its limit of 65536 (Config.MaxTicketBytes)") {
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "its limit of 65536 (--max-ticket-bytes)") {
 		t.Errorf("another client past the server's limit: %v", err)
 	}
 	if got, err := fetchInfo(ctx, a, infos[0]); err != nil || fmt.Sprint(got) != "[10]" {

@@ -46,7 +46,7 @@ func (r *idleRecv) Recv() (*flight.FlightData, error) {
 		return res.fd, res.err
 	case <-t.C:
 		r.err = status.Errorf(codes.DeadlineExceeded,
-			"upload abandoned: the client sent nothing for %s (Config.UploadIdle); nothing of it is stored", r.idle)
+			"upload abandoned: the client sent nothing for %s (--upload-idle); nothing of it is stored", r.idle)
 		return nil, r.err
 	}
 }

@@ -47,8 +47,10 @@ no longer holds fails: set its options again.
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
 (removed when the query ends), within --spill-quota. Uploads (bulk ingest):
-at most --max-ingests at once, each decoding at most --max-ingest-bytes, each
-batch at most 64× its compressed size or 16 MiB; what uploads hold decoded
+at most --max-ingests at once (--max-ingests-per-client of one client), each
+decoding at most --max-ingest-bytes, each batch at most 64× its compressed
+size or 16 MiB; an upload that sends nothing for --upload-idle (30 s) fails,
+freeing its slot; what uploads hold decoded
 counts against --budget as it arrives. The Go runtime's soft memory limit is
 set to what these add up to (--budget + --query-memory × --max-queries +
 512 MiB) unless GOMEMLIMIT is set, so freed memory goes back to the OS.
@@ -88,6 +90,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxQueries := fs.Int("max-queries", 0, "queries running at once (0: 2 × cores, at least 4)")
 	maxIngests := fs.Int("max-ingests", server.DefaultMaxIngests, "uploads (bulk ingest) read at once")
 	maxIngestBytes := fs.Int64("max-ingest-bytes", server.DefaultMaxIngestBytes, "decoded bytes of one upload, all its batches")
+	maxIngestsPerClient := fs.Int("max-ingests-per-client", 0, "uploads one client (IPv4 address or IPv6 /64) reads at once (0: half of --max-ingests, at least 1)")
+	uploadIdle := fs.Duration("upload-idle", server.DefaultUploadIdle, "longest wait for the next message of an upload; a longer pause fails it")
 	queryMemory := fs.Int64("query-memory", 0, "bytes one query's sorts and aggregates may hold (0: 1 GiB)")
 	maxExprNodes := fs.Int("max-expr-nodes", query.DefaultMaxExprNodes, "expression nodes one statement may hold, all its expressions together (-1: no limit)")
 	maxExprDepth := fs.Int("max-expr-depth", query.DefaultMaxExprDepth, "how deeply a statement's expressions may nest; a chain a + b + c … counts once (-1: no limit)")
@@ -95,6 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxBatchRows := fs.Int("max-batch-rows", server.DefaultMaxBatchRows, "most rows in one result batch")
 	maxSQL := fs.Int("max-sql-bytes", server.DefaultMaxSQLBytes, "longest SQL statement accepted, in bytes")
 	ticketTTL := fs.Duration("ticket-ttl", server.DefaultTicketTTL, "how long a statement's ticket can be fetched after it is planned")
+	maxTicketBytes := fs.Int64("max-ticket-bytes", server.DefaultMaxTicketBytes, "SQL and parameter bytes of all clients' tickets together")
 	sessionsPerClient := fs.Int("max-sessions-per-client", server.DefaultMaxSessionsPerClient, "sessions one client (IP address and token) may hold")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "how long running streams may finish at shutdown")
 	spillDir := fs.String("spill-dir", "", "where ORDER BY and GROUP BY spill past --query-memory (default: the system temp dir)")
@@ -147,6 +152,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MetricsListen: *metricsAddr, MaxIngests: *maxIngests, MaxIngestBytes: *maxIngestBytes,
 	}
 	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient
+	cfg.MaxTicketBytes, cfg.MaxIngestsPerClient, cfg.UploadIdle = *maxTicketBytes, *maxIngestsPerClient, *uploadIdle
 	server.Version = version
 	s, err := server.New(cfg, c)
 	if err != nil {
