@@ -1,8 +1,11 @@
-// Package convtest generates columns of every type the converter handles,
-// with a chosen fraction of nulls and optionally dictionary-encoded, and
-// rebuilds any slice of them value by value with arrow-go's builders:
-// the reference the converter's bulk paths are tested against.
-package convtest
+// Package datagen generates random Arrow columns of every type the
+// converter handles, with a chosen fraction of nulls and optionally
+// dictionary-encoded, and rebuilds any slice of them value by value with
+// arrow-go's builders. The convert tests check the converter's bulk paths
+// against those rebuilds; `quiver bench convert` measures the bulk paths
+// against the same builders as its peer. It is not a test-only package:
+// the bench command links it, so it imports no testing code.
+package datagen
 
 import (
 	"fmt"
@@ -233,7 +236,7 @@ func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *r
 			child(b.FieldBuilder(i), f.Type)
 		}
 	default:
-		panic(fmt.Sprintf("convtest: no generator for %T (%s)", bld, dt))
+		panic(fmt.Sprintf("datagen: no generator for %T (%s)", bld, dt))
 	}
 }
 
@@ -395,7 +398,7 @@ func Append(bld array.Builder, arr arrow.Array, i int) {
 			Append(b.FieldBuilder(f), a.Field(f), i)
 		}
 	default:
-		panic(fmt.Sprintf("convtest: no row path for %T", arr))
+		panic(fmt.Sprintf("datagen: no row path for %T", arr))
 	}
 }
 
