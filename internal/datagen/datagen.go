@@ -1,10 +1,5 @@
-// Package datagen generates random Arrow columns of every type the
-// converter handles, with a chosen fraction of nulls and optionally
-// dictionary-encoded, and rebuilds any slice of them value by value with
-// arrow-go's builders. The convert tests check the converter's bulk paths
-// against those rebuilds; `quiver bench convert` measures the bulk paths
-// against the same builders as its peer. It is not a test-only package:
-// the bench command links it, so it imports no testing code.
+// Random columns of every type, and their value-by-value rebuilds.
+
 package datagen
 
 import (
