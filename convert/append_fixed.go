@@ -60,16 +60,7 @@ func appendSigned(b *column.Fixed, v any) error {
 	if bitsz < 64 && (i < -(1<<(bitsz-1)) || i >= 1<<(bitsz-1)) {
 		return rangeError(v, dt)
 	}
-	switch b.Width() {
-	case 1:
-		column.Append(b, int8(i))
-	case 2:
-		column.Append(b, int16(i))
-	case 4:
-		column.Append(b, int32(i))
-	default:
-		column.Append(b, i)
-	}
+	putInteger(b, uint64(i))
 	return nil
 }
 
@@ -92,17 +83,24 @@ func appendUnsigned(b *column.Fixed, v any) error {
 	if bitsz := b.Width() * 8; bitsz < 64 && u >= 1<<bitsz {
 		return rangeError(v, dt)
 	}
+	putInteger(b, u)
+	return nil
+}
+
+// putInteger stores the low Width() bytes of x: the two's-complement bits
+// of a signed value are those of its uint64, so one store serves signed
+// and unsigned columns. The caller has checked that the value fits.
+func putInteger(b *column.Fixed, x uint64) {
 	switch b.Width() {
 	case 1:
-		column.Append(b, uint8(u))
+		column.Append(b, uint8(x))
 	case 2:
-		column.Append(b, uint16(u))
+		column.Append(b, uint16(x))
 	case 4:
-		column.Append(b, uint32(u))
+		column.Append(b, uint32(x))
 	default:
-		column.Append(b, u)
+		column.Append(b, x)
 	}
-	return nil
 }
 
 // appendFloat appends a float32, float64 or Go integer, rounded to the
