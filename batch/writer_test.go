@@ -40,9 +40,10 @@ func eachWriter(t *testing.T, mem memory.Allocator, schema *arrow.Schema, w func
 	}
 }
 
-// TestWriterCloseWithoutRecords: Close alone writes a readable stream or
-// file of the schema and no batches; a second Close writes nothing.
-func TestWriterCloseWithoutRecords(t *testing.T) {
+// TestWriterClose: Close alone writes a readable stream or file of the
+// schema and no batches; a second Close, and a Write after Close, write
+// nothing, and the Write is an error naming the closed writer.
+func TestWriterClose(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	rec := testrec.Build(mem, 10, 1)
@@ -55,6 +56,13 @@ func TestWriterCloseWithoutRecords(t *testing.T) {
 		n := buf.Len()
 		if err := rw.Close(); err != nil || buf.Len() != n {
 			t.Errorf("second Close: %v, %d bytes more", err, buf.Len()-n)
+		}
+		err := rw.Write(rec)
+		if err == nil || !strings.Contains(err.Error(), "closed "+kind+" writer") {
+			t.Errorf("Write after Close: %v, want an error naming the closed %s writer", err, kind)
+		}
+		if buf.Len() != n {
+			t.Errorf("Write after Close wrote %d bytes", buf.Len()-n)
 		}
 		r, err := OpenRecords(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ReadOptions{Alloc: mem})
 		if err != nil {
@@ -69,29 +77,6 @@ func TestWriterCloseWithoutRecords(t *testing.T) {
 		}
 		if r.Err() != nil {
 			t.Error(r.Err())
-		}
-	})
-}
-
-// TestWriterWriteAfterClose: Write after Close is an error naming the
-// writer, and writes nothing.
-func TestWriterWriteAfterClose(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 10, 1)
-	defer rec.Release()
-	var buf bytes.Buffer
-	eachWriter(t, mem, rec.Schema(), func() io.Writer { buf.Reset(); return &buf }, func(t *testing.T, kind string, rw recordWriter) {
-		if err := rw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		n := buf.Len()
-		err := rw.Write(rec)
-		if err == nil || !strings.Contains(err.Error(), "closed "+kind+" writer") {
-			t.Errorf("Write after Close: %v, want an error naming the closed %s writer", err, kind)
-		}
-		if buf.Len() != n {
-			t.Errorf("Write after Close wrote %d bytes", buf.Len()-n)
 		}
 	})
 }
