@@ -2,7 +2,6 @@ package batch
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 
@@ -18,15 +17,12 @@ var fileMagic = []byte("ARROW1")
 // FileWriter writes records as an Arrow IPC file: magic, the stream
 // messages, the footer that indexes them, footer length, magic.
 type FileWriter struct {
+	writer
 	w       io.Writer
-	enc     *Encoder
 	pos     int64
 	dicts   []meta.Block
 	records []meta.Block
 	scratch []byte
-	started bool
-	closed  bool
-	err     error
 }
 
 // NewFileWriter returns a writer of records of schema to w. The IPC file
@@ -38,7 +34,9 @@ func NewFileWriter(w io.Writer, schema *arrow.Schema, opts WriteOptions) (*FileW
 		return nil, err
 	}
 	enc.fileMode = true
-	return &FileWriter{w: w, enc: enc}, nil
+	f := &FileWriter{w: w}
+	f.writer = writer{enc: enc, what: "file", prelude: f.writeHead}
+	return f, nil
 }
 
 func (f *FileWriter) writeRaw(b []byte) error {
@@ -55,11 +53,8 @@ func (f *FileWriter) writeMessage(m Message) (meta.Block, error) {
 	return meta.Block{Offset: start, MetaDataLength: metaLen, BodyLength: int64(len(m.Body))}, err
 }
 
-func (f *FileWriter) start() error {
-	if f.started {
-		return nil
-	}
-	f.started = true
+// writeHead writes the magic (padded to 8 bytes) and the schema.
+func (f *FileWriter) writeHead() error {
 	if err := f.writeRaw(append(fileMagic[:len(fileMagic):len(fileMagic)], 0, 0)); err != nil {
 		return err
 	}
@@ -69,49 +64,31 @@ func (f *FileWriter) start() error {
 
 // Write encodes and writes one record.
 func (f *FileWriter) Write(rec arrow.RecordBatch) error {
-	if f.err != nil {
-		return f.err
-	}
-	if f.closed {
-		return errors.New("batch: write to a closed file writer")
-	}
-	if err := f.start(); err != nil {
-		f.err = err
-		return err
-	}
-	msgs, err := f.enc.Encode(rec)
-	if err != nil {
-		return err
-	}
-	for i, m := range msgs {
-		blk, err := f.writeMessage(m)
-		if err != nil {
-			f.err = err
-			return err
+	return f.encode(rec, func(msgs []Message) error {
+		for i, m := range msgs {
+			blk, err := f.writeMessage(m)
+			if err != nil {
+				return err
+			}
+			if i < len(msgs)-1 {
+				f.dicts = append(f.dicts, blk)
+			} else {
+				f.records = append(f.records, blk)
+			}
 		}
-		if i < len(msgs)-1 {
-			f.dicts = append(f.dicts, blk)
-		} else {
-			f.records = append(f.records, blk)
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Close writes the end-of-stream marker, the footer and the trailing
 // magic. It does not close the underlying writer.
 func (f *FileWriter) Close() error {
-	if f.closed {
-		return f.err
-	}
-	f.closed = true
-	defer f.enc.Release()
-	if f.err != nil {
-		return f.err
-	}
-	if err := f.start(); err != nil {
-		return err
-	}
+	return f.close(f.writeTail)
+}
+
+// writeTail writes the end-of-stream marker, the footer indexing the
+// messages written, its length and the magic.
+func (f *FileWriter) writeTail() error {
 	footer, err := meta.EncodeFooter(&meta.Footer{
 		Version:      meta.MetadataV5,
 		Schema:       f.enc.ms,

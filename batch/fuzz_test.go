@@ -20,7 +20,7 @@ import (
 	"github.com/quiverdb/quiver/internal/testrec"
 )
 
-var writeCorpus = flag.Bool("corpus", false, "rewrite the committed fuzz seed corpus under testdata/fuzz")
+var rewrite = flag.Bool("rewrite", false, "rewrite the committed fuzz seed corpus under testdata/fuzz")
 
 // seedStreams returns tiny valid streams and files, a few hundred bytes
 // each: one small batch per codec, one per testrec.SeedGroups group
@@ -389,10 +389,10 @@ func FuzzRoundTrip(f *testing.F) {
 	})
 }
 
-// TestWriteFuzzCorpus rewrites testdata/fuzz seeds when run with -corpus.
+// TestWriteFuzzCorpus rewrites testdata/fuzz seeds when run with -rewrite.
 func TestWriteFuzzCorpus(t *testing.T) {
-	if !*writeCorpus {
-		t.Skip("run with -corpus to rewrite the seed corpus")
+	if !*rewrite {
+		t.Skip("run with -rewrite to rewrite the seed corpus")
 	}
 	streams, files := seedStreams(t)
 	write := func(target string, seeds [][]byte) {

@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -15,12 +14,9 @@ import (
 // then dictionary and record batch messages, then the end-of-stream
 // marker on Close.
 type StreamWriter struct {
+	writer
 	w       io.Writer
-	enc     *Encoder
-	started bool
-	closed  bool
 	scratch []byte
-	err     error // sticky: a failed write leaves the stream unusable
 }
 
 // NewStreamWriter returns a writer of records of schema to w.
@@ -29,7 +25,9 @@ func NewStreamWriter(w io.Writer, schema *arrow.Schema, opts WriteOptions) (*Str
 	if err != nil {
 		return nil, err
 	}
-	return &StreamWriter{w: w, enc: enc}, nil
+	s := &StreamWriter{w: w}
+	s.writer = writer{enc: enc, what: "stream", prelude: func() error { return s.write(enc.SchemaMessage()) }}
+	return s, nil
 }
 
 func (s *StreamWriter) write(m Message) error {
@@ -38,55 +36,25 @@ func (s *StreamWriter) write(m Message) error {
 	return err
 }
 
-func (s *StreamWriter) start() error {
-	if s.started {
-		return nil
-	}
-	s.started = true
-	return s.write(s.enc.SchemaMessage())
-}
-
 // Write encodes and writes one record.
 func (s *StreamWriter) Write(rec arrow.RecordBatch) error {
-	if s.err != nil {
-		return s.err
-	}
-	if s.closed {
-		return errors.New("batch: write to a closed stream writer")
-	}
-	if err := s.start(); err != nil {
-		s.err = err
-		return err
-	}
-	msgs, err := s.enc.Encode(rec)
-	if err != nil {
-		return err // nothing written: the stream stays usable
-	}
-	for _, m := range msgs {
-		if err := s.write(m); err != nil {
-			s.err = err
-			return err
+	return s.encode(rec, func(msgs []Message) error {
+		for _, m := range msgs {
+			if err := s.write(m); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Close writes the schema if no record was written, then the
 // end-of-stream marker. It does not close the underlying writer.
 func (s *StreamWriter) Close() error {
-	if s.closed {
-		return s.err
-	}
-	s.closed = true
-	defer s.enc.Release()
-	if s.err != nil {
-		return s.err
-	}
-	if err := s.start(); err != nil {
+	return s.close(func() error {
+		_, err := s.w.Write(endOfStream)
 		return err
-	}
-	_, err := s.w.Write(endOfStream)
-	return err
+	})
 }
 
 // StreamReader reads an Arrow IPC stream written by any Arrow

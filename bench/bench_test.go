@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // Go benchmarks of the cells RunCodecs compares, for profiling one cell:
@@ -33,7 +34,7 @@ var (
 func benchRecords() []arrow.RecordBatch {
 	benchOnce.Do(func() {
 		warmCodecs([]codec.Setting{codec.SettingLZ4, codec.SettingZstd, {Kind: codec.Zstd, Level: 1}})
-		benchRecs = CometRecords(memory.DefaultAllocator, *benchRows, DefaultCometBatch)
+		benchRecs = datagen.CometRecords(memory.DefaultAllocator, *benchRows, datagen.DefaultCometBatch)
 	})
 	return benchRecs
 }

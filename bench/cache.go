@@ -10,15 +10,16 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // CacheConfig configures RunCache. Zero fields take the defaults given.
 type CacheConfig struct {
-	// Rows of the Comet relation; default DefaultCometRows. The wide
+	// Rows of the Comet relation; default datagen.DefaultCometRows. The wide
 	// relations derive theirs from it unless they name their own (see
 	// RelationSpec).
 	Rows int
-	// BatchRows per record of every relation; default DefaultCometBatch.
+	// BatchRows per record of every relation; default datagen.DefaultCometBatch.
 	BatchRows int
 	// Runs is how many times each cell is measured, interleaved; the
 	// report gives medians. Default 5.
@@ -44,10 +45,10 @@ type CacheConfig struct {
 
 func (c CacheConfig) withDefaults() CacheConfig {
 	if c.Rows == 0 {
-		c.Rows = DefaultCometRows
+		c.Rows = datagen.DefaultCometRows
 	}
 	if c.BatchRows == 0 {
-		c.BatchRows = DefaultCometBatch
+		c.BatchRows = datagen.DefaultCometBatch
 	}
 	if c.Runs == 0 {
 		c.Runs = 5

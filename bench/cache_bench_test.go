@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // Go benchmarks of the cells RunCache compares on the Comet relation
@@ -32,7 +33,7 @@ func benchRelation() *relation {
 	benchRelOnce.Do(func() {
 		recs := benchRecords()
 		benchRel = &relation{
-			spec: RelationSpec{Rows: *benchRows}, schema: CometSchema, recs: recs,
+			spec: RelationSpec{Rows: *benchRows}, schema: datagen.CometSchema, recs: recs,
 			bytes: ArrowBytes(recs), queries: cometQueries(*benchRows),
 		}
 	})

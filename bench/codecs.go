@@ -10,13 +10,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // CodecsConfig configures RunCodecs. Zero fields take the defaults given.
 type CodecsConfig struct {
-	// Rows of the Comet relation; default DefaultCometRows.
+	// Rows of the Comet relation; default datagen.DefaultCometRows.
 	Rows int
-	// BatchRows per record; default DefaultCometBatch.
+	// BatchRows per record; default datagen.DefaultCometBatch.
 	BatchRows int
 	// Runs is how many times each cell is measured, interleaved; the
 	// report gives medians. Default 5.
@@ -36,10 +37,10 @@ type CodecsConfig struct {
 
 func (c CodecsConfig) withDefaults() CodecsConfig {
 	if c.Rows == 0 {
-		c.Rows = DefaultCometRows
+		c.Rows = datagen.DefaultCometRows
 	}
 	if c.BatchRows == 0 {
-		c.BatchRows = DefaultCometBatch
+		c.BatchRows = datagen.DefaultCometBatch
 	}
 	if c.Runs == 0 {
 		c.Runs = 5
@@ -100,7 +101,7 @@ func RunCodecs(ctx context.Context, cfg CodecsConfig, out io.Writer) (*CodecsRep
 	logf := progressf(cfg.Progress)
 	warmCodecs(cfg.Codecs)
 	start := time.Now()
-	recs := CometRecords(cfg.Alloc, cfg.Rows, cfg.BatchRows)
+	recs := datagen.CometRecords(cfg.Alloc, cfg.Rows, cfg.BatchRows)
 	defer release(recs)
 	if len(recs) == 0 {
 		return nil, errors.New("bench: no rows to measure")

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/convert"
-	"github.com/quiverdb/quiver/convert/convtest"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // ConvertConfig configures RunConvert. Zero fields take the defaults.
@@ -162,11 +162,11 @@ func buildTypeInput(mem memory.Allocator, c typeCase, nulls float64, rows, batch
 	for range min(batches, distinct) {
 		var a arrow.Array
 		if c.dict {
-			dict := convtest.Gen(mem, c.dt, 1000, 0, r)
-			a = convtest.Dictionary(mem, dict, rows, nulls, r)
+			dict := datagen.Gen(mem, c.dt, 1000, 0, r)
+			a = datagen.Dictionary(mem, dict, rows, nulls, r)
 			dict.Release()
 		} else {
-			a = convtest.Gen(mem, c.dt, rows, nulls, r)
+			a = datagen.Gen(mem, c.dt, rows, nulls, r)
 		}
 		if c.dict {
 			schema = arrow.NewSchema([]arrow.Field{{Name: c.name, Type: a.DataType(), Nullable: true}}, nil)

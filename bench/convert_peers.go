@@ -5,7 +5,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
-	"github.com/quiverdb/quiver/convert/convtest"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // The peers of the per-type cells: arrow-go's builders fed value by
@@ -123,7 +123,7 @@ func perValueLoop(b array.Builder, col arrow.Array) func() {
 	// Nested types: the recursive row path.
 	return func() {
 		for i := range n {
-			convtest.Append(b, col, i)
+			datagen.Append(b, col, i)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package bench holds the workloads and measurements behind `quiver
-// bench`: the Comet cache relation (comet.go) and its wide int64 relations
-// (wide.go), a side-by-side run of quiver's batch codec against arrow-go's
+// bench`: over the Comet cache relation and its wide int64 relations
+// (generated in internal/datagen, which `quiver cache` and `quiver query`
+// also use), a side-by-side run of quiver's batch codec against arrow-go's
 // IPC writer and reader on the same records (codecs.go), and Comet's cache
 // benchmark: materialize, footprint, projected reads and a pruned filter
 // per cache codec setting, against the uncompressed records and arrow-go

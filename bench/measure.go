@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // Timing helpers shared by RunCodecs and the Go benchmarks.
@@ -81,4 +83,17 @@ func pairedRatio(a, b []time.Duration) float64 {
 	}
 	slices.Sort(rs)
 	return rs[n/2]
+}
+
+// ArrowBytes is the MB/s numerator: the summed length of every buffer of
+// every column of recs (validity, offsets, values), as they lie in memory.
+// datagen.CometRecords sizes buffers exactly, so this is the data itself.
+func ArrowBytes(recs []arrow.RecordBatch) int64 {
+	var total int64
+	for _, r := range recs {
+		for _, c := range r.Columns() {
+			total += arrowsize.Data(c.Data())
+		}
+	}
+	return total
 }

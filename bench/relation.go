@@ -10,13 +10,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // The relations `quiver bench cache` measures and the reads it times on
 // each.
 
 // RelationSpec names a relation of the cache benchmark: Comet's six
-// columns (Ints 0) or Ints nullable int64 columns (WideRecords), with Rows
+// columns (Ints 0) or Ints nullable int64 columns (datagen.WideRecords), with Rows
 // rows (0: the default RunCache derives from CacheConfig.Rows).
 type RelationSpec struct {
 	Ints int
@@ -184,9 +185,9 @@ type relation struct {
 func buildRelation(mem memory.Allocator, spec RelationSpec, batchRows int) *relation {
 	r := &relation{spec: spec}
 	if spec.Ints == 0 {
-		r.schema, r.recs, r.queries = CometSchema, CometRecords(mem, spec.Rows, batchRows), cometQueries(spec.Rows)
+		r.schema, r.recs, r.queries = datagen.CometSchema, datagen.CometRecords(mem, spec.Rows, batchRows), cometQueries(spec.Rows)
 	} else {
-		r.schema, r.recs, r.queries = WideSchema(spec.Ints), WideRecords(mem, spec.Ints, spec.Rows, batchRows), wideQueries(spec.Ints)
+		r.schema, r.recs, r.queries = datagen.WideSchema(spec.Ints), datagen.WideRecords(mem, spec.Ints, spec.Rows, batchRows), wideQueries(spec.Ints)
 	}
 	r.bytes = ArrowBytes(r.recs)
 	return r

@@ -16,7 +16,7 @@ import (
 	"github.com/quiverdb/quiver/codec"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden_v1")
+var rewrite = flag.Bool("rewrite", false, "rewrite testdata/golden_v1")
 
 // TestGoldenChunks pins chunk format version 1: chunks written by this
 // version are committed under testdata/golden_v1, and must still decode to
@@ -52,7 +52,7 @@ func TestGoldenChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, tc.name+".hex")
-		if *updateGolden {
+		if *rewrite {
 			os.MkdirAll(dir, 0o755)
 			if err := os.WriteFile(path, []byte(hex.EncodeToString(chunk)+"\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -60,7 +60,7 @@ func TestGoldenChunks(t *testing.T) {
 		}
 		text, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatalf("%v (run with -update to create)", err)
+			t.Fatalf("%v (run with -rewrite to create)", err)
 		}
 		golden, err := hex.DecodeString(strings.TrimSpace(string(text)))
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/convert/convtest"
 	"github.com/quiverdb/quiver/convert/internal/column"
 	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/internal/datagen"
 	"github.com/quiverdb/quiver/internal/testrec"
 )
 
@@ -26,14 +26,14 @@ func matrixInput(mem memory.Allocator, rows int, nullFrac float64, r *rand.Rand)
 func matrixInputDict(mem memory.Allocator, rows int, nullFrac float64, r *rand.Rand, dict bool) arrow.RecordBatch {
 	var fields []arrow.Field
 	var cols []arrow.Array
-	for i, c := range convtest.Cases() {
+	for i, c := range datagen.Cases() {
 		var a arrow.Array
 		if dict && c.Dict && i%2 == 0 {
-			values := convtest.Gen(mem, c.Type, 30, nullFrac/2, r)
-			a = convtest.Dictionary(mem, values, rows, nullFrac, r)
+			values := datagen.Gen(mem, c.Type, 30, nullFrac/2, r)
+			a = datagen.Dictionary(mem, values, rows, nullFrac, r)
 			values.Release()
 		} else {
-			a = convtest.Gen(mem, c.Type, rows, nullFrac, r)
+			a = datagen.Gen(mem, c.Type, rows, nullFrac, r)
 		}
 		fields = append(fields, arrow.Field{Name: c.Name, Type: a.DataType(), Nullable: true})
 		cols = append(cols, a)
@@ -53,7 +53,7 @@ func rebuilt(t *testing.T, mem memory.Allocator, out *arrow.Schema, ins []arrow.
 	for i := range out.NumFields() {
 		var parts []arrow.Array
 		for _, in := range ins {
-			parts = append(parts, convtest.Rebuild(mem, out.Field(i).Type, in.Column(i), 0, int(in.NumRows())))
+			parts = append(parts, datagen.Rebuild(mem, out.Field(i).Type, in.Column(i), 0, int(in.NumRows())))
 		}
 		c, err := array.Concatenate(parts, mem)
 		if err != nil {

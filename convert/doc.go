@@ -13,7 +13,10 @@
 //	Coalescer          input of any shape → batches of BatchRows rows; the appender API
 //	internal/column    one Builder per output column: the bulk paths per type
 //	internal/parse     text → values without allocating (CSV, SQL text, Go strings)
-//	convtest, lineitem generators for tests and benchmarks
+//	lineitem           a lineitem generator for tests and benchmarks
+//
+// The random columns of every type the tests and `quiver bench convert`
+// feed the converter come from internal/datagen.
 //
 // # Coalescing
 //

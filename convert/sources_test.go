@@ -21,7 +21,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/convert/convtest"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // readAllBatches drains r, checking every batch but the last has rows
@@ -147,9 +147,9 @@ func TestParquetSource(t *testing.T) {
 	var cols []arrow.Array
 	for i, dt := range types {
 		b := array.NewBuilder(mem, dt)
-		g := convtest.Gen(mem, dt, rows, 0.2, r)
+		g := datagen.Gen(mem, dt, rows, 0.2, r)
 		for j := range rows {
-			convtest.Append(b, g, j) // builder layout, as Parquet will give back
+			datagen.Append(b, g, j) // builder layout, as Parquet will give back
 		}
 		g.Release()
 		cols = append(cols, b.NewArray())

@@ -1,8 +1,9 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/bench"
-	"github.com/quiverdb/quiver/codec"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -37,35 +37,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return fmt.Errorf("%w: unknown benchmark %q (want codecs, cache, convert, query, serve, sort or spill)", errUsage, args[0])
 }
 
+const benchCodecsAbout = `Measures, side by side in one run on the same records, quiver's batch codec and
+arrow-go's ipc writer/reader (encoded bytes, encode and decode MB/s), and each codec
+alone against copy() of the same buffers, then prints the targets as ratios.`
+
 func runBenchCodecs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench codecs", flag.ContinueOnError)
+	fs := newBenchFlags("codecs", benchCodecsAbout, 3, "measurements per cell; the table shows medians")
 	rows := fs.Int("rows", 1_000_000, "rows of the Comet relation (the issue's measurement uses 5000000)")
 	batchRows := fs.Int("batch-rows", 8192, "rows per record batch")
-	runs := fs.Int("runs", 3, "measurements per cell; the table shows medians")
 	codecs := fs.String("codecs", "none,lz4,zstd:1,zstd:3", "comma-separated quiver codec settings")
 	goroutines := fs.String("goroutines", "1,2", "comma-separated concurrency levels")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench codecs [flags]",
-			"Measures, side by side in one run on the same records, quiver's batch codec and\narrow-go's ipc writer/reader (encoded bytes, encode and decode MB/s), and each codec\nalone against copy() of the same buffers, then prints the targets as ratios.")
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *rows <= 0 || *batchRows <= 0 {
+		return fmt.Errorf("%w: --rows and --batch-rows must be positive", errUsage)
 	}
-	if *rows <= 0 || *batchRows <= 0 || *runs <= 0 {
-		return fmt.Errorf("%w: --rows, --batch-rows and --runs must be positive", errUsage)
-	}
-	cfg := bench.CodecsConfig{Rows: *rows, BatchRows: *batchRows, Runs: *runs}
-	for _, s := range strings.Split(*codecs, ",") {
-		c, err := codec.ParseSetting(s)
-		if err != nil {
-			return fmt.Errorf("%w: --codecs: %v", errUsage, err)
-		}
-		cfg.Codecs = append(cfg.Codecs, c)
+	cfg := bench.CodecsConfig{Rows: *rows, BatchRows: *batchRows, Runs: *fs.runs, Progress: fs.progress(stderr)}
+	var err error
+	if cfg.Codecs, err = parseCodecList(*codecs); err != nil {
+		return err
 	}
 	for _, s := range strings.Split(*goroutines, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -73,9 +64,6 @@ func runBenchCodecs(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: --goroutines: bad level %q", errUsage, s)
 		}
 		cfg.Goroutines = append(cfg.Goroutines, n)
-	}
-	if !*quiet {
-		cfg.Progress = stderr
 	}
 	_, err = bench.RunCodecs(ctx, cfg, stdout)
 	return err

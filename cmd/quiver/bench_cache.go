@@ -1,9 +1,9 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -28,28 +28,19 @@ and 100,000 at the issue's --rows 5000000); NAME:ROWS sets the rows, e.g.
 int1500:20000.`
 
 func runBenchCache(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench cache", flag.ContinueOnError)
+	fs := newBenchFlags("cache", benchCacheAbout, 3, "measurements per cell, interleaved; the tables show medians")
 	rows := fs.Int("rows", 200_000, "rows of the Comet relation (the issue's measurement uses 5000000)")
 	batchRows := fs.Int("batch-rows", 8192, "rows per record batch")
-	runs := fs.Int("runs", 3, "measurements per cell, interleaved; the tables show medians")
 	codecs := fs.String("codecs", "none,lz4,zstd:1,zstd:3,auto", "comma-separated cache codec settings")
 	relations := fs.String("relations", "comet,int100,int200,int1500", "comma-separated relations: comet, intN, each optionally :ROWS")
 	goroutines := fs.Int("goroutines", 1, "goroutines of Put and Scan, and GOMAXPROCS of the run")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench cache [flags]", benchCacheAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *rows <= 0 || *batchRows <= 0 || *goroutines <= 0 {
+		return fmt.Errorf("%w: --rows, --batch-rows and --goroutines must be positive", errUsage)
 	}
-	if *rows <= 0 || *batchRows <= 0 || *runs <= 0 || *goroutines <= 0 {
-		return fmt.Errorf("%w: --rows, --batch-rows, --runs and --goroutines must be positive", errUsage)
-	}
-	cfg := bench.CacheConfig{Rows: *rows, BatchRows: *batchRows, Runs: *runs, Goroutines: *goroutines}
+	cfg := bench.CacheConfig{Rows: *rows, BatchRows: *batchRows, Runs: *fs.runs, Goroutines: *goroutines, Progress: fs.progress(stderr)}
 	for _, s := range strings.Split(*codecs, ",") {
 		c, err := cache.ParseCodecSetting(s)
 		if err != nil {
@@ -67,9 +58,6 @@ func runBenchCache(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	_, err = bench.RunCache(ctx, cfg, stdout)
+	_, err := bench.RunCache(ctx, cfg, stdout)
 	return err
 }

@@ -1,9 +1,9 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -26,30 +26,21 @@ Prints the tables and the targets (≥ 5× Append for strings, decimals and
 dictionary strings; ≥ 2× for fixed width with nulls; CSV ≥ 3× arrow-go).`
 
 func runBenchConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench convert", flag.ContinueOnError)
+	fs := newBenchFlags("convert", benchConvertAbout, 5, "measurements per per-type cell, interleaved; the tables show medians")
 	batchRows := fs.Int("batch-rows", 8192, "rows per batch")
 	batches := fs.Int("batches", 32, "input batches per per-type cell and run")
-	runs := fs.Int("runs", 5, "measurements per per-type cell, interleaved; the tables show medians")
 	types := fs.String("types", "all", "comma-separated per-type cases, all, or none: "+strings.Join(bench.TypeCaseNames(), ", "))
 	csvMB := fs.Int64("csv-mb", 1000, "size of the CSV file in MB (10^6 B); 0 skips the CSV cells")
 	fileRuns := fs.Int("file-runs", 3, "measurements of each CSV and Parquet cell")
 	parquetRows := fs.Int("parquet-rows", 2_000_000, "rows of the Parquet file; 0 skips the Parquet cells")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench convert [flags]", benchConvertAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *batchRows <= 0 || *batches <= 0 || *fileRuns <= 0 || *csvMB < 0 || *parquetRows < 0 {
+		return fmt.Errorf("%w: --batch-rows, --batches and --file-runs must be positive; --csv-mb and --parquet-rows not negative", errUsage)
 	}
-	if *batchRows <= 0 || *batches <= 0 || *runs <= 0 || *fileRuns <= 0 || *csvMB < 0 || *parquetRows < 0 {
-		return fmt.Errorf("%w: --batch-rows, --batches, --runs and --file-runs must be positive; --csv-mb and --parquet-rows not negative", errUsage)
-	}
-	cfg := bench.ConvertConfig{BatchRows: *batchRows, Batches: *batches, Runs: *runs, CSVBytes: *csvMB * 1e6,
-		CSVRuns: *fileRuns, ParquetRows: *parquetRows}
+	cfg := bench.ConvertConfig{BatchRows: *batchRows, Batches: *batches, Runs: *fs.runs, CSVBytes: *csvMB * 1e6,
+		CSVRuns: *fileRuns, ParquetRows: *parquetRows, Progress: fs.progress(stderr)}
 	if *csvMB == 0 {
 		cfg.CSVBytes = -1
 	}
@@ -66,10 +57,7 @@ func runBenchConvert(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	_, err = bench.RunConvert(ctx, cfg, stdout)
+	_, err := bench.RunConvert(ctx, cfg, stdout)
 	return err
 }
 

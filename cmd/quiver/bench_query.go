@@ -1,9 +1,9 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -23,28 +23,16 @@ with -tags duckdb (cgo); otherwise the report says "DuckDB peer: build with
 at least 10x faster than the unpruned one. Issue 5's measurement is --sf 1.`
 
 func runBenchQuery(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench query", flag.ContinueOnError)
+	fs := newBenchFlags("query", benchQueryAbout, 5, "measurements per query and engine, interleaved; the tables show medians")
 	sf := fs.Float64("sf", 0.1, "TPC-H scale factor (issue 5's measurement uses 1)")
-	runs := fs.Int("runs", 5, "measurements per query and engine, interleaved; the tables show medians")
 	goroutines := fs.Int("goroutines", 2, "GOMAXPROCS, scan goroutines and DuckDB threads")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench query [flags]", benchQueryAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *sf <= 0 || *goroutines <= 0 {
+		return fmt.Errorf("%w: --sf and --goroutines must be positive", errUsage)
 	}
-	if *sf <= 0 || *runs <= 0 || *goroutines <= 0 {
-		return fmt.Errorf("%w: --sf, --runs and --goroutines must be positive", errUsage)
-	}
-	cfg := bench.QueryConfig{SF: *sf, Runs: *runs, Goroutines: *goroutines}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	_, err = bench.RunQuery(ctx, cfg, stdout)
+	cfg := bench.QueryConfig{SF: *sf, Runs: *fs.runs, Goroutines: *goroutines, Progress: fs.progress(stderr)}
+	_, err := bench.RunQuery(ctx, cfg, stdout)
 	return err
 }

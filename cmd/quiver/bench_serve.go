@@ -1,9 +1,9 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -29,37 +29,26 @@ most 0.35x none's time; over loopback auto is within 1.1x of the arrow-go peer
 without compression and lz4 within 1.3x of none.`
 
 func runBenchServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench serve", flag.ContinueOnError)
+	fs := newBenchFlags("serve", benchServeAbout, 3, "measurements per cell; the tables show medians")
 	rows := fs.Int64("rows", 2_000_000, "rows of catalog_sales")
 	linkRows := fs.Int64("link-rows", 500_000, "rows of the whole result over the throttled link (at most --rows)")
 	batchRows := fs.Int("batch-rows", 10_000, "rows per generated batch (the peer sends them as they are)")
-	runs := fs.Int("runs", 3, "measurements per cell; the tables show medians")
 	linkMBps := fs.Float64("link-mbps", 20, "the throttled link's rate in MB/s (10^6 bytes) each way")
 	codecs := fs.String("codecs", strings.Join(bench.DefaultServeCodecs, ","), "comma-separated result codecs: none, lz4, zstd:N, auto")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench serve [flags]", benchServeAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *rows <= 0 || *linkRows <= 0 || *batchRows <= 0 || !(*linkMBps > 0) {
+		return fmt.Errorf("%w: --rows, --link-rows, --batch-rows and --link-mbps must be positive", errUsage)
 	}
-	if *rows <= 0 || *linkRows <= 0 || *batchRows <= 0 || *runs <= 0 || !(*linkMBps > 0) {
-		return fmt.Errorf("%w: --rows, --link-rows, --batch-rows, --runs and --link-mbps must be positive", errUsage)
-	}
-	cfg := bench.ServeConfig{Rows: *rows, LinkRows: min(*linkRows, *rows), BatchRows: *batchRows, Runs: *runs, LinkMBps: *linkMBps}
+	cfg := bench.ServeConfig{Rows: *rows, LinkRows: min(*linkRows, *rows), BatchRows: *batchRows, Runs: *fs.runs, LinkMBps: *linkMBps,
+		Progress: fs.progress(stderr)}
 	for _, s := range strings.Split(*codecs, ",") {
 		cfg.Codecs = append(cfg.Codecs, strings.TrimSpace(s))
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	_, err = bench.RunServe(ctx, cfg, stdout)
+	_, err := bench.RunServe(ctx, cfg, stdout)
 	return err
 }

@@ -1,16 +1,15 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/quiverdb/quiver/bench"
-	"github.com/quiverdb/quiver/codec"
 )
 
 const benchSortAbout = `Measures quiver's external sort on DataFusion's sort_tpch queries over TPC-H
@@ -27,48 +26,32 @@ DataFusion spilled with zstd (Q3 50.5, Q7 122.6, Q10 169.2 MiB) and time
 within 1.5x DuckDB's.`
 
 func runBenchSort(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench sort", flag.ContinueOnError)
+	fs := newBenchFlags("sort", benchSortAbout, 3, "measurements per query and codec, interleaved; the tables show medians")
 	sf := fs.Float64("sf", 1, "TPC-H scale factor (CI runs 0.01)")
 	memory := fs.String("memory", "200MB", "memory limit of the sort and of DuckDB: bytes, or a number with KB, MB or GB (powers of 1024, as DataFusion's -m)")
 	codecs := fs.String("codecs", "none,lz4,zstd:1", "comma-separated spill codec settings")
 	queries := fs.String("queries", "Q3,Q7,Q10", "comma-separated sort_tpch queries")
-	runs := fs.Int("runs", 3, "measurements per query and codec, interleaved; the tables show medians")
 	goroutines := fs.Int("goroutines", 2, "GOMAXPROCS, scan goroutines and DuckDB threads")
 	dir := fs.String("dir", "", "folder for spill files and DuckDB's database (default: the system temp dir)")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench sort [flags]", benchSortAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
 	}
 	mem, err := parseByteSize(*memory)
 	if err != nil {
 		return fmt.Errorf("%w: --memory: %v", errUsage, err)
 	}
-	if *sf <= 0 || *runs <= 0 || *goroutines <= 0 || mem <= 0 {
-		return fmt.Errorf("%w: --sf, --memory, --runs and --goroutines must be positive", errUsage)
+	if *sf <= 0 || *goroutines <= 0 || mem <= 0 {
+		return fmt.Errorf("%w: --sf, --memory and --goroutines must be positive", errUsage)
 	}
-	cfg := bench.SortConfig{SF: *sf, Memory: mem, Runs: *runs, Goroutines: *goroutines, Dir: *dir}
-	for _, s := range strings.Split(*codecs, ",") {
-		c, err := codec.ParseSetting(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%w: --codecs: %v", errUsage, err)
-		}
-		cfg.Codecs = append(cfg.Codecs, c)
+	cfg := bench.SortConfig{SF: *sf, Memory: mem, Runs: *fs.runs, Goroutines: *goroutines, Dir: *dir, Progress: fs.progress(stderr)}
+	if cfg.Codecs, err = parseCodecList(*codecs); err != nil {
+		return err
 	}
 	for _, q := range strings.Split(*queries, ",") {
 		cfg.Queries = append(cfg.Queries, strings.ToUpper(strings.TrimSpace(q)))
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if !*quiet {
-		cfg.Progress = stderr
 	}
 	_, err = bench.RunSort(ctx, cfg, stdout)
 	return err

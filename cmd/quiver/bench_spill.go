@@ -1,16 +1,15 @@
+//go:build !nobench
+
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/quiverdb/quiver/bench"
-	"github.com/quiverdb/quiver/codec"
 )
 
 const benchSpillAbout = `Measures quiver's spill files on DataFusion's spill_io datasets (q2, q16, q20:
@@ -24,35 +23,23 @@ Targets (issue 7): on the string datasets q16 and wide, quiver zstd:3 writes at
 most 0.7x the bytes of arrow-go zstd and writes and reads at least as fast.`
 
 func runBenchSpill(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench spill", flag.ContinueOnError)
+	fs := newBenchFlags("spill", benchSpillAbout, 5, "measurements per cell, interleaved; the tables show medians")
 	batches := fs.Int("batches", 50, "batches per dataset")
 	rows := fs.Int("batch-rows", 8192, "rows per batch")
-	runs := fs.Int("runs", 5, "measurements per cell, interleaved; the tables show medians")
 	codecs := fs.String("codecs", "none,lz4,zstd:1,zstd:3", "comma-separated quiver codec settings")
 	datasets := fs.String("datasets", strings.Join(bench.SpillDatasets, ","), "comma-separated datasets")
 	dir := fs.String("dir", "", "folder for the files (default: the system temp dir)")
 	goroutines := fs.Int("goroutines", 1, "GOMAXPROCS during the measurements")
-	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
-	pos, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "bench spill [flags]", benchSpillAbout)
-	}
-	if err != nil {
+	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, pos[0])
+	if *batches <= 0 || *rows <= 0 || *goroutines <= 0 {
+		return fmt.Errorf("%w: --batches, --batch-rows and --goroutines must be positive", errUsage)
 	}
-	if *batches <= 0 || *rows <= 0 || *runs <= 0 || *goroutines <= 0 {
-		return fmt.Errorf("%w: --batches, --batch-rows, --runs and --goroutines must be positive", errUsage)
-	}
-	cfg := bench.SpillConfig{Batches: *batches, BatchRows: *rows, Runs: *runs, Dir: *dir, Goroutines: *goroutines}
-	for _, s := range strings.Split(*codecs, ",") {
-		c, err := codec.ParseSetting(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("%w: --codecs: %v", errUsage, err)
-		}
-		cfg.Codecs = append(cfg.Codecs, c)
+	cfg := bench.SpillConfig{Batches: *batches, BatchRows: *rows, Runs: *fs.runs, Dir: *dir, Goroutines: *goroutines, Progress: fs.progress(stderr)}
+	var err error
+	if cfg.Codecs, err = parseCodecList(*codecs); err != nil {
+		return err
 	}
 	for _, d := range strings.Split(*datasets, ",") {
 		d = strings.TrimSpace(d)
@@ -60,9 +47,6 @@ func runBenchSpill(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fmt.Errorf("%w: --datasets: unknown dataset %q (want %s)", errUsage, d, strings.Join(bench.SpillDatasets, ", "))
 		}
 		cfg.Datasets = append(cfg.Datasets, d)
-	}
-	if !*quiet {
-		cfg.Progress = stderr
 	}
 	_, err = bench.RunSpill(ctx, cfg, stdout)
 	return err

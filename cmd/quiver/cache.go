@@ -12,9 +12,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/convert/input"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 const cacheAbout = `Loads tables into an in-memory compressed cache, as the server will, and prints
@@ -53,8 +53,8 @@ func runCache(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	}
 	opts := cache.TableOptions{Codec: setting, Plain: *plain}
 	if len(pos) == 0 {
-		recs := bench.CometRecords(nil, *rows, bench.DefaultCometBatch)
-		r, err := array.NewRecordReader(bench.CometSchema, recs)
+		recs := datagen.CometRecords(nil, *rows, datagen.DefaultCometBatch)
+		r, err := array.NewRecordReader(datagen.CometSchema, recs)
 		for _, rec := range recs {
 			rec.Release()
 		}

@@ -13,9 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/datagen"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/spill"
 )
@@ -161,8 +161,8 @@ func runLocalQuery(ctx context.Context, q localQuery, stdout, stderr io.Writer) 
 	start := time.Now()
 	opts := cache.TableOptions{Codec: q.codec}
 	if len(q.tables) == 0 {
-		recs := bench.CometRecords(nil, q.rows, bench.DefaultCometBatch)
-		r, err := array.NewRecordReader(bench.CometSchema, recs)
+		recs := datagen.CometRecords(nil, q.rows, datagen.DefaultCometBatch)
+		r, err := array.NewRecordReader(datagen.CometSchema, recs)
 		for _, rec := range recs {
 			rec.Release()
 		}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/cref"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // BenchmarkDecode answers: how fast does quiver's codec decode, next to
@@ -140,7 +140,7 @@ func dataSets() []dataSet {
 // Comet relation, built once.
 var cometBuffers = sync.OnceValue(func() [][]byte {
 	var bufs [][]byte
-	for _, r := range bench.CometRecords(nil, *cometRows, bench.DefaultCometBatch) {
+	for _, r := range datagen.CometRecords(nil, *cometRows, datagen.DefaultCometBatch) {
 		for _, c := range r.Columns() {
 			bufs = append(bufs, buffersOf(c.Data())...)
 		}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -85,6 +86,14 @@ func TestZstdCChecksumChecked(t *testing.T) {
 	}
 }
 
+// TestVersions: Versions has the form bench reports print ("liblz4 1.9.4,
+// libzstd 1.5.4") and names the libraries the headers describe.
 func TestVersions(t *testing.T) {
-	t.Log(Versions())
+	got := Versions()
+	if !regexp.MustCompile(`^liblz4 \d+\.\d+\.\d+, libzstd \d+\.\d+\.\d+$`).MatchString(got) {
+		t.Errorf("Versions() = %q, want \"liblz4 X.Y.Z, libzstd X.Y.Z\"", got)
+	}
+	if want := headerVersions(); got != want {
+		t.Errorf("linked libraries %q, headers %q", got, want)
+	}
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch"
-	"github.com/quiverdb/quiver/bench"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // columnFacts is what read.js reports per column.
@@ -92,7 +92,7 @@ func node(t *testing.T, script string, args ...string) []byte {
 // every codec, raw (-1) buffers included, and sees the same data.
 func TestPolarsReadsQuiver(t *testing.T) {
 	mem := memory.NewGoAllocator()
-	recs := bench.CometRecords(mem, 50_000, 8192)
+	recs := datagen.CometRecords(mem, 50_000, 8192)
 	want := factsOf(recs)
 	dir := t.TempDir()
 	cases := map[string]batch.WriteOptions{

@@ -7,7 +7,7 @@
 //
 //	go test -tags duckdb ./query/difftest/
 //	go test -tags duckdb -run TestGenerated ./query/difftest/ -args -seed 7 -queries 3000
-//	go test -tags duckdb -run TestShow -v ./query/difftest/ -args -show 20
+//	go test -tags duckdb -run TestGeneratorRepeats -v ./query/difftest/ -args -show 20
 //
 // The first takes about 10 s on 2 cores once built (loading both engines
 // about 2 s, 21 TPC-H queries, 1,200 generated ones); the first build

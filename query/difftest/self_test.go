@@ -6,10 +6,12 @@ import (
 	"context"
 	"flag"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
-var show = flag.Int("show", 0, "print this many generated queries per table (TestShow)")
+var show = flag.Int("show", 0, "print this many generated queries per table (TestGeneratorRepeats)")
 
 // TestSelf checks that the comparison sees differences: each pair of
 // queries differs in one way, and mismatch must say so.
@@ -42,12 +44,32 @@ func TestSelf(t *testing.T) {
 	}
 }
 
-// TestShow prints generated queries: go test -tags duckdb -run TestShow -args -show 20.
-func TestShow(t *testing.T) {
-	for _, tab := range []*table{nullsSpec, lineitemSpec} {
-		g := &gen{r: rand.New(rand.NewPCG(*seed, uint64(len(tab.name)))), t: tab}
-		for range *show {
-			t.Log(g.query().sql)
+// TestGeneratorRepeats: the same seed writes the same queries, and another
+// seed others, so that "query i (-seed S)" in TestGenerated's failures
+// names one query that -show prints again. With -show N it logs the first N
+// queries per table: go test -tags duckdb -run TestGeneratorRepeats -v
+// ./query/difftest/ -args -show 20.
+func TestGeneratorRepeats(t *testing.T) {
+	const n = 50
+	write := func(tab *table, seed uint64) []string {
+		g := &gen{r: rand.New(rand.NewPCG(seed, uint64(len(tab.name)))), t: tab}
+		qs := make([]string, max(n, *show))
+		for i := range qs {
+			q := g.query()
+			qs[i] = q.sql + "\n" + q.duck
+		}
+		return qs
+	}
+	for _, tab := range []*table{nullsSpec, narrowSpec, lineitemSpec} {
+		first, again, other := write(tab, *seed), write(tab, *seed), write(tab, *seed+1)
+		if !slices.Equal(first, again) {
+			t.Errorf("%s: two generators of seed %d wrote different queries", tab.name, *seed)
+		}
+		if slices.Equal(first[:n], other[:n]) {
+			t.Errorf("%s: seeds %d and %d wrote the same %d queries", tab.name, *seed, *seed+1, n)
+		}
+		for _, q := range first[:*show] {
+			t.Log(strings.TrimSpace(q))
 		}
 	}
 }

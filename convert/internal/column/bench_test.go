@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/convert/convtest"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // BenchmarkAppendArray is the bulk path per type: one 8192-row input
@@ -28,10 +28,10 @@ func BenchmarkAppendArray(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
 			var in arrow.Array
 			if c.dict {
-				d := convtest.Gen(mem, c.dt, 1000, 0, r)
-				in = convtest.Dictionary(mem, d, 8192, nulls, r)
+				d := datagen.Gen(mem, c.dt, 1000, 0, r)
+				in = datagen.Dictionary(mem, d, 8192, nulls, r)
 			} else {
-				in = convtest.Gen(mem, c.dt, 8192, nulls, r)
+				in = datagen.Gen(mem, c.dt, 8192, nulls, r)
 			}
 			b.Run(c.name+map[bool]string{false: "/nulls=0", true: "/nulls=0.1"}[nulls > 0], func(b *testing.B) {
 				bld, _ := New(in.DataType(), mem, 8192)

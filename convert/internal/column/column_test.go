@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/convert/convtest"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // slices are Comet's: (start, rows) of the input.
@@ -26,17 +26,17 @@ func chunks(n int) []int {
 
 // input returns the matrix input for one case: plain (built then sliced
 // so that it has an offset) or dictionary-encoded.
-func input(mem memory.Allocator, c convtest.Case, nullFrac float64, dict bool, r *rand.Rand) arrow.Array {
+func input(mem memory.Allocator, c datagen.Case, nullFrac float64, dict bool, r *rand.Rand) arrow.Array {
 	if dict {
 		dn := 0.0
 		if nullFrac > 0 {
 			dn = 0.1
 		}
-		values := convtest.Gen(mem, c.Type, 20, dn, r)
+		values := datagen.Gen(mem, c.Type, 20, dn, r)
 		defer values.Release()
-		return convtest.Dictionary(mem, values, 340, nullFrac, r)
+		return datagen.Dictionary(mem, values, 340, nullFrac, r)
 	}
-	full := convtest.Gen(mem, c.Type, 345, nullFrac, r)
+	full := datagen.Gen(mem, c.Type, 345, nullFrac, r)
 	defer full.Release()
 	return array.NewSlice(full, 5, 345)
 }
@@ -47,7 +47,7 @@ func input(mem memory.Allocator, c convtest.Case, nullFrac float64, dict bool, r
 // and the result passes ValidateFull. A second batch through the same
 // builder checks that Finish leaves it reusable.
 func TestDifferential(t *testing.T) {
-	for _, c := range convtest.Cases() {
+	for _, c := range datagen.Cases() {
 		for _, nullFrac := range []float64{0, 0.2, 1} {
 			for _, dict := range []bool{false, true} {
 				if dict && !c.Dict {
@@ -93,7 +93,7 @@ func checkSlice(t *testing.T, mem memory.Allocator, b Builder, in arrow.Array, s
 	}
 	got := makeArray(b.Finish())
 	defer got.Release()
-	want := convtest.Rebuild(mem, b.Type(), in, start, n)
+	want := datagen.Rebuild(mem, b.Type(), in, start, n)
 	defer want.Release()
 	if err := array.ValidateFull(got); err != nil {
 		t.Fatalf("%s: ValidateFull: %v", what, err)
@@ -108,12 +108,12 @@ func checkSlice(t *testing.T, mem memory.Allocator, b Builder, in arrow.Array, s
 
 // TestTruncate: rows appended then truncated leave no trace.
 func TestTruncate(t *testing.T) {
-	for _, c := range convtest.Cases() {
+	for _, c := range datagen.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			r := rand.New(rand.NewPCG(3, 4))
-			in := convtest.Gen(mem, c.Type, 100, 0.3, r)
+			in := datagen.Gen(mem, c.Type, 100, 0.3, r)
 			defer in.Release()
 			b, err := New(in.DataType(), mem, 1)
 			if err != nil {
@@ -135,7 +135,7 @@ func TestTruncate(t *testing.T) {
 			if err := array.ValidateFull(got); err != nil {
 				t.Fatal(err)
 			}
-			want := convtest.Rebuild(mem, b.Type(), in, 0, in.Len())
+			want := datagen.Rebuild(mem, b.Type(), in, 0, in.Len())
 			defer want.Release()
 			if !array.Equal(got, want) {
 				t.Fatalf("got %v\nwant %v", got, want)
@@ -150,8 +150,8 @@ func TestSnapshotReuse(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, c := range convtest.Cases() {
-		in := convtest.Gen(mem, c.Type, 400, 0.2, r)
+	for _, c := range datagen.Cases() {
+		in := datagen.Gen(mem, c.Type, 400, 0.2, r)
 		b, err := New(in.DataType(), mem, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -161,7 +161,7 @@ func TestSnapshotReuse(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := makeArray(b.Snapshot())
-			want := convtest.Rebuild(mem, b.Type(), in, s[0], s[1])
+			want := datagen.Rebuild(mem, b.Type(), in, s[0], s[1])
 			if err := array.ValidateFull(got); err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
@@ -184,7 +184,7 @@ func TestDictionaryIDOutOfRange(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	for _, vt := range []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.BinaryTypes.String, &arrow.FixedSizeBinaryType{ByteWidth: 3}} {
 		r := rand.New(rand.NewPCG(1, 1))
-		values := convtest.Gen(mem, vt, 5, 0, r)
+		values := datagen.Gen(mem, vt, 5, 0, r)
 		ib := array.NewInt32Builder(mem)
 		ib.AppendValues([]int32{0, 1, 4, 5, -1}, nil)
 		idx := ib.NewInt32Array()

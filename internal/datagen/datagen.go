@@ -1,8 +1,6 @@
-// Package convtest generates columns of every type the converter handles,
-// with a chosen fraction of nulls and optionally dictionary-encoded, and
-// rebuilds any slice of them value by value with arrow-go's builders:
-// the reference the converter's bulk paths are tested against.
-package convtest
+// Random columns of every type, and their value-by-value rebuilds.
+
+package datagen
 
 import (
 	"fmt"
@@ -233,7 +231,7 @@ func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *r
 			child(b.FieldBuilder(i), f.Type)
 		}
 	default:
-		panic(fmt.Sprintf("convtest: no generator for %T (%s)", bld, dt))
+		panic(fmt.Sprintf("datagen: no generator for %T (%s)", bld, dt))
 	}
 }
 
@@ -395,7 +393,7 @@ func Append(bld array.Builder, arr arrow.Array, i int) {
 			Append(b.FieldBuilder(f), a.Field(f), i)
 		}
 	default:
-		panic(fmt.Sprintf("convtest: no row path for %T", arr))
+		panic(fmt.Sprintf("datagen: no row path for %T", arr))
 	}
 }
 

@@ -1,4 +1,4 @@
-package bench
+package datagen
 
 import (
 	"strconv"
@@ -6,8 +6,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
 // The relation of the Comet cache benchmark. Row i (counted across
@@ -87,9 +85,9 @@ func newBuffer(mem memory.Allocator, size int) *memory.Buffer {
 	return b
 }
 
-// validity returns the bitmap of rows start..start+n-1, null where
+// patternValidity returns the bitmap of rows start..start+n-1, null where
 // null(row), and the null count. Trailing bits are zero.
-func validity(mem memory.Allocator, start, n int, null func(row int) bool) (*memory.Buffer, int) {
+func patternValidity(mem memory.Allocator, start, n int, null func(row int) bool) (*memory.Buffer, int) {
 	buf := newBuffer(mem, (n+7)/8)
 	bits := buf.Bytes()
 	nulls := 0
@@ -109,7 +107,7 @@ func validity(mem memory.Allocator, start, n int, null func(row int) bool) (*mem
 
 // int64Column fills value(row) for valid rows and 0 for null ones.
 func int64Column(mem memory.Allocator, start, n int, null func(row int) bool, value func(row int) int64) arrow.Array {
-	valid, nulls := validity(mem, start, n, null)
+	valid, nulls := patternValidity(mem, start, n, null)
 	vals := newBuffer(mem, n*8)
 	v := arrow.Int64Traits.CastFromBytes(vals.Bytes())
 	for j := range n {
@@ -137,7 +135,7 @@ func stringColumn(mem memory.Allocator, start, n int, null func(row int) bool, p
 			size += len(prefix) + decimalLen(value(row))
 		}
 	}
-	valid, nulls := validity(mem, start, n, null)
+	valid, nulls := patternValidity(mem, start, n, null)
 	offsets := newBuffer(mem, (n+1)*4)
 	data := newBuffer(mem, size)
 	off := arrow.Int32Traits.CastFromBytes(offsets.Bytes())
@@ -173,17 +171,4 @@ func makeArray(t arrow.DataType, n, nulls int, bufs ...*memory.Buffer) arrow.Arr
 	}
 	defer data.Release()
 	return array.MakeFromData(data)
-}
-
-// ArrowBytes is the MB/s numerator: the summed length of every buffer of
-// every column of recs (validity, offsets, values), as they lie in memory.
-// CometRecords sizes buffers exactly, so this is the data itself.
-func ArrowBytes(recs []arrow.RecordBatch) int64 {
-	var total int64
-	for _, r := range recs {
-		for _, c := range r.Columns() {
-			total += arrowsize.Data(c.Data())
-		}
-	}
-	return total
 }
