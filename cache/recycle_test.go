@@ -2,7 +2,10 @@ package cache
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // TestRecyclerContract: buffers have exactly the capacity asked for (arrow-go
@@ -46,4 +49,30 @@ func TestRecyclerContract(t *testing.T) {
 	}
 	r.Free(next)
 	r.Free(again)
+}
+
+// BenchmarkRecycler: the allocator's cost per buffer on a scan's pattern,
+// allocate, grow within the size class, free, for the sizes of a batch's
+// buffers; the peer is memory.GoAllocator's make.
+func BenchmarkRecycler(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10} {
+		b.Run("alloc=recycler/size="+strconv.Itoa(size), func(b *testing.B) {
+			r := &recycler{}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := r.Reallocate(size, r.Allocate(size/2))
+				r.Free(buf)
+			}
+		})
+		b.Run("alloc=go/size="+strconv.Itoa(size), func(b *testing.B) {
+			g := memory.NewGoAllocator()
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := g.Reallocate(size, g.Allocate(size/2))
+				g.Free(buf)
+			}
+		})
+	}
 }
