@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // TestRecyclerContract: buffers have exactly the capacity asked for (arrow-go
@@ -16,8 +18,8 @@ import (
 func TestRecyclerContract(t *testing.T) {
 	r := &recycler{}
 	b := r.Allocate(100)
-	if len(b) != 100 || cap(b) != 100 || addr(b)%alignment != 0 {
-		t.Fatalf("len %d cap %d aligned %v", len(b), cap(b), addr(b)%alignment == 0)
+	if len(b) != 100 || cap(b) != 100 || rawmem.Addr(b)%alignment != 0 {
+		t.Fatalf("len %d cap %d aligned %v", len(b), cap(b), rawmem.Addr(b)%alignment == 0)
 	}
 	copy(b, bytes.Repeat([]byte{7}, 100))
 	g := r.Reallocate(120, b)
@@ -41,7 +43,7 @@ func TestRecyclerContract(t *testing.T) {
 		t.Fatal("a foreign slice became ours")
 	}
 	next := r.Allocate(128)
-	if addr(next) == addr(foreign) {
+	if rawmem.Addr(next) == rawmem.Addr(foreign) {
 		t.Fatal("a foreign slice was pooled")
 	}
 	if len(r.Allocate(0)) != 0 {
