@@ -2,10 +2,11 @@ package column
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // Offset is the width of a variable-length layout's offsets.
@@ -32,7 +33,7 @@ func newBinary[O Offset](dt arrow.DataType, mem memory.Allocator, capRows int) *
 }
 
 // width of O in bytes.
-func offsetSize[O Offset]() int { var o O; return int(unsafe.Sizeof(o)) }
+func offsetSize[O Offset]() int { return rawmem.Sizeof[O]() }
 
 // offsetBytes is the size of n rows' offsets (none for no rows).
 func offsetBytes[O Offset](n int) int64 {
@@ -79,9 +80,10 @@ func (b *Binary[O]) Append(v []byte) error {
 	return nil
 }
 
-// AppendString is Append of a string's bytes.
+// AppendString is Append of a string's bytes (Append copies them, so
+// they need no copy of their own).
 func (b *Binary[O]) AppendString(v string) error {
-	return b.Append(unsafe.Slice(unsafe.StringData(v), len(v)))
+	return b.Append(rawmem.Bytes(v))
 }
 
 // SetNull marks row i (< Len()) null; its bytes stay, unreachable.
