@@ -26,7 +26,8 @@ import (
 //
 // Taking a buffer back needs its whole size class from the shorter slice
 // handed out (rawmem.Recap); the purego build cannot, so there the
-// recycler pools nothing and is Go's allocator with 64-byte alignment.
+// recycler pools only buffers asked for at exactly a class size (a power
+// of two) and is otherwise Go's allocator with 64-byte alignment.
 type recycler struct {
 	classes [maxClass + 1]sync.Pool // of *[]byte with cap 1<<class
 	// live maps the first-byte address of every buffer handed out and
