@@ -68,7 +68,7 @@ func inspectStream(r io.Reader, opts ReadOptions, verify bool, fn func(*MessageI
 		if err != nil {
 			return s.dec.schema, fmt.Errorf("after record batch %d: %w", s.index, err)
 		}
-		s.bodyBuf, err = readBody(s.r, msg.BodyLength, "body", s.bodyBuf[:0], func(b []byte, n int) []byte { return grow(b, n) })
+		s.bodyBuf, err = readBody(s.r, msg.BodyLength, "body", s.bodyBuf[:0], func(b []byte, n int) []byte { return resizeKeeping(b, n) })
 		if err != nil {
 			return s.dec.schema, fmt.Errorf("after record batch %d: %w", s.index, err)
 		}

@@ -108,7 +108,7 @@ func (s *StreamReader) readMeta() (*meta.Message, error) {
 	}
 	// Grown as bytes arrive, like bodies: a prefix claiming 64 MiB of
 	// metadata in a 20-byte stream costs 1 MiB, not 64.
-	s.metaBuf, err = readBody(s.r, size, "metadata", s.metaBuf[:0], func(b []byte, n int) []byte { return grow(b, n) })
+	s.metaBuf, err = readBody(s.r, size, "metadata", s.metaBuf[:0], func(b []byte, n int) []byte { return resizeKeeping(b, n) })
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +122,8 @@ func (s *StreamReader) readMeta() (*meta.Message, error) {
 	return msg, nil
 }
 
-// grow returns b resized to n bytes, keeping its contents.
-func grow(b []byte, n int) []byte {
+// resizeKeeping returns b resized to n bytes, keeping its contents.
+func resizeKeeping(b []byte, n int) []byte {
 	if cap(b) < n {
 		return append(b[:cap(b)], make([]byte, n-cap(b))...)[:n]
 	}
@@ -223,7 +223,7 @@ func (s *StreamReader) readMessageBody(msg *meta.Message, reuse bool) (body, fun
 		if reuse {
 			scratch = s.bodyBuf[:0]
 		}
-		b, err := readBody(s.r, n, "body", scratch, func(b []byte, size int) []byte { return grow(b, size) })
+		b, err := readBody(s.r, n, "body", scratch, func(b []byte, size int) []byte { return resizeKeeping(b, size) })
 		if err != nil {
 			return body{}, nil, err
 		}

@@ -248,7 +248,7 @@ func (d *chunkDecoder) inner(c chunk, i, limit int) ([]byte, error) {
 	if s.inner > limit+64 {
 		return nil, corrupt("part %d: %d encoded bytes for a %d-byte buffer", i, s.inner, limit)
 	}
-	d.scratch = grow(d.scratch, s.inner+codec.DecodeSlack)[:s.inner]
+	d.scratch = resizeDiscarding(d.scratch, s.inner+codec.DecodeSlack)[:s.inner]
 	if err := d.decompress(d.scratch, c, i); err != nil {
 		return nil, err
 	}

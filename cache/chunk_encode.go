@@ -132,7 +132,7 @@ func (e *chunkEncoder) bitmap(src []byte, off, n int) []byte {
 	if off%8 == 0 && n%8 == 0 {
 		return src[off/8 : off/8+size]
 	}
-	e.bits = grow(e.bits, size)
+	e.bits = resizeDiscarding(e.bits, size)
 	clear(e.bits)
 	bitutil.CopyBitmap(src, off, n, e.bits, 0)
 	return e.bits
@@ -186,7 +186,7 @@ func (e *chunkEncoder) fixed(arr arrow.Array, f columnForm) encoded {
 // It reports false, storing nothing, when a value does not fit.
 func (e *chunkEncoder) narrow(values []byte) (colenc.Encoding, bool) {
 	n := len(values) / 16
-	e.narrowed = grow(e.narrowed, 8*n)
+	e.narrowed = resizeDiscarding(e.narrowed, 8*n)
 	for i := range n {
 		lo := binary.LittleEndian.Uint64(values[16*i:])
 		hi := binary.LittleEndian.Uint64(values[16*i+8:])
@@ -211,7 +211,7 @@ func (e *chunkEncoder) narrow(values []byte) (colenc.Encoding, bool) {
 // of small deltas twice. Filled, id with every eighth row null encodes as
 // deltas of 0 and 1.
 func (e *chunkEncoder) fillNulls(values []byte, arr arrow.Array, width int) []byte {
-	e.fill = grow(e.fill, len(values))
+	e.fill = resizeDiscarding(e.fill, len(values))
 	copy(e.fill, values)
 	n := arr.Len()
 	first := 0
@@ -257,7 +257,7 @@ func (e *chunkEncoder) varBinary(arr arrow.Array, f columnForm) encoded {
 		data = data[first:last]
 	} else {
 		// An empty column decodes to the single offset 0.
-		e.offs = grow(e.offs, f.width)
+		e.offs = resizeDiscarding(e.offs, f.width)
 		clear(e.offs)
 		offBytes, data = e.offs, nil
 	}
@@ -275,7 +275,7 @@ func (e *chunkEncoder) varBinary(arr arrow.Array, f columnForm) encoded {
 
 // rebase returns offs minus first, in scratch.
 func (e *chunkEncoder) rebase(offs []byte, width int, first int64) []byte {
-	e.offs = grow(e.offs, len(offs))
+	e.offs = resizeDiscarding(e.offs, len(offs))
 	for i := range len(offs) / width {
 		writeOffset(e.offs, width, i, readOffset(offs, width, i)-first)
 	}
@@ -327,8 +327,9 @@ func writeOffset(b []byte, width, i int, v int64) {
 	binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
 }
 
-// grow returns b with length n, reusing its capacity.
-func grow(b []byte, n int) []byte {
+// resizeDiscarding returns b with length n, reusing its capacity; its
+// contents are not kept when it must grow (batch's resizeKeeping keeps them).
+func resizeDiscarding(b []byte, n int) []byte {
 	if cap(b) >= n {
 		return b[:n]
 	}

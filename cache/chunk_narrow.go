@@ -71,7 +71,7 @@ func (d *chunkDecoder) narrow(dt arrow.DataType, src []byte, limit int64, buf []
 // (after the codec and colenc) sign-extended to 128 bits.
 func (d *chunkDecoder) narrowed(out []byte, c chunk, i int) error {
 	n := len(out) / 16
-	d.wide = grow(d.wide, 8*n)
+	d.wide = resizeDiscarding(d.wide, 8*n)
 	if err := d.narrowInto(d.wide, c, i); err != nil {
 		return err
 	}

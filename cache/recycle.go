@@ -3,9 +3,10 @@ package cache
 import (
 	"math/bits"
 	"sync"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // recycler is the default allocator of a cache's scans: a memory.Allocator
@@ -22,6 +23,11 @@ import (
 //
 // Pools are sync.Pools: the garbage collector empties them, so a burst of
 // scans does not pin memory.
+//
+// Taking a buffer back needs its whole size class from the shorter slice
+// handed out (rawmem.Recap); the purego build cannot, so there the
+// recycler pools only buffers asked for at exactly a class size (a power
+// of two) and is otherwise Go's allocator with 64-byte alignment.
 type recycler struct {
 	classes [maxClass + 1]sync.Pool // of *[]byte with cap 1<<class
 	// live maps the first-byte address of every buffer handed out and
@@ -72,18 +78,16 @@ func (r *recycler) Allocate(size int) []byte {
 	} else {
 		full = aligned(1<<c, 1<<c)
 	}
-	r.live.Store(addr(full), c)
+	r.live.Store(rawmem.Addr(full), c)
 	return full[:size:size]
 }
-
-func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // aligned returns a new slice of length size and capacity capacity whose
 // first byte is 64-byte aligned.
 func aligned(size, capacity int) []byte {
 	buf := make([]byte, capacity+alignment-1)
 	off := 0
-	if rem := uintptr(unsafe.Pointer(unsafe.SliceData(buf))) % alignment; rem != 0 {
+	if rem := rawmem.Addr(buf) % alignment; rem != 0 {
 		off = alignment - int(rem)
 	}
 	return buf[off : off+size : off+capacity]
@@ -95,7 +99,7 @@ func (r *recycler) class(b []byte) (int, bool) {
 	if cap(b) == 0 {
 		return 0, false
 	}
-	v, ok := r.live.Load(addr(b))
+	v, ok := r.live.Load(rawmem.Addr(b))
 	if !ok {
 		return 0, false
 	}
@@ -108,20 +112,22 @@ func (r *recycler) Free(b []byte) {
 	if !ok {
 		return
 	}
-	r.live.Delete(addr(b))
-	full := unsafe.Slice(unsafe.SliceData(b), 1<<c)
-	r.classes[c].Put(&full)
+	r.live.Delete(rawmem.Addr(b))
+	if full, ok := rawmem.Recap(b, 1<<c); ok {
+		r.classes[c].Put(&full)
+	}
 }
 
 // Reallocate grows or shrinks b to size, keeping its contents; within its
 // size class it stays in place.
 func (r *recycler) Reallocate(size int, b []byte) []byte {
 	if c, ok := r.class(b); ok && size > 0 && size <= 1<<c {
-		full := unsafe.Slice(unsafe.SliceData(b), 1<<c)
-		if old := len(b); size > old {
-			clear(full[old:size])
+		if full, ok := rawmem.Recap(b, 1<<c); ok {
+			if old := len(b); size > old {
+				clear(full[old:size])
+			}
+			return full[:size:size]
 		}
-		return full[:size:size]
 	}
 	nb := r.Allocate(size)
 	copy(nb, b)

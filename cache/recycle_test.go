@@ -2,7 +2,12 @@ package cache
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // TestRecyclerContract: buffers have exactly the capacity asked for (arrow-go
@@ -13,8 +18,8 @@ import (
 func TestRecyclerContract(t *testing.T) {
 	r := &recycler{}
 	b := r.Allocate(100)
-	if len(b) != 100 || cap(b) != 100 || addr(b)%alignment != 0 {
-		t.Fatalf("len %d cap %d aligned %v", len(b), cap(b), addr(b)%alignment == 0)
+	if len(b) != 100 || cap(b) != 100 || rawmem.Addr(b)%alignment != 0 {
+		t.Fatalf("len %d cap %d aligned %v", len(b), cap(b), rawmem.Addr(b)%alignment == 0)
 	}
 	copy(b, bytes.Repeat([]byte{7}, 100))
 	g := r.Reallocate(120, b)
@@ -38,7 +43,7 @@ func TestRecyclerContract(t *testing.T) {
 		t.Fatal("a foreign slice became ours")
 	}
 	next := r.Allocate(128)
-	if addr(next) == addr(foreign) {
+	if rawmem.Addr(next) == rawmem.Addr(foreign) {
 		t.Fatal("a foreign slice was pooled")
 	}
 	if len(r.Allocate(0)) != 0 {
@@ -46,4 +51,30 @@ func TestRecyclerContract(t *testing.T) {
 	}
 	r.Free(next)
 	r.Free(again)
+}
+
+// BenchmarkRecycler: the allocator's cost per buffer on a scan's pattern,
+// allocate, grow within the size class, free, for the sizes of a batch's
+// buffers; the peer is memory.GoAllocator's make.
+func BenchmarkRecycler(b *testing.B) {
+	for _, size := range []int{1 << 10, 64 << 10} {
+		b.Run("alloc=recycler/size="+strconv.Itoa(size), func(b *testing.B) {
+			r := &recycler{}
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := r.Reallocate(size, r.Allocate(size/2))
+				r.Free(buf)
+			}
+		})
+		b.Run("alloc=go/size="+strconv.Itoa(size), func(b *testing.B) {
+			g := memory.NewGoAllocator()
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf := g.Reallocate(size, g.Allocate(size/2))
+				g.Free(buf)
+			}
+		})
+	}
 }

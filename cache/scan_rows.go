@@ -64,7 +64,7 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 			return decoded{err: err}
 		}
 		if all {
-			dec.sel = grow32(dec.sel, n)
+			dec.sel = resizeDiscarding32(dec.sel, n)
 		}
 		dec.sel = t.keep(c, dec.sel, all, n)
 		all = false
@@ -146,7 +146,8 @@ func (s *Scanner) testsFor(e *entry) []rowTest {
 	return out
 }
 
-func grow32(b []int32, n int) []int32 {
+// resizeDiscarding32 is resizeDiscarding for int32s.
+func resizeDiscarding32(b []int32, n int) []int32 {
 	if cap(b) < n {
 		return make([]int32, n)
 	}

@@ -157,6 +157,16 @@ func DecompressSlack(c Codec, dst, src []byte, n int) ([]byte, error) {
 	return c.Decompress(dst, src, n)
 }
 
+// Codec compresses and decompresses whole buffers in one block format
+// (none, LZ4 frame, zstd): what an Arrow IPC body buffer or a cache chunk
+// holds. Get one from New (or MustNew); it is long-lived, shared and safe
+// for concurrent use, so callers keep it rather than make one per buffer.
+// Both directions are append-style, dst first, and the result may alias
+// dst. Decompress takes src as untrusted bytes and the decoded size n the
+// caller recorded: it checks n against what src can expand to before it
+// allocates, never writes past len(dst)+n, and fails with an error
+// matching ErrCorrupt. Every implementation passes the same conformance
+// suite, codectest.Run.
 type Codec interface {
 	// Setting returns the codec and level this Codec writes.
 	Setting() Setting

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // Reading LZ4 frames. Every length in the frame is checked against the bytes
@@ -50,7 +52,7 @@ func (*lz4Codec) Decompress(dst, src []byte, n int) ([]byte, error) {
 		}
 		return dst, fmt.Errorf("%w: lz4: frame content size %d, expected %d", sentinel, f.contentSize, n)
 	}
-	out := extend(dst, n)
+	out := bufs.Extend(dst, n)
 	win := out[len(dst):len(out):len(out)]
 	if err := decodeLZ4Blocks(win, src, f); err != nil {
 		return dst, err

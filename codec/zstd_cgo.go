@@ -55,6 +55,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // zstd through libzstd (cgo, build tag cgozstd): ZSTD_compress2 on pooled
@@ -185,7 +187,7 @@ func (zstdCCodec) Decompress(dst, src []byte, n int) ([]byte, error) {
 		return dst, fmt.Errorf("%w: zstd: %d bytes declare %d decoded, expected %d", sentinel, len(src), uint64(total), n)
 	}
 	base := len(dst)
-	out := extend(dst, n)
+	out := bufs.Extend(dst, n)
 	x := zstdDCtxPool.Get().(*zstdDCtx)
 	r := C.ZSTD_decompressDCtx(x.d, bytesPtr(out[base:]), C.size_t(n), bytesPtr(src), C.size_t(len(src)))
 	zstdDCtxPool.Put(x)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // Version is the format version this package writes and the only one it
@@ -274,7 +276,7 @@ func Decode(dst, src []byte, limit int) ([]byte, error) {
 		return dst, err
 	}
 	start := len(dst)
-	out := extend(dst, h.n*h.width)
+	out := bufs.Extend(dst, h.n*h.width)
 	win := out[start:]
 	switch h.enc {
 	case Plain:
@@ -299,16 +301,6 @@ func DecodedLen(src []byte, limit int) (n int, enc Encoding, width int, err erro
 		return 0, 0, 0, err
 	}
 	return h.n * h.width, h.enc, h.width, nil
-}
-
-// extend returns dst lengthened by n bytes, reusing spare capacity.
-func extend(dst []byte, n int) []byte {
-	if cap(dst)-len(dst) >= n {
-		return dst[:len(dst)+n]
-	}
-	out := make([]byte, len(dst)+n)
-	copy(out, dst)
-	return out
 }
 
 // store writes v as the i-th value of a little-endian buffer.

@@ -342,3 +342,37 @@ func TestAlignedAndUnalignedOutputAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWritesNothingPastItsOutput is the canary of the word views:
+// decoding into dst whose spare capacity holds guard bytes past the room
+// the values need leaves every guard byte as it was, for aligned and
+// unaligned output, every encoding and width.
+func TestDecodeWritesNothingPastItsOutput(t *testing.T) {
+	const guard, spare = 0xAA, 64
+	for _, width := range []int{4, 8} {
+		for _, enc := range encodings {
+			for _, shape := range shapes {
+				for _, n := range []int{1, 2, 7, 8, 9, 63, 64, 65, 1000} {
+					if enc == colenc.Lengths && shape.name != "sequential" && shape.name != "offsets" {
+						continue // lengths need offsets that never decrease
+					}
+					src := column(width, n, shape.v)
+					buf := colenc.Encode(nil, src, width, enc)
+					for _, prefix := range []int{0, 1, 4} {
+						mem := bytes.Repeat([]byte{guard}, prefix+len(src)+spare)
+						got, err := colenc.Decode(mem[:prefix], buf, len(src))
+						if err != nil {
+							t.Fatalf("width %d %s %s n=%d: %v", width, enc, shape.name, n, err)
+						}
+						if &got[0] != &mem[0] || !bytes.Equal(got[prefix:], src) {
+							t.Fatalf("width %d %s %s n=%d prefix %d: not decoded in place", width, enc, shape.name, n, prefix)
+						}
+						if tail := mem[prefix+len(src):]; bytes.Count(tail, []byte{guard}) != len(tail) {
+							t.Fatalf("width %d %s %s n=%d prefix %d: guard bytes past the output overwritten: % x", width, enc, shape.name, n, prefix, tail)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package colenc
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
+)
 
 // Delta: the first value, the smallest difference between neighbours
 // (the step), then the n-1 differences minus the step, packed to the bits
@@ -61,7 +65,7 @@ func decodeDelta(win []byte, h header) {
 	cur, step := uint64(h.param), uint64(h.step)
 	store(win, h.width, 0, cur)
 	out := win[h.width:]
-	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
+	switch v64, v32 := rawmem.Words[uint64](out, len(vals)), rawmem.Words[uint32](out, len(vals)); {
 	case h.width == 8 && v64 != nil:
 		for i, v := range vals {
 			cur += step + v

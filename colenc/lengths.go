@@ -3,6 +3,8 @@ package colenc
 import (
 	"fmt"
 	"math"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // Lengths: an Arrow offsets buffer (n+1 offsets for n strings) as its first
@@ -81,7 +83,7 @@ func decodeLengths(win []byte, h header) error {
 	}
 	unchecked := h.bits < 32 && cur <= limit && uint64(len(vals)) <= (limit-cur)/max(maxLen, 1)
 	out := win[h.width:]
-	switch v64, v32 := view64(out, len(vals)), view32(out, len(vals)); {
+	switch v64, v32 := rawmem.Words[uint64](out, len(vals)), rawmem.Words[uint32](out, len(vals)); {
 	case unchecked && h.width == 8 && v64 != nil:
 		for i, v := range vals {
 			cur += v

@@ -2,10 +2,11 @@ package column
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // Offset is the width of a variable-length layout's offsets.
@@ -32,7 +33,7 @@ func newBinary[O Offset](dt arrow.DataType, mem memory.Allocator, capRows int) *
 }
 
 // width of O in bytes.
-func offsetSize[O Offset]() int { var o O; return int(unsafe.Sizeof(o)) }
+func offsetSize[O Offset]() int { return rawmem.Sizeof[O]() }
 
 // offsetBytes is the size of n rows' offsets (none for no rows).
 func offsetBytes[O Offset](n int) int64 {
@@ -42,12 +43,19 @@ func offsetBytes[O Offset](n int) int64 {
 	return int64((n + 1) * offsetSize[O]())
 }
 
+// Type is the column's type: String, Binary, LargeString or LargeBinary.
 func (b *Binary[O]) Type() arrow.DataType { return b.dt }
-func (b *Binary[O]) Len() int             { return b.v.n }
-func (b *Binary[O]) DataLen() int         { return b.data.n }
+
+// Len is the rows appended since the last Finish or Reset.
+func (b *Binary[O]) Len() int { return b.v.n }
+
+// DataLen is the bytes of value data appended so far.
+func (b *Binary[O]) DataLen() int { return b.data.n }
 
 // Data is the bytes appended so far.
 func (b *Binary[O]) Data() []byte { return b.data.b[:b.data.n] }
+
+// Bytes counts the value data, the offsets and the validity bitmap.
 func (b *Binary[O]) Bytes() int64 {
 	return int64(b.data.n) + offsetBytes[O](b.v.n) + b.v.bytes()
 }
@@ -79,9 +87,10 @@ func (b *Binary[O]) Append(v []byte) error {
 	return nil
 }
 
-// AppendString is Append of a string's bytes.
+// AppendString is Append of a string's bytes (Append copies them, so
+// they need no copy of their own).
 func (b *Binary[O]) AppendString(v string) error {
-	return b.Append(unsafe.Slice(unsafe.StringData(v), len(v)))
+	return b.Append(rawmem.Bytes(v))
 }
 
 // SetNull marks row i (< Len()) null; its bytes stay, unreachable.
@@ -95,6 +104,8 @@ func (b *Binary[O]) AppendNull() {
 	b.v.n++
 }
 
+// AppendNulls appends n null rows: each repeats the last offset, so
+// they hold no bytes.
 func (b *Binary[O]) AppendNulls(n int) {
 	b.Reserve(n, 0)
 	offs := b.offsets()
@@ -104,6 +115,10 @@ func (b *Binary[O]) AppendNulls(n int) {
 	b.v.appendNulls(n)
 }
 
+// AppendArray appends rows [start, start+n) of arr (Builder.AppendArray):
+// the offsets in one pass, the rows' adjacent bytes in one copy; a
+// dictionary input is gathered row by row. For int32 offsets it returns
+// ErrOffsets, appending nothing, when the data would pass MaxOffset.
 func (b *Binary[O]) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -131,6 +146,8 @@ func (b *Binary[O]) AppendArray(arr arrow.Array, start, n int, mask Mask) error 
 	return nil
 }
 
+// Measure counts the rows' bytes, offsets and validity; fits is false
+// when int32 offsets would pass MaxOffset with them.
 func (b *Binary[O]) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	var bytes int64
 	if d := dictionary(arr); d != nil {
@@ -145,6 +162,7 @@ func (b *Binary[O]) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return bytes + int64(n*offsetSize[O]()) + validityBytes(arr, n), fits
 }
 
+// Truncate drops the rows past n and their bytes.
 func (b *Binary[O]) Truncate(n int) {
 	if n >= b.v.n {
 		return
@@ -162,6 +180,9 @@ func (b *Binary[O]) setLens() {
 	b.offs.n = (b.v.n + 1) * offsetSize[O]()
 }
 
+// Finish hands over validity, offsets and data as array data and empties
+// the builder; later batches reserve at once as much data as the largest
+// batch so far.
 func (b *Binary[O]) Finish() arrow.ArrayData {
 	n := b.v.n
 	b.setLens()
@@ -175,6 +196,8 @@ func (b *Binary[O]) Finish() arrow.ArrayData {
 	return finishData(b.dt, n, []*memory.Buffer{valid, offs, data}, nil, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (b *Binary[O]) Snapshot() arrow.ArrayData {
 	n := b.v.n
 	b.setLens()
@@ -186,12 +209,14 @@ func (b *Binary[O]) Snapshot() arrow.ArrayData {
 	return finishData(b.dt, n, []*memory.Buffer{valid, offs, data}, nil, nulls)
 }
 
+// Reset empties the builder and keeps its buffers.
 func (b *Binary[O]) Reset() {
 	b.v.reset()
 	b.offs.n, b.data.n = 0, 0
 	b.dict.release()
 }
 
+// Release frees the builder's buffers and the dictionary it holds.
 func (b *Binary[O]) Release() {
 	b.v.release()
 	b.offs.release()

@@ -19,9 +19,14 @@ func newBool(mem memory.Allocator, capRows int) *Bool {
 	return &Bool{capRows: capRows, v: newValidity(mem), vals: buf{mem: mem, zero: true}}
 }
 
+// Type is arrow's boolean type.
 func (b *Bool) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
-func (b *Bool) Len() int             { return b.v.n }
-func (b *Bool) Bytes() int64         { return bitutil.BytesForBits(int64(b.v.n)) + b.v.bytes() }
+
+// Len is the rows appended since the last Finish or Reset.
+func (b *Bool) Len() int { return b.v.n }
+
+// Bytes counts the value bits, rounded up to bytes, and the validity.
+func (b *Bool) Bytes() int64 { return bitutil.BytesForBits(int64(b.v.n)) + b.v.bytes() }
 
 // Reserve makes room for n more rows.
 func (b *Bool) Reserve(n int) {
@@ -54,12 +59,16 @@ func (b *Bool) AppendNull() {
 	b.v.n++
 }
 
+// AppendNulls appends n null rows, their value bits cleared.
 func (b *Bool) AppendNulls(n int) {
 	b.Reserve(n)
 	bitutil.SetBitsTo(b.vals.b, int64(b.v.n), int64(n), false)
 	b.v.appendNulls(n)
 }
 
+// AppendArray appends rows [start, start+n) of arr: one bitmap copy for
+// the values and one for the validity; a dictionary input is gathered row
+// by row.
 func (b *Bool) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -75,12 +84,17 @@ func (b *Bool) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	return nil
 }
 
+// Measure counts the value bits and validity of n rows; a boolean column
+// has no offsets to overflow, so it always fits.
 func (b *Bool) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return bitutil.BytesForBits(int64(n)) + validityBytes(arr, n), true
 }
 
+// Truncate drops the rows past n.
 func (b *Bool) Truncate(n int) { b.v.truncate(n) }
 
+// Finish hands over validity and values as array data and empties the
+// builder.
 func (b *Bool) Finish() arrow.ArrayData {
 	n := b.v.n
 	valid, nulls := b.v.finish()
@@ -93,6 +107,8 @@ func (b *Bool) Finish() arrow.ArrayData {
 	return finishData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{valid, vals}, nil, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (b *Bool) Snapshot() arrow.ArrayData {
 	n := b.v.n
 	valid, nulls := b.v.snapshot()
@@ -104,10 +120,12 @@ func (b *Bool) Snapshot() arrow.ArrayData {
 	return finishData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{valid, vals}, nil, nulls)
 }
 
+// Reset empties the builder and keeps its buffers.
 func (b *Bool) Reset() {
 	b.v.reset()
 	b.vals.n = 0
 	b.dict.release()
 }
 
+// Release frees the builder's buffers and the dictionary it holds.
 func (b *Bool) Release() { b.v.release(); b.vals.release(); b.dict.release() }

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal"
 )
 
 // Dictionary-encoded input is decoded into the value type. A builder
@@ -173,7 +174,7 @@ func gather[I Index, T any](dst []T, at int, ids []I, dict []T, c *dictCache, ou
 	return nil
 }
 
-func gatherFixed[T any](f *Fixed, d *array.Dictionary, start, n int) error {
+func gatherFixed[T arrow.FixedWidthType](f *Fixed, d *array.Dictionary, start, n int) error {
 	dst := reinterpret[T](f.vals.b)
 	vals := reinterpret[T](f.dict.vals)
 	if len(vals) < f.dict.off+f.dict.n {
@@ -228,9 +229,9 @@ func (f *Fixed) appendDict(d *array.Dictionary, start, n int, mask Mask) error {
 	case 8:
 		err = gatherFixed[uint64](f, d, start, n)
 	case 16:
-		err = gatherFixed[[16]byte](f, d, start, n)
+		err = gatherFixed[decimal.Decimal128](f, d, start, n)
 	case 32:
-		err = gatherFixed[[32]byte](f, d, start, n)
+		err = gatherFixed[decimal.Decimal256](f, d, start, n)
 	default:
 		err = f.gatherBytes(d, start, n)
 	}

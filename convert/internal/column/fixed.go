@@ -25,10 +25,17 @@ func newFixed(dt arrow.DataType, w int, mem memory.Allocator, capRows int) *Fixe
 	return &Fixed{dt: dt, w: w, capRows: capRows, v: newValidity(mem), vals: buf{mem: mem}}
 }
 
+// Type is the column's fixed-width type.
 func (f *Fixed) Type() arrow.DataType { return f.dt }
-func (f *Fixed) Len() int             { return f.v.n }
-func (f *Fixed) Width() int           { return f.w }
-func (f *Fixed) Bytes() int64         { return int64(f.v.n*f.w) + f.v.bytes() }
+
+// Len is the rows appended since the last Finish or Reset.
+func (f *Fixed) Len() int { return f.v.n }
+
+// Width is the bytes of one value.
+func (f *Fixed) Width() int { return f.w }
+
+// Bytes counts Len()*Width() value bytes and the validity.
+func (f *Fixed) Bytes() int64 { return int64(f.v.n*f.w) + f.v.bytes() }
 
 // Reserve makes room for n more rows: on the first use of a batch, for
 // the whole batch at once.
@@ -67,12 +74,16 @@ func (f *Fixed) AppendNull() {
 	f.v.n++
 }
 
+// AppendNulls appends n null rows with zeroed values.
 func (f *Fixed) AppendNulls(n int) {
 	f.Reserve(n)
 	clear(f.vals.b[f.v.n*f.w : (f.v.n+n)*f.w])
 	f.v.appendNulls(n)
 }
 
+// AppendArray appends rows [start, start+n) of arr: one block copy of the
+// values, nulls and all, and one bitmap copy of the validity; a
+// dictionary input is gathered by value width.
 func (f *Fixed) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -89,12 +100,17 @@ func (f *Fixed) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	return nil
 }
 
+// Measure counts n values and their validity; fixed-width values have no
+// offsets to overflow, so they always fit.
 func (f *Fixed) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return int64(n*f.w) + validityBytes(arr, n), true
 }
 
+// Truncate drops the rows past n.
 func (f *Fixed) Truncate(n int) { f.v.truncate(n) }
 
+// Finish hands over validity and values as array data and empties the
+// builder.
 func (f *Fixed) Finish() arrow.ArrayData {
 	n := f.v.n
 	valid, nulls := f.v.finish()
@@ -107,6 +123,8 @@ func (f *Fixed) Finish() arrow.ArrayData {
 	return finishData(f.dt, n, []*memory.Buffer{valid, vals}, nil, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (f *Fixed) Snapshot() arrow.ArrayData {
 	n := f.v.n
 	valid, nulls := f.v.snapshot()
@@ -118,8 +136,10 @@ func (f *Fixed) Snapshot() arrow.ArrayData {
 	return finishData(f.dt, n, []*memory.Buffer{valid, vals}, nil, nulls)
 }
 
+// Reset empties the builder and keeps its buffers.
 func (f *Fixed) Reset() { f.v.reset(); f.vals.n = 0; f.dict.release() }
 
+// Release frees the builder's buffers and the dictionary it holds.
 func (f *Fixed) Release() { f.v.release(); f.vals.release(); f.dict.release() }
 
 // validityBytes is the bitmap bytes n rows of arr may need.
@@ -143,23 +163,44 @@ type Null struct {
 	n  int
 }
 
+// Type is arrow's null type.
 func (b *Null) Type() arrow.DataType { return b.dt }
-func (b *Null) Len() int             { return b.n }
-func (b *Null) Bytes() int64         { return 0 }
+
+// Len is the rows counted since the last Finish or Reset.
+func (b *Null) Len() int { return b.n }
+
+// Bytes is 0: a null column has no buffers.
+func (b *Null) Bytes() int64 { return 0 }
+
+// AppendArray counts n more rows; arr's contents do not matter.
 func (b *Null) AppendArray(arr arrow.Array, start, n int, _ Mask) error {
 	b.n += n
 	return nil
 }
+
+// Measure is 0 bytes, and always fits.
 func (b *Null) Measure(arrow.Array, int, int) (int64, bool) { return 0, true }
-func (b *Null) AppendNulls(n int)                           { b.n += n }
-func (b *Null) Truncate(n int)                              { b.n = min(b.n, n) }
+
+// AppendNulls counts n more rows.
+func (b *Null) AppendNulls(n int) { b.n += n }
+
+// Truncate keeps at most n rows.
+func (b *Null) Truncate(n int) { b.n = min(b.n, n) }
+
+// Finish hands over the count as null array data and starts again at 0.
 func (b *Null) Finish() arrow.ArrayData {
 	n := b.n
 	b.n = 0
 	return array.NewData(b.dt, n, []*memory.Buffer{nil}, nil, n, 0)
 }
+
+// Snapshot returns the count as null array data.
 func (b *Null) Snapshot() arrow.ArrayData {
 	return array.NewData(b.dt, b.n, []*memory.Buffer{nil}, nil, b.n, 0)
 }
-func (b *Null) Reset()   { b.n = 0 }
+
+// Reset starts the count again at 0.
+func (b *Null) Reset() { b.n = 0 }
+
+// Release is Reset: a null column holds no memory.
 func (b *Null) Release() { b.n = 0 }

@@ -29,9 +29,16 @@ func newList[O Offset](dt, elem arrow.DataType, mem memory.Allocator, capRows in
 	return &List[O]{dt: dt, capRows: capRows, v: newValidity(mem), offs: buf{mem: mem, zero: true}, child: child}, nil
 }
 
+// Type is the column's List, LargeList or Map type.
 func (b *List[O]) Type() arrow.DataType { return b.dt }
-func (b *List[O]) Len() int             { return b.v.n }
-func (b *List[O]) Child() Builder       { return b.child }
+
+// Len is the rows appended since the last Finish or Reset.
+func (b *List[O]) Len() int { return b.v.n }
+
+// Child is the builder of the elements of every row.
+func (b *List[O]) Child() Builder { return b.child }
+
+// Bytes counts the offsets, the validity and the child's bytes.
 func (b *List[O]) Bytes() int64 {
 	return offsetBytes[O](b.v.n) + b.v.bytes() + b.child.Bytes()
 }
@@ -55,6 +62,10 @@ func listValues[O Offset](arr arrow.Array) (arrow.Array, []O, error) {
 	return l.ListValues(), arrow.GetData[O](bufBytes(arr.Data().Buffers()[1])), nil
 }
 
+// AppendArray appends rows [start, start+n) of arr: their children as
+// one run, then the offsets rebased in one pass. For int32 offsets it
+// returns ErrOffsets, appending nothing, when the child would pass
+// MaxOffset elements.
 func (b *List[O]) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -85,6 +96,9 @@ func (b *List[O]) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	return nil
 }
 
+// Measure counts offsets, validity and what the child would add; fits is
+// false when the child does not fit or int32 offsets would pass
+// MaxOffset.
 func (b *List[O]) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	if n == 0 {
 		return 0, true
@@ -102,6 +116,7 @@ func (b *List[O]) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return bytes + int64(n*offsetSize[O]()) + validityBytes(arr, n), fits
 }
 
+// AppendNulls appends n null rows: empty lists at the child's end.
 func (b *List[O]) AppendNulls(n int) {
 	b.reserve(n)
 	offs := b.offsets()
@@ -112,6 +127,7 @@ func (b *List[O]) AppendNulls(n int) {
 	b.v.appendNulls(n)
 }
 
+// Truncate drops the rows past n and their elements.
 func (b *List[O]) Truncate(n int) {
 	if n >= b.v.n {
 		return
@@ -127,6 +143,8 @@ func (b *List[O]) setLens() {
 	b.offs.n = (b.v.n + 1) * offsetSize[O]()
 }
 
+// Finish hands over validity and offsets, with the child's data as the
+// one child, and empties the builder.
 func (b *List[O]) Finish() arrow.ArrayData {
 	n := b.v.n
 	b.setLens()
@@ -135,6 +153,8 @@ func (b *List[O]) Finish() arrow.ArrayData {
 	return finishData(b.dt, n, []*memory.Buffer{valid, offs}, []arrow.ArrayData{b.child.Finish()}, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (b *List[O]) Snapshot() arrow.ArrayData {
 	n := b.v.n
 	b.setLens()
@@ -143,7 +163,10 @@ func (b *List[O]) Snapshot() arrow.ArrayData {
 	return finishData(b.dt, n, []*memory.Buffer{valid, offs}, []arrow.ArrayData{b.child.Snapshot()}, nulls)
 }
 
-func (b *List[O]) Reset()   { b.v.reset(); b.offs.n = 0; b.child.Reset() }
+// Reset empties the builder and its child, keeping their memory.
+func (b *List[O]) Reset() { b.v.reset(); b.offs.n = 0; b.child.Reset() }
+
+// Release frees the builder's and its child's memory.
 func (b *List[O]) Release() { b.v.release(); b.offs.release(); b.child.Release() }
 
 // FixedList builds a FixedSizeList column: size children per row, the
@@ -163,11 +186,20 @@ func newFixedList(dt *arrow.FixedSizeListType, mem memory.Allocator, capRows int
 	return &FixedList{dt: dt, size: int(dt.Len()), v: newValidity(mem), child: child}, nil
 }
 
+// Type is the column's FixedSizeList type.
 func (b *FixedList) Type() arrow.DataType { return b.dt }
-func (b *FixedList) Len() int             { return b.v.n }
-func (b *FixedList) Child() Builder       { return b.child }
-func (b *FixedList) Bytes() int64         { return b.v.bytes() + b.child.Bytes() }
 
+// Len is the rows appended since the last Finish or Reset.
+func (b *FixedList) Len() int { return b.v.n }
+
+// Child is the builder of the elements, a fixed number per row.
+func (b *FixedList) Child() Builder { return b.child }
+
+// Bytes counts the validity and the child's bytes.
+func (b *FixedList) Bytes() int64 { return b.v.bytes() + b.child.Bytes() }
+
+// AppendArray appends rows [start, start+n) of arr: their elements as one
+// run, then the validity.
 func (b *FixedList) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -184,6 +216,8 @@ func (b *FixedList) AppendArray(arr arrow.Array, start, n int, mask Mask) error 
 	return nil
 }
 
+// Measure counts the validity and what the child would add for the rows'
+// elements; fits is the child's.
 func (b *FixedList) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	l, ok := arr.(*array.FixedSizeList)
 	if !ok {
@@ -194,11 +228,14 @@ func (b *FixedList) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return bytes + validityBytes(arr, n), fits
 }
 
+// AppendNulls appends n null rows and their elements, null too: a
+// fixed-size list keeps its slots.
 func (b *FixedList) AppendNulls(n int) {
 	b.child.AppendNulls(n * b.size)
 	b.v.appendNulls(n)
 }
 
+// Truncate drops the rows past n and their elements.
 func (b *FixedList) Truncate(n int) {
 	if n >= b.v.n {
 		return
@@ -207,18 +244,25 @@ func (b *FixedList) Truncate(n int) {
 	b.v.truncate(n)
 }
 
+// Finish hands over the validity, with the child's data as the one
+// child, and empties the builder.
 func (b *FixedList) Finish() arrow.ArrayData {
 	n := b.v.n
 	valid, nulls := b.v.finish()
 	return finishData(b.dt, n, []*memory.Buffer{valid}, []arrow.ArrayData{b.child.Finish()}, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (b *FixedList) Snapshot() arrow.ArrayData {
 	valid, nulls := b.v.snapshot()
 	return finishData(b.dt, b.v.n, []*memory.Buffer{valid}, []arrow.ArrayData{b.child.Snapshot()}, nulls)
 }
 
-func (b *FixedList) Reset()   { b.v.reset(); b.child.Reset() }
+// Reset empties the builder and its child, keeping their memory.
+func (b *FixedList) Reset() { b.v.reset(); b.child.Reset() }
+
+// Release frees the builder's and its child's memory.
 func (b *FixedList) Release() { b.v.release(); b.child.Release() }
 
 // Struct builds a struct column field by field. Each field's validity is
@@ -243,9 +287,16 @@ func newStruct(dt *arrow.StructType, mem memory.Allocator, capRows int) (*Struct
 	return b, nil
 }
 
+// Type is the column's struct type.
 func (b *Struct) Type() arrow.DataType { return b.dt }
-func (b *Struct) Len() int             { return b.v.n }
-func (b *Struct) Field(i int) Builder  { return b.children[i] }
+
+// Len is the rows appended since the last Finish or Reset.
+func (b *Struct) Len() int { return b.v.n }
+
+// Field is the builder of field i.
+func (b *Struct) Field(i int) Builder { return b.children[i] }
+
+// Bytes counts the validity and every field's bytes.
 func (b *Struct) Bytes() int64 {
 	n := b.v.bytes()
 	for _, c := range b.children {
@@ -254,6 +305,10 @@ func (b *Struct) Bytes() int64 {
 	return n
 }
 
+// AppendArray appends rows [start, start+n) of arr: the struct's validity
+// first, then each field's rows masked by it. When a field fails, the
+// fields before it and the validity are truncated back: nothing is
+// appended.
 func (b *Struct) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	if n == 0 {
 		return nil
@@ -277,6 +332,8 @@ func (b *Struct) AppendArray(arr arrow.Array, start, n int, mask Mask) error {
 	return nil
 }
 
+// Measure counts the validity and every field's measure; it fits when
+// every field fits.
 func (b *Struct) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	s, ok := arr.(*array.Struct)
 	if !ok {
@@ -291,6 +348,7 @@ func (b *Struct) Measure(arr arrow.Array, start, n int) (int64, bool) {
 	return bytes, fits
 }
 
+// AppendNulls appends n null rows to the struct and every field.
 func (b *Struct) AppendNulls(n int) {
 	for _, c := range b.children {
 		c.AppendNulls(n)
@@ -298,6 +356,7 @@ func (b *Struct) AppendNulls(n int) {
 	b.v.appendNulls(n)
 }
 
+// Truncate drops the rows past n from the struct and every field.
 func (b *Struct) Truncate(n int) {
 	for _, c := range b.children {
 		c.Truncate(n)
@@ -305,6 +364,8 @@ func (b *Struct) Truncate(n int) {
 	b.v.truncate(n)
 }
 
+// Finish hands over the validity, with every field's data as children,
+// and empties the builder.
 func (b *Struct) Finish() arrow.ArrayData {
 	n := b.v.n
 	valid, nulls := b.v.finish()
@@ -315,6 +376,8 @@ func (b *Struct) Finish() arrow.ArrayData {
 	return finishData(b.dt, n, []*memory.Buffer{valid}, children, nulls)
 }
 
+// Snapshot returns the rows as array data over the builder's buffers
+// (Builder.Snapshot).
 func (b *Struct) Snapshot() arrow.ArrayData {
 	valid, nulls := b.v.snapshot()
 	children := make([]arrow.ArrayData, len(b.children))
@@ -324,6 +387,7 @@ func (b *Struct) Snapshot() arrow.ArrayData {
 	return finishData(b.dt, b.v.n, []*memory.Buffer{valid}, children, nulls)
 }
 
+// Reset empties the builder and its fields, keeping their memory.
 func (b *Struct) Reset() {
 	b.v.reset()
 	for _, c := range b.children {
@@ -331,6 +395,7 @@ func (b *Struct) Reset() {
 	}
 }
 
+// Release frees the builder's and its fields' memory.
 func (b *Struct) Release() {
 	b.v.release()
 	for _, c := range b.children {

@@ -1,15 +1,10 @@
 package column
 
-import "unsafe"
+import "github.com/apache/arrow-go/v18/arrow"
 
-// reinterpret views b as a slice of T: the one use of unsafe outside
-// arrow's own helpers, for value shapes (byte arrays of 16 and 32) that
-// arrow.GetData does not accept.
-func reinterpret[T any](b []byte) []T {
-	var z T
-	size := int(unsafe.Sizeof(z))
-	if len(b) < size {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+// reinterpret views b as a slice of T, with capacity as well as length
+// len(b)/size: a slice expression on the result can never reach the bytes
+// past len(b) (arrow.GetData alone keeps b's capacity).
+func reinterpret[T arrow.FixedWidthType](b []byte) []T {
+	return arrow.GetData[T](b[:len(b):len(b)])
 }

@@ -10,7 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
-	"unsafe"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // Errors returned by the parsers; callers wrap them with the position.
@@ -131,8 +132,8 @@ func Float32(b []byte) (float32, error) {
 
 func slowFloat(b []byte, bitSize int) (float64, error) {
 	// strconv does not keep its argument (its errors clone it), so the
-	// string conversion need not copy.
-	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), bitSize)
+	// string conversion need not copy (it does in the purego build).
+	v, err := strconv.ParseFloat(rawmem.String(b), bitSize)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
 			return 0, ErrRange
