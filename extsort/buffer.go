@@ -26,11 +26,11 @@ type buffer struct {
 }
 
 // itemBytes is what one row costs a sort besides its batch and key: its
-// item, and the item's copy in the radix sort's scratch
-// (sortkey.ScratchBytes). A run kept in memory holds the item alone.
+// item, and the item's copy in the radix sort's scratch. A run kept in
+// memory holds the item alone.
 const (
-	itemBytes = 32
-	heldItem  = 16
+	itemBytes = 2 * sortkey.ItemBytes
+	heldItem  = sortkey.ItemBytes
 )
 
 func (b *buffer) add(rec arrow.RecordBatch, size, share int64) {

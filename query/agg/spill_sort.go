@@ -116,7 +116,7 @@ func (s *Spiller) sortParts(parts []arrow.RecordBatch, charge func(int64)) ([]so
 		items = sortkey.AppendItems(items, &keys[b], uint32(b))
 		charge(keys[b].Size())
 	}
-	charge(int64(cap(items)) * 16)
+	charge(int64(cap(items)) * sortkey.ItemBytes)
 	var sorter sortkey.Sorter
 	sorter.Sort(items, ptrs)
 	return items, starts, nil
@@ -135,7 +135,7 @@ func (s *Spiller) sortPairs(ctx context.Context, emit emitFunc, kind int, ds *di
 	for c := range comp {
 		items = sortkey.AppendItems(items, comp[c], uint32(c))
 	}
-	charge(int64(cap(items)) * 16)
+	charge(int64(cap(items)) * sortkey.ItemBytes)
 	var sorter sortkey.Sorter
 	sorter.Sort(items, comp)
 
