@@ -39,9 +39,9 @@
 // When the next batch does not fit, the oldest third of the buffer has its
 // keys encoded and is sorted — an MSD radix sort
 // of 16-byte items on 8 key bytes at a time, see sortkey.Sorter — and
-// written as one run: each column is gathered in sorted order into
+// written as one run: each column is interleaved in sorted order into
 // batches, which a goroutine encodes, compresses and writes while the next
-// one is gathered. Spilling a third of the buffer, not all of it, keeps the
+// one is interleaved (Interleave). Spilling a third of the buffer, not all of it, keeps the
 // buffer full: whatever is buffered at Finish never goes to disk (see
 // spillParts for the measurements behind a third). Run
 // batches have BatchRows rows, fewer when the memory limit would otherwise

@@ -39,7 +39,7 @@ func (r *memRun) Next() bool {
 	if r.err != nil || !r.chunks.next() {
 		return false
 	}
-	r.cur, r.err = r.chunks.g.build(r.s.cfg.Mem, r.s.schema, r.buf.batches, r.s.cfg.Workers)
+	r.cur, r.err = r.chunks.g.Record(r.s.cfg.Mem, r.s.schema, r.buf.batches, r.s.cfg.Workers)
 	return r.err == nil
 }
 

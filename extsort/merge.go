@@ -39,7 +39,7 @@ type merger struct {
 	cursors []*cursor // in run order: a tie goes to the lower index
 	tree    []int     // tree[0] the winner, tree[1:] the loser of each match
 	srcs    []arrow.RecordBatch
-	g       gatherer
+	g       Interleave
 	left    int64 // rows still to hand out with a Limit; -1 all
 	streak  int   // times in a row the same cursor has won
 	last    int
@@ -249,7 +249,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 		if m.streak >= gallopAfter {
 			n = m.gallop(w, want-m.g.rows)
 		}
-		m.g.addRange(m.source(c), c.pos, n)
+		m.g.AddRange(m.source(c), c.pos, n)
 		c.pos += n
 		if c.pos == int(c.batch.NumRows()) {
 			if err := m.load(c); err != nil {
@@ -261,11 +261,11 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 	if m.g.rows == 0 {
 		return nil, nil
 	}
-	rec, err := m.g.build(m.s.cfg.Mem, m.s.schema, m.srcs, m.s.cfg.Workers)
+	rec, err := m.g.Record(m.s.cfg.Mem, m.s.schema, m.srcs, m.s.cfg.Workers)
 	if m.left >= 0 {
 		m.left -= int64(m.g.rows)
 	}
-	m.g.reset()
+	m.g.Reset()
 	for _, b := range m.srcs {
 		b.Release()
 	}
