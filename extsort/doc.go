@@ -62,6 +62,23 @@
 // Ties go to the earlier run, and runs are made from the oldest batches
 // first, so the order of equal keys is the input order.
 //
+// # Merging runs of your own
+//
+// The merge and the row interleave serve other operators too: GROUP BY's
+// spill (package agg) merges its runs of partial aggregates with them.
+// NewMerge takes any sorted Sources (spill file readers, batches in
+// memory) and the Keys they are sorted by; Next hands out batches in key
+// order, with equal keys split as they fall (TiesSplit, a sort), kept
+// together in one batch so the caller can combine them (TiesTogether), or
+// handed out once (TiesFirst). Head, Key, GroupKey and Skip walk it row by
+// row. Interleave copies chosen rows of many batches into one.
+//
+//	m, err := extsort.NewMerge(extsort.MergeConfig{Schema: s, Keys: keys, GroupKeys: len(keys)}, srcs, names)
+//	defer m.Close()
+//	for rec, err := m.Next(ctx, 4096, extsort.TiesTogether, nil); rec != nil; ... {
+//		combine(rec) // every group whole
+//	}
+//
 // # LIMIT
 //
 // With Config.Limit k, the sort is a top-k: when the buffer holds k rows
