@@ -434,15 +434,11 @@ func (m *Merge) split(rows int) error {
 
 func (m *Merge) together(rows int, keys *sortkey.Rows) error {
 	for c := m.head(); c != nil; c = m.head() {
-		k := m.groupKey(c)
-		if !m.hasPrev || !bytes.Equal(k, m.prev) {
+		if k := m.groupKey(c); !m.isPrev(k) {
 			if m.g.rows >= rows {
 				return nil
 			}
-			m.prev, m.hasPrev = append(m.prev[:0], k...), true
-			if keys != nil {
-				keys.Append(k)
-			}
+			m.handOut(k, keys)
 		}
 		if err := m.take(m.tree[0], 1); err != nil {
 			return err
@@ -453,22 +449,29 @@ func (m *Merge) together(rows int, keys *sortkey.Rows) error {
 
 func (m *Merge) first(rows int, keys *sortkey.Rows) error {
 	for c := m.head(); c != nil && m.g.rows < rows; c = m.head() {
-		k := c.key()
-		if m.hasPrev && bytes.Equal(k, m.prev) {
-			if err := m.Skip(); err != nil {
-				return err
-			}
-			continue
+		var err error
+		if k := c.key(); m.isPrev(k) {
+			err = m.Skip()
+		} else {
+			m.handOut(k, keys)
+			err = m.take(m.tree[0], 1)
 		}
-		m.prev, m.hasPrev = append(m.prev[:0], k...), true
-		if keys != nil {
-			keys.Append(k)
-		}
-		if err := m.take(m.tree[0], 1); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// isPrev reports whether k is the last key handed out.
+func (m *Merge) isPrev(k []byte) bool { return m.hasPrev && bytes.Equal(k, m.prev) }
+
+// handOut notes k as the last key handed out, and appends it to keys.
+func (m *Merge) handOut(k []byte, keys *sortkey.Rows) {
+	m.prev, m.hasPrev = append(m.prev[:0], k...), true
+	if keys != nil {
+		keys.Append(k)
+	}
 }
 
 // output interleaves the rows handed out into a batch, nil when none.
