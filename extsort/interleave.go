@@ -295,11 +295,14 @@ func interleaveWords[T any](out []byte, srcs []arrow.Array, segs []segment, widt
 			src = cast(d.Buffers()[1].Bytes()[d.Offset()*width:])
 			vals[s.src] = src
 		}
-		if s.n < shortRun {
+		switch {
+		case s.n == 1: // a sort's or a merge's usual segment
+			dst[at] = src[s.start]
+		case s.n < shortRun:
 			for k := range s.n {
 				dst[at+k] = src[s.start+k]
 			}
-		} else {
+		default:
 			copy(dst[at:], src[s.start:s.start+s.n])
 		}
 		at += s.n
