@@ -62,7 +62,7 @@ func (s *Spiller) sortTable(ctx context.Context, h *HashAggregator, emit emitFun
 	}
 	for b := range parts {
 		for g := starts[b]; g < starts[b+1]; g++ {
-			at[g] = groupAt{b, g - starts[b]}
+			at[g] = groupAt{uint32(b), uint32(g - starts[b])}
 		}
 	}
 	keyCols := make([][]arrow.Array, len(parts))
@@ -126,7 +126,8 @@ func (s *Spiller) sortParts(parts []arrow.RecordBatch, charge func(int64)) ([]so
 }
 
 // groupAt is where a group's keys are: row row of exported part batch.
-type groupAt struct{ batch, row int }
+// 8 bytes: sortPairs looks one up per pair, at random.
+type groupAt struct{ batch, row uint32 }
 
 // sortPairs emits the (keys, value) pairs of distinct state ds in order
 // of (rank of the group, value), as kind.
@@ -154,7 +155,7 @@ func (s *Spiller) sortPairs(ctx context.Context, emit emitFunc, kind int, ds *di
 		valRows.Reset()
 		for _, it := range items[lo:min(lo+s.cfg.BatchRows, len(items))] {
 			g := at[ds.gidCol.vals[firsts[it.Batch]+int(it.Row)]]
-			keyRows.Add(g.batch, g.row)
+			keyRows.Add(int(g.batch), int(g.row))
 			valRows.Add(int(it.Batch), int(it.Row))
 		}
 		cols := make([]arrow.Array, 0, nk+1)
