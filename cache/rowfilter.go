@@ -32,7 +32,7 @@ import (
 // on every row is not evaluated. The first test walks every row, the
 // others only the rows still selected. The columns the query returns are
 // decoded only once the selection is known, and only its rows are kept
-// (internal/gather).
+// (internal/take).
 // Decimals the cache narrowed to 64 bits are compared before they are
 // widened, and widened only for the rows kept.
 

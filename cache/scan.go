@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/internal/gather"
+	"github.com/quiverdb/quiver/internal/take"
 )
 
 // ScanOptions select what a scan reads.
@@ -90,7 +90,7 @@ func (c *Cache) Scan(ctx context.Context, name string, opts ScanOptions) (*Scann
 			return nil, fmt.Errorf("cache: table %q: %w", name, err)
 		}
 		for _, f := range fields {
-			if !gather.Supported(f.Type) {
+			if !take.Supported(f.Type) {
 				return nil, fmt.Errorf("cache: table %q: column %q of type %s cannot be row-filtered", name, f.Name, f.Type)
 			}
 		}

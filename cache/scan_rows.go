@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/internal/gather"
+	"github.com/quiverdb/quiver/internal/take"
 )
 
 // withRows is the pruning predicate of a scan with a row filter: the
@@ -99,7 +99,7 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 			a = c.arr
 			a.Retain()
 		default:
-			if a, err = gather.Array(context.Background(), s.mem, c.arr, dec.sel); err != nil {
+			if a, err = take.Array(context.Background(), s.mem, c.arr, dec.sel); err != nil {
 				return decoded{err: &ChunkError{Table: s.t.name, Batch: i, Column: s.t.schema.Field(col).Name, Err: err}}
 			}
 		}

@@ -14,7 +14,7 @@ import (
 //
 // A part is sorted all at once: one radix sort of 16-byte items, then one
 // gather of each column in sorted order. (Sorting each batch as it comes
-// and merging them instead moves every value twice; BenchmarkGather shows
+// and merging them instead moves every value twice; BenchmarkInterleave shows
 // a random-order gather of a row costs less than two sequential ones.)
 type buffer struct {
 	batches []arrow.RecordBatch
@@ -26,11 +26,11 @@ type buffer struct {
 }
 
 // itemBytes is what one row costs a sort besides its batch and key: its
-// item, and the item's copy in the radix sort's scratch
-// (sortkey.ScratchBytes). A run kept in memory holds the item alone.
+// item, and the item's copy in the radix sort's scratch. A run kept in
+// memory holds the item alone.
 const (
-	itemBytes = 32
-	heldItem  = 16
+	itemBytes = 2 * sortkey.ItemBytes
+	heldItem  = sortkey.ItemBytes
 )
 
 func (b *buffer) add(rec arrow.RecordBatch, size, share int64) {
@@ -150,19 +150,19 @@ func (s *Sorter) drop(sc *scratch) {
 type chunks struct {
 	items []sortkey.Item
 	n     int
-	g     gatherer
+	g     Interleave
 }
 
 // next fills g with the next chunk's rows and reports whether there was
 // one.
 func (c *chunks) next() bool {
-	c.g.reset()
+	c.g.Reset()
 	if len(c.items) == 0 {
 		return false
 	}
 	k := min(c.n, len(c.items))
 	for _, it := range c.items[:k] {
-		c.g.add(int(it.Batch), int(it.Row))
+		c.g.Add(int(it.Batch), int(it.Row))
 	}
 	c.items = c.items[k:]
 	return true

@@ -39,9 +39,9 @@
 // When the next batch does not fit, the oldest third of the buffer has its
 // keys encoded and is sorted — an MSD radix sort
 // of 16-byte items on 8 key bytes at a time, see sortkey.Sorter — and
-// written as one run: each column is gathered in sorted order into
+// written as one run: each column is interleaved in sorted order into
 // batches, which a goroutine encodes, compresses and writes while the next
-// one is gathered. Spilling a third of the buffer, not all of it, keeps the
+// one is interleaved (Interleave). Spilling a third of the buffer, not all of it, keeps the
 // buffer full: whatever is buffered at Finish never goes to disk (see
 // spillParts for the measurements behind a third). Run
 // batches have BatchRows rows, fewer when the memory limit would otherwise
@@ -61,6 +61,23 @@
 //
 // Ties go to the earlier run, and runs are made from the oldest batches
 // first, so the order of equal keys is the input order.
+//
+// # Merging runs of your own
+//
+// The merge and the row interleave serve other operators too: GROUP BY's
+// spill (package agg) merges its runs of partial aggregates with them.
+// NewMerge takes any sorted Sources (spill file readers, batches in
+// memory) and the Keys they are sorted by; Next hands out batches in key
+// order, with equal keys split as they fall (TiesSplit, a sort), kept
+// together in one batch so the caller can combine them (TiesTogether), or
+// handed out once (TiesFirst). Head, Key, GroupKey and Skip walk it row by
+// row. Interleave copies chosen rows of many batches into one.
+//
+//	m, err := extsort.NewMerge(extsort.MergeConfig{Schema: s, Keys: keys, GroupKeys: len(keys)}, srcs, names)
+//	defer m.Close()
+//	for rec, err := m.Next(ctx, 4096, extsort.TiesTogether, nil); rec != nil; ... {
+//		combine(rec) // every group whole
+//	}
 //
 // # LIMIT
 //

@@ -8,15 +8,6 @@ import (
 	"github.com/quiverdb/quiver/sortkey"
 )
 
-// runSource is what a merge reads a run from: a spill file's reader, or
-// rows kept in memory.
-type runSource interface {
-	Next() bool
-	RecordBatch() arrow.RecordBatch
-	Err() error
-	Release()
-}
-
 // memRun is a sorted part of the buffer at Finish, read in BatchRows-row
 // batches gathered in sorted order: rows that never go to disk. It holds
 // the part's batches and its sorted items, not its keys (a merge encodes
@@ -39,7 +30,7 @@ func (r *memRun) Next() bool {
 	if r.err != nil || !r.chunks.next() {
 		return false
 	}
-	r.cur, r.err = r.chunks.g.build(r.s.cfg.Mem, r.s.schema, r.buf.batches, r.s.cfg.Workers)
+	r.cur, r.err = r.chunks.g.Record(r.s.cfg.Mem, r.s.schema, r.buf.batches, r.s.cfg.Workers)
 	return r.err == nil
 }
 

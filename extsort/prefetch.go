@@ -9,7 +9,7 @@ import (
 // gathering the in-memory run's next chunk) overlaps the merge of the
 // current one. The source is touched only by that goroutine until it ends.
 type prefetch struct {
-	src  runSource
+	src  Source
 	ch   chan arrow.RecordBatch
 	stop chan struct{}
 	done chan struct{}
@@ -17,7 +17,7 @@ type prefetch struct {
 	err  error // the source's, once ch is closed
 }
 
-func newPrefetch(src runSource) *prefetch {
+func newPrefetch(src Source) *prefetch {
 	p := &prefetch{src: src, ch: make(chan arrow.RecordBatch), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.loop()
 	return p

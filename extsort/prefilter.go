@@ -115,11 +115,11 @@ func (s *Sorter) prefilter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if !s.first.ok || !isStringType(col.DataType()) {
 		return rec, nil
 	}
-	var g gatherer
+	var g Interleave
 	n := int(rec.NumRows())
 	for i := range n {
 		if s.firstKeyOrder(col, i) <= 0 {
-			g.add(0, i)
+			g.Add(0, i)
 		}
 	}
 	return s.keepRows(rec, &g)
@@ -127,7 +127,7 @@ func (s *Sorter) prefilter(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // keepRows returns the rows of rec that g holds (taking rec's reference):
 // rec itself when that is all of them, nil when none.
-func (s *Sorter) keepRows(rec arrow.RecordBatch, g *gatherer) (arrow.RecordBatch, error) {
+func (s *Sorter) keepRows(rec arrow.RecordBatch, g *Interleave) (arrow.RecordBatch, error) {
 	switch g.rows {
 	case int(rec.NumRows()):
 		return rec, nil
@@ -135,7 +135,7 @@ func (s *Sorter) keepRows(rec arrow.RecordBatch, g *gatherer) (arrow.RecordBatch
 		rec.Release()
 		return nil, nil
 	}
-	out, err := g.build(s.cfg.Mem, s.schema, []arrow.RecordBatch{rec}, 1)
+	out, err := g.Record(s.cfg.Mem, s.schema, []arrow.RecordBatch{rec}, 1)
 	rec.Release()
 	return out, err
 }

@@ -165,7 +165,7 @@ func (s *Sorter) spillBatches(ctx context.Context, n int) error {
 			rw.abort()
 			return err
 		}
-		rec, err := c.g.build(s.cfg.Mem, s.schema, old.batches, s.cfg.Workers)
+		rec, err := c.g.Record(s.cfg.Mem, s.schema, old.batches, s.cfg.Workers)
 		if err != nil {
 			rw.abort()
 			return err

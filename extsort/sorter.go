@@ -308,10 +308,10 @@ func (s *Sorter) beatThreshold(rec arrow.RecordBatch) (arrow.RecordBatch, error)
 		rec.Release()
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
-	var g gatherer
+	var g Interleave
 	for i := range keys.Len() {
 		if bytes.Compare(keys.Row(i), s.threshold) < 0 {
-			g.add(0, i)
+			g.Add(0, i)
 		}
 	}
 	return s.keepRows(rec, &g)
@@ -327,11 +327,11 @@ func (s *Sorter) batchTopK(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer s.drop(sc)
-	var g gatherer
+	var g Interleave
 	for _, it := range sc.items {
-		g.add(0, int(it.Row))
+		g.Add(0, int(it.Row))
 	}
-	return g.build(s.cfg.Mem, s.schema, batches, 1)
+	return g.Record(s.cfg.Mem, s.schema, batches, 1)
 }
 
 // compact sorts the buffer and keeps its first Limit rows, whose last
@@ -355,7 +355,7 @@ func (s *Sorter) compact(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, err := c.g.build(s.cfg.Mem, s.schema, old.batches, s.cfg.Workers)
+		rec, err := c.g.Record(s.cfg.Mem, s.schema, old.batches, s.cfg.Workers)
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/internal/gather"
+	"github.com/quiverdb/quiver/internal/take"
 	"github.com/quiverdb/quiver/query/expr"
 )
 
@@ -89,7 +89,7 @@ func predColumn(p cache.Predicate) (int, bool) {
 // every column it returns (cache.Scan refuses a row filter otherwise).
 func (n *scanNode) gatherable() bool {
 	for _, f := range n.fields {
-		if !gather.Supported(f.Type) {
+		if !take.Supported(f.Type) {
 			return false
 		}
 	}

@@ -47,7 +47,7 @@
 // filter for the predicate's columns, and above it for the rest, after the
 // filter has cut the rows down. The filter gathers only the columns read
 // above it (build_layout.go draws the layout of a batch), with copy loops
-// of its own (internal/gather). So:
+// of its own (internal/take). So:
 //
 //   - computed columns have engine types and are nullable: int32 + 1 is
 //     int64, CAST(d AS DOUBLE) float64, an aggregate what agg.ResultType

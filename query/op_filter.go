@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/internal/gather"
+	"github.com/quiverdb/quiver/internal/take"
 	"github.com/quiverdb/quiver/query/expr"
 )
 
@@ -61,11 +61,11 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 	if !ok {
 		return rec.NewSlice(0, 0), nil
 	}
-	// Gather the selected rows (gather.go), not with arrow-go's filter
+	// Take the selected rows (internal/take), not with arrow-go's filter
 	// kernel: v18.8's drops the values of Boolean columns that hold NULLs
 	// (it returned [false, null, null…] for [false, true, false, true,
 	// null…]).
-	sel := gather.Selection(make([]int32, 0, b.Len()), b)
+	sel := take.Selection(make([]int32, 0, b.Len()), b)
 	switch len(sel) {
 	case 0:
 		return rec.NewSlice(0, 0), nil // dropped by Next; nothing copied
@@ -73,7 +73,7 @@ func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Reco
 		rec.Retain()
 		return rec, nil
 	}
-	return gather.Record(ctx, o.rt.mem, rec, sel)
+	return take.Record(ctx, o.rt.mem, rec, sel)
 }
 
 // narrow returns rec (retained) with only the columns the filter keeps.

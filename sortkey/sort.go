@@ -33,16 +33,18 @@ type Sorter struct {
 	tmp  []Item
 }
 
-// Free drops the scratch the Sorter keeps between sorts (16 bytes an item
-// of the largest sort so far), for callers that account their memory.
+// Free drops the scratch the Sorter keeps between sorts (ItemBytes an
+// item of the largest sort so far), for callers that account their memory.
 func (s *Sorter) Free() {
 	s.tmp = nil
 	s.pos = nil
 }
 
-// ScratchBytes is the scratch Sort takes for n items beyond the items: a
-// radix pass scatters them into a second array.
-func ScratchBytes(n int) int64 { return 16 * int64(n) }
+// ItemBytes is the size of an Item, and the scratch Sort takes per item
+// beyond the items (a radix pass scatters them into a second array):
+// callers that account memory charge a sort of n rows n*ItemBytes for the
+// items and as much again while it sorts, from this constant.
+const ItemBytes = 16
 
 // smallSort is the size under which a group is sorted by whole keys
 // rather than 8 bytes at a time.

@@ -102,7 +102,8 @@
 // Spill exports the groups (Partial's columns of every state but
 // count(DISTINCT)), normalizes their keys (package sortkey: one byte
 // string per row whose byte order is the keys' order, NULL last),
-// sorts them and writes them in that order through the spill package.
+// sorts them and writes them in that order (copied with
+// extsort.Interleave) through the spill package.
 // A count(DISTINCT x) state is the set of distinct (group, x) pairs;
 // they go to a file of their own as (keys, x) rows sorted by the group's
 // rank in the run and then x, so that a group's values stay on disk, not
@@ -130,17 +131,20 @@
 // when the budget has room for them; merges the oldest runs in passes
 // (each writing one run) until one merge can read them all (FanIn, and
 // a batch of each file within three quarters of the budget); then
-// merges the rest as the reader is read. A merge is a heap of cursors,
-// one per run, ordered by the head row's normalized key. The main merge
-// gathers rows in key order, a few hundred at a time and never splitting
-// a key, into batches that one more aggregator (of the specs without
-// count(DISTINCT)) Merges: equal keys combine by the states' own merge
-// (counts and sums add, min and max compare), so each group's final value
-// is the one an aggregator that saw all rows computes. Each pair merge
-// walks its pairs in (key, x) order beside the main one and counts, per
-// group, the pairs unlike the previous: the distinct count, read from
-// disk without holding the values. A merge pass writes the combined
-// partial states and the deduplicated pairs, so runs shrink as they merge.
+// merges the rest as the reader is read. The merges are extsort's
+// (extsort.Merge: a loser tree over each run's head key, rows copied out
+// with extsort.Interleave); the Spiller supplies the key order (the group
+// keys, then x for pairs) and the combine of equal keys. The main merge
+// hands out rows in key order, a few hundred at a time and never splitting
+// a key (extsort.TiesTogether), in batches that one more aggregator (of
+// the specs without count(DISTINCT)) Merges: equal keys combine by the
+// states' own merge (counts and sums add, min and max compare), so each
+// group's final value is the one an aggregator that saw all rows
+// computes. Each pair merge walks its pairs in (key, x) order beside the
+// main one and counts, per group, the pairs unlike the previous: the
+// distinct count, read from disk without holding the values. A merge pass
+// writes the combined partial states and the pairs each once
+// (extsort.TiesFirst), so runs shrink as they merge.
 // Output comes in key order, in batches of ResultRows groups.
 //
 // What the Spiller holds beside the tables (the sorted copy of a table

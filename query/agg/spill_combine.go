@@ -1,82 +1,26 @@
 package agg
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
+	"github.com/quiverdb/quiver/extsort"
 	"github.com/quiverdb/quiver/sortkey"
 )
 
-// nextGroups picks head rows in key order until at least limit rows are
-// picked and the next row starts a new group, so that a group never
-// straddles two gathers. gkeys gets the key of each new group. It
-// returns the rows picked (0: every run is done).
-func (m *merger) nextGroups(limit int, gkeys *sortkey.Rows) (int, error) {
-	for {
-		c := m.head()
-		if c == nil {
-			break
-		}
-		k := c.keys.Row(c.pos)
-		if n := gkeys.Len(); n == 0 || !bytes.Equal(k, gkeys.Row(n-1)) {
-			if len(m.picks) >= limit {
-				break
-			}
-			gkeys.Append(k)
-		}
-		m.pick(c)
-		if err := m.advance(); err != nil {
-			return 0, err
-		}
-	}
-	return len(m.picks), nil
-}
-
-// countDistinct consumes the pairs of group key gk, the smallest group
-// key left, and returns how many distinct values they hold. Equal pairs
-// (the same value of the group in several runs) are adjacent in the
-// merge and count once.
-func (m *merger) countDistinct(gk []byte, prev *[]byte) (int64, error) {
-	var n int64
-	for {
-		c := m.head()
-		if c == nil {
-			return n, nil
-		}
-		switch bytes.Compare(c.keys.Row(c.pos), gk) {
-		case 1:
-			return n, nil
-		case -1:
-			// Every pair's group is in the same run's partial states.
-			panic(fmt.Sprintf("agg: spilled run %s holds a count(DISTINCT) value of a group no run has", c.name))
-		}
-		f := c.full.Row(c.pos)
-		if n == 0 || !bytes.Equal(f, *prev) {
-			n++
-			*prev = append((*prev)[:0], f...)
-		}
-		if err := m.advance(); err != nil {
-			return 0, err
-		}
-	}
-}
-
 // combine merges the next groups of main into s.merge, up to about
-// limit groups (fewer at the end); gkeys gets their keys, in the order of
-// the merge aggregator's groups. It reports false when main is done.
-func (s *Spiller) combine(main *merger, limit int, gkeys *sortkey.Rows) (bool, error) {
+// limit groups (fewer at the end): the combine of equal keys is the
+// states' own merge (counts and sums add, min and max compare). gkeys gets
+// the groups' keys, in the order of the merge aggregator's groups. It
+// reports false when main is done.
+func (s *Spiller) combine(ctx context.Context, main *merger, limit int, gkeys *sortkey.Rows) (bool, error) {
 	merged := false
 	for s.merge.Groups() < limit || len(s.shape.keyTypes) == 0 {
-		n, err := main.nextGroups(s.cfg.BatchRows, gkeys)
-		if err != nil || n == 0 {
-			return merged, err
-		}
-		rec, err := main.gather(s.shape.mainSchema)
-		if err != nil {
-			return merged, err
+		// Whole groups, so that the merge aggregator combines each
+		// group's partial states in one batch.
+		rec, err := main.Next(ctx, s.cfg.BatchRows, extsort.TiesTogether, gkeys)
+		if err != nil || rec == nil {
+			return merged, tooLarge(err)
 		}
 		err = s.merge.Merge(rec)
 		rec.Release()
@@ -100,11 +44,7 @@ func (s *Spiller) resetMerge() error {
 // holds.
 func (s *Spiller) chargeMerge() {
 	now := s.merge.MemoryUsage()
-	if now > s.mergeHeld {
-		s.grow(now - s.mergeHeld)
-	} else {
-		s.shrink(s.mergeHeld - now)
-	}
+	s.charge(now - s.mergeHeld)
 	s.mergeHeld = now
 }
 
@@ -118,7 +58,7 @@ func (s *Spiller) mergeMain(ctx context.Context, runs []*run, emit emitFunc) err
 	var gkeys sortkey.Rows
 	for {
 		gkeys.Reset()
-		more, err := s.combine(m, s.cfg.BatchRows, &gkeys)
+		more, err := s.combine(ctx, m, s.cfg.BatchRows, &gkeys)
 		if err != nil || !more {
 			return err
 		}
@@ -152,45 +92,23 @@ func (s *Spiller) mergePairs(ctx context.Context, runs []*run, d int, emit emitF
 		return err
 	}
 	defer m.close()
-	schema := s.shape.distSchemas[d]
-	var prev []byte
-	first := true
-	flush := func() error {
-		if len(m.picks) == 0 {
-			return nil
+	for {
+		rec, err := m.Next(ctx, s.cfg.BatchRows, extsort.TiesFirst, nil)
+		if err != nil || rec == nil {
+			return tooLarge(err)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := m.gather(schema)
+		err = emit(1+d, rec)
+		rec.Release()
 		if err != nil {
 			return err
 		}
-		defer rec.Release()
-		return emit(1+d, rec)
 	}
-	for c := m.head(); c != nil; c = m.head() {
-		if f := c.full.Row(c.pos); first || !bytes.Equal(f, prev) {
-			first = false
-			prev = append(prev[:0], f...)
-			m.pick(c)
-		}
-		if err := m.advance(); err != nil {
-			return err
-		}
-		if len(m.picks) >= s.cfg.BatchRows {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return flush()
 }
 
 // openMerge opens a merge of file kind of runs (0: partial states,
 // 1+d: pairs of distinct state d).
 func (s *Spiller) openMerge(runs []*run, kind int) (*merger, error) {
-	var srcs []source
+	var srcs []extsort.Source
 	var names []string
 	for _, r := range runs {
 		if r.mem != nil {
@@ -212,9 +130,5 @@ func (s *Spiller) openMerge(runs []*run, kind int) (*merger, error) {
 		srcs = append(srcs, rd)
 		names = append(names, f.Path())
 	}
-	var val arrow.DataType
-	if kind > 0 {
-		val = s.shape.distSchemas[kind-1].Field(len(s.shape.keyTypes)).Type
-	}
-	return s.newMerger(srcs, names, kind, val)
+	return s.newMerger(srcs, names, kind)
 }

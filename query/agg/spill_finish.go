@@ -247,7 +247,7 @@ func (r *mergeReader) fill() error {
 	s := r.s
 	r.gkeys.Reset()
 	r.gk = 0
-	more, err := s.combine(r.main, s.cfg.ResultRows, &r.gkeys)
+	more, err := s.combine(r.ctx, r.main, s.cfg.ResultRows, &r.gkeys)
 	if err != nil {
 		return err
 	}

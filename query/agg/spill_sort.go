@@ -3,10 +3,13 @@ package agg
 import (
 	"context"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quiverdb/quiver/extsort"
 	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/sortkey"
 )
@@ -17,8 +20,8 @@ import (
 // Everything it builds is charged to the budget while it lives.
 //
 // The groups are exported in first-seen order (Partial's batches), their
-// keys normalized (package sortkey) and sorted, and the batches gathered
-// in sorted order BatchRows rows at a time. Pairs are sorted by the rank
+// keys normalized (package sortkey) and sorted, and the batches interleaved
+// in sorted order BatchRows rows at a time (extsort.Interleave). Pairs are sorted by the rank
 // of their group in that order, then by value: within one run that is
 // the order of (keys, value).
 func (s *Spiller) sortTable(ctx context.Context, h *HashAggregator, emit emitFunc) error {
@@ -35,13 +38,13 @@ func (s *Spiller) sortTable(ctx context.Context, h *HashAggregator, emit emitFun
 	if err != nil {
 		return err
 	}
-	picks := make([]pick, 0, min(len(items), s.cfg.BatchRows))
+	var il extsort.Interleave
 	for lo := 0; lo < len(items); lo += s.cfg.BatchRows {
-		picks = picks[:0]
+		il.Reset()
 		for _, it := range items[lo:min(lo+s.cfg.BatchRows, len(items))] {
-			picks = append(picks, pick{it.Batch, it.Row})
+			il.Add(int(it.Batch), int(it.Row))
 		}
-		if err := s.emitGathered(ctx, emit, 0, sh.mainSchema, parts, picks); err != nil {
+		if err := s.emitInterleaved(ctx, emit, 0, sh.mainSchema, parts, &il); err != nil {
 			return err
 		}
 	}
@@ -52,14 +55,14 @@ func (s *Spiller) sortTable(ctx context.Context, h *HashAggregator, emit emitFun
 	// The groups' ranks in key order, and where each group's keys are.
 	groups := starts[len(parts)]
 	rank := make([]uint32, groups)
-	at := make([]pick, groups)
+	at := make([]groupAt, groups)
 	charge(int64(groups) * 12)
 	for i, it := range items {
 		rank[starts[it.Batch]+int(it.Row)] = uint32(i)
 	}
 	for b := range parts {
 		for g := starts[b]; g < starts[b+1]; g++ {
-			at[g] = pick{uint32(b), uint32(g - starts[b])}
+			at[g] = groupAt{uint32(b), uint32(g - starts[b])}
 		}
 	}
 	keyCols := make([][]arrow.Array, len(parts))
@@ -116,16 +119,20 @@ func (s *Spiller) sortParts(parts []arrow.RecordBatch, charge func(int64)) ([]so
 		items = sortkey.AppendItems(items, &keys[b], uint32(b))
 		charge(keys[b].Size())
 	}
-	charge(int64(cap(items)) * 16)
+	charge(int64(cap(items)) * sortkey.ItemBytes)
 	var sorter sortkey.Sorter
 	sorter.Sort(items, ptrs)
 	return items, starts, nil
 }
 
+// groupAt is where a group's keys are: row row of exported part batch.
+// 8 bytes: sortPairs looks one up per pair, at random.
+type groupAt struct{ batch, row uint32 }
+
 // sortPairs emits the (keys, value) pairs of distinct state ds in order
 // of (rank of the group, value), as kind.
 func (s *Spiller) sortPairs(ctx context.Context, emit emitFunc, kind int, ds *distinctState, rank []uint32,
-	at []pick, keyCols [][]arrow.Array, charge func(int64)) error {
+	at []groupAt, keyCols [][]arrow.Array, charge func(int64)) error {
 	vals, comp, firsts, err := s.pairKeys(ds, rank, charge)
 	defer releaseAll(vals)
 	if err != nil {
@@ -135,40 +142,40 @@ func (s *Spiller) sortPairs(ctx context.Context, emit emitFunc, kind int, ds *di
 	for c := range comp {
 		items = sortkey.AppendItems(items, comp[c], uint32(c))
 	}
-	charge(int64(cap(items)) * 16)
+	charge(int64(cap(items)) * sortkey.ItemBytes)
 	var sorter sortkey.Sorter
 	sorter.Sort(items, comp)
 
 	schema := s.shape.distSchemas[kind-1]
 	nk := len(s.shape.keyTypes)
-	keyPicks := make([]pick, 0, min(len(items), s.cfg.BatchRows))
-	valPicks := make([]pick, 0, cap(keyPicks))
+	var keyRows, valRows extsort.Interleave
 	srcs := make([]arrow.Array, len(keyCols))
 	for lo := 0; lo < len(items); lo += s.cfg.BatchRows {
-		keyPicks, valPicks = keyPicks[:0], valPicks[:0]
+		keyRows.Reset()
+		valRows.Reset()
 		for _, it := range items[lo:min(lo+s.cfg.BatchRows, len(items))] {
-			gid := ds.gidCol.vals[firsts[it.Batch]+int(it.Row)]
-			keyPicks = append(keyPicks, at[gid])
-			valPicks = append(valPicks, pick{it.Batch, it.Row})
+			g := at[ds.gidCol.vals[firsts[it.Batch]+int(it.Row)]]
+			keyRows.Add(int(g.batch), int(g.row))
+			valRows.Add(int(it.Batch), int(it.Row))
 		}
 		cols := make([]arrow.Array, 0, nk+1)
 		for k := range nk {
 			for b := range keyCols {
 				srcs[b] = keyCols[b][k]
 			}
-			a, err := gatherColumn(s.mem, schema.Field(k).Type, srcs, keyPicks)
+			a, err := keyRows.Array(s.mem, schema.Field(k).Type, srcs)
 			if err != nil {
 				releaseAll(cols)
-				return err
+				return tooLarge(err)
 			}
 			cols = append(cols, a)
 		}
-		v, err := gatherColumn(s.mem, ds.dt, vals, valPicks)
+		v, err := valRows.Array(s.mem, ds.dt, vals)
 		if err != nil {
 			releaseAll(cols)
-			return err
+			return tooLarge(err)
 		}
-		rec := newRecord(schema, append(cols, v), len(keyPicks))
+		rec := newRecord(schema, append(cols, v), keyRows.Len())
 		err = emit(kind, rec)
 		rec.Release()
 		if err != nil {
@@ -220,18 +227,28 @@ func (s *Spiller) pairKeys(ds *distinctState, rank []uint32, charge func(int64))
 	return vals, comp, firsts, nil
 }
 
-// emitGathered gathers picks out of srcs and emits the batch as kind.
-func (s *Spiller) emitGathered(ctx context.Context, emit emitFunc, kind int, schema *arrow.Schema,
-	srcs []arrow.RecordBatch, picks []pick) error {
+// emitInterleaved copies the rows il names out of srcs and emits the
+// batch as kind.
+func (s *Spiller) emitInterleaved(ctx context.Context, emit emitFunc, kind int, schema *arrow.Schema,
+	srcs []arrow.RecordBatch, il *extsort.Interleave) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	rec, err := gatherRecord(s.mem, schema, srcs, picks)
+	rec, err := il.Record(s.mem, schema, srcs, 1)
 	if err != nil {
-		return err
+		return tooLarge(err)
 	}
 	defer rec.Release()
 	return emit(kind, rec)
+}
+
+// tooLarge makes extsort's error for a batch whose strings pass 32-bit
+// offsets an ErrMemoryLimit, as the aggregator's own.
+func tooLarge(err error) error {
+	if errors.Is(err, extsort.ErrTooLarge) {
+		return fmt.Errorf("%w: %w; use fewer rows per batch", ErrMemoryLimit, err)
+	}
+	return err
 }
 
 // encodeKeys appends the normalized keys of n rows of cols to dst; with

@@ -10,11 +10,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// BenchmarkGather answers: what does gathering a row cost when rows come
+// BenchmarkInterleave answers: what does gathering a row cost when rows come
 // (random) in random order from many batches, (stream) in turn from
 // sorted streams of many batches, (batch) in random order from one batch,
 // (copy) as one stretch — per column type. It decides how runs are built.
-func BenchmarkGather(b *testing.B) {
+func BenchmarkInterleave(b *testing.B) {
 	const rows, nb = 8192, 64
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -30,26 +30,26 @@ func BenchmarkGather(b *testing.B) {
 		cols := []arrow.Array{ib.NewArray(), sb.NewArray()}
 		srcs[k] = array.NewRecordBatch(schema, cols, rows)
 	}
-	patterns := map[string]func(g *gatherer){
-		"random": func(g *gatherer) {
+	patterns := map[string]func(g *Interleave){
+		"random": func(g *Interleave) {
 			for range rows {
-				g.add(r.IntN(nb), r.IntN(rows))
+				g.Add(r.IntN(nb), r.IntN(rows))
 			}
 		},
-		"stream": func(g *gatherer) {
+		"stream": func(g *Interleave) {
 			pos := make([]int, nb)
 			for range rows {
 				k := r.IntN(nb)
-				g.add(k, pos[k])
+				g.Add(k, pos[k])
 				pos[k]++
 			}
 		},
-		"batch": func(g *gatherer) {
+		"batch": func(g *Interleave) {
 			for range rows {
-				g.add(0, r.IntN(rows))
+				g.Add(0, r.IntN(rows))
 			}
 		},
-		"copy": func(g *gatherer) { g.addRange(0, 0, rows) },
+		"copy": func(g *Interleave) { g.AddRange(0, 0, rows) },
 	}
 	for _, p := range []string{"random", "stream", "batch", "copy"} {
 		for c := range 2 {
@@ -59,11 +59,11 @@ func BenchmarkGather(b *testing.B) {
 				for k := range proj {
 					proj[k] = array.NewRecordBatch(one, []arrow.Array{srcs[k].Column(c)}, rows)
 				}
-				var g gatherer
+				var g Interleave
 				patterns[p](&g)
 				b.ReportAllocs()
 				for b.Loop() {
-					out, err := g.build(mem, one, proj, 1)
+					out, err := g.Record(mem, one, proj, 1)
 					if err != nil {
 						b.Fatal(err)
 					}

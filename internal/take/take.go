@@ -1,4 +1,4 @@
-// Package gather copies chosen rows of Arrow arrays: the rows a filter
+// Package take copies chosen rows of Arrow arrays by index: the rows a filter
 // selected, in ascending order. The cache's row filter and the query
 // engine's filter both use it.
 //
@@ -10,9 +10,9 @@
 // encoded arrays or month-day-nano intervals. Types without a loop here go
 // to take (decimal32 and decimal64 retyped as the integers they are), and
 // what take refuses to concatenating slices of the selected runs. Only
-// sparse unions (anywhere in a type) can be gathered by none of these:
+// sparse unions (anywhere in a type) can be taken by none of these:
 // [Supported] says so before anyone relies on it.
-package gather
+package take
 
 import (
 	"context"
@@ -85,17 +85,17 @@ func Array(ctx context.Context, mem memory.Allocator, arr arrow.Array, sel []int
 	idx := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(sel),
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(sel))}, nil, 0, 0))
 	defer idx.Release()
-	out, err := take(compute.WithAllocator(ctx, mem), arr, idx)
+	out, err := computeTake(compute.WithAllocator(ctx, mem), arr, idx)
 	if err != nil {
 		out, err = concatRuns(mem, arr, sel)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gather: %s: %w", arr.DataType(), err)
+		return nil, fmt.Errorf("take: %s: %w", arr.DataType(), err)
 	}
 	return out, nil
 }
 
-// concatRuns gathers by concatenating slices of arr, one per run of
+// concatRuns takes by concatenating slices of arr, one per run of
 // consecutive rows in sel.
 func concatRuns(mem memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, error) {
 	var parts []arrow.Array
@@ -114,7 +114,7 @@ func concatRuns(mem memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array
 	return array.Concatenate(parts, mem)
 }
 
-// Supported reports whether Record can gather a column of type dt: every
+// Supported reports whether Record can take a column of type dt: every
 // type but those holding a sparse union, and dense unions below the top.
 func Supported(dt arrow.DataType) bool { return supported(dt, true) }
 
@@ -159,31 +159,31 @@ func Rows(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	var values []*memory.Buffer
 	switch arr.DataType().ID() {
 	case arrow.INT8, arrow.UINT8:
-		values = gatherFixed[uint8](mem, arr, sel)
+		values = takeFixed[uint8](mem, arr, sel)
 	case arrow.INT16, arrow.UINT16, arrow.FLOAT16:
-		values = gatherFixed[uint16](mem, arr, sel)
+		values = takeFixed[uint16](mem, arr, sel)
 	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32, arrow.DECIMAL32, arrow.INTERVAL_MONTHS:
-		values = gatherFixed[uint32](mem, arr, sel)
+		values = takeFixed[uint32](mem, arr, sel)
 	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP,
 		arrow.DURATION, arrow.DECIMAL64, arrow.INTERVAL_DAY_TIME:
-		values = gatherFixed[uint64](mem, arr, sel)
+		values = takeFixed[uint64](mem, arr, sel)
 	case arrow.DECIMAL128, arrow.INTERVAL_MONTH_DAY_NANO:
 		// arrow-go's take also leaks its output buffer when it refuses
 		// month-day-nano intervals ("invalid values byte width").
-		values = gatherFixed[decimal128.Num](mem, arr, sel)
+		values = takeFixed[decimal128.Num](mem, arr, sel)
 	case arrow.BOOL:
-		values = []*memory.Buffer{gatherBits(mem, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset(), sel)}
+		values = []*memory.Buffer{takeBits(mem, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset(), sel)}
 	case arrow.STRING, arrow.BINARY:
-		values = gatherVar[int32](mem, arr, sel)
+		values = takeVar[int32](mem, arr, sel)
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		values = gatherVar[int64](mem, arr, sel)
+		values = takeVar[int64](mem, arr, sel)
 	default:
 		return nil
 	}
 	var validity *memory.Buffer
 	nulls := 0
 	if arr.NullN() > 0 {
-		validity = gatherBits(mem, arr.NullBitmapBytes(), arr.Data().Offset(), sel)
+		validity = takeBits(mem, arr.NullBitmapBytes(), arr.Data().Offset(), sel)
 		nulls = len(sel) - bitutil.CountSetBits(validity.Bytes(), 0, len(sel))
 	}
 	bufs := append([]*memory.Buffer{validity}, values...)
@@ -198,8 +198,8 @@ func Rows(mem memory.Allocator, arr arrow.Array, sel []int32) arrow.Array {
 	return out
 }
 
-// gatherFixed copies values of a fixed width type, T of that width.
-func gatherFixed[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory.Allocator, arr arrow.Array, sel []int32) []*memory.Buffer {
+// takeFixed copies values of a fixed width type, T of that width.
+func takeFixed[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory.Allocator, arr arrow.Array, sel []int32) []*memory.Buffer {
 	d := arr.Data()
 	var vals []T
 	if b := d.Buffers()[1]; b != nil {
@@ -229,8 +229,8 @@ func sizeOfFixed(z any) int {
 	return 8
 }
 
-// gatherBits copies bits off+sel[i] of src to bit i of a new bitmap.
-func gatherBits(mem memory.Allocator, src []byte, off int, sel []int32) *memory.Buffer {
+// takeBits copies bits off+sel[i] of src to bit i of a new bitmap.
+func takeBits(mem memory.Allocator, src []byte, off int, sel []int32) *memory.Buffer {
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(int(bitutil.BytesForBits(int64(len(sel)))))
 	out := buf.Bytes()
@@ -243,11 +243,11 @@ func gatherBits(mem memory.Allocator, src []byte, off int, sel []int32) *memory.
 	return buf
 }
 
-// gatherVar copies values of a type of offsets O and bytes (utf8,
+// takeVar copies values of a type of offsets O and bytes (utf8,
 // binary): offsets first, to size the bytes, then the bytes, a run of
 // consecutive rows at a time (a filter that keeps most rows leaves long
 // runs, and one copy of a run's bytes beats one per short value).
-func gatherVar[O int32 | int64](mem memory.Allocator, arr arrow.Array, sel []int32) []*memory.Buffer {
+func takeVar[O int32 | int64](mem memory.Allocator, arr arrow.Array, sel []int32) []*memory.Buffer {
 	d := arr.Data()
 	offs := arrow.GetData[O](d.Buffers()[1].Bytes())[d.Offset():]
 	var src []byte

@@ -1,4 +1,4 @@
-package gather
+package take
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func equalInts(a, b []int32) bool {
 }
 
 // TestRecordMatchesRowByRow: every type testrec builds that Supported
-// accepts is gathered to the selected rows, value for value and null for
+// accepts is taken to the selected rows, value for value and null for
 // null, on whole and sliced columns: through the loops here, arrow-go's
 // take, or concatenated runs. The rest are refused with an error.
 func TestRecordMatchesRowByRow(t *testing.T) {
@@ -83,7 +83,7 @@ func TestRecordMatchesRowByRow(t *testing.T) {
 			case !Supported(f.Type):
 				if err == nil {
 					got.Release()
-					t.Errorf("%s: gathered a type Supported refuses", f.Name)
+					t.Errorf("%s: took a type Supported refuses", f.Name)
 				}
 			case err != nil:
 				t.Errorf("%s from row %d: %v", f.Name, lo, err)

@@ -12,7 +12,7 @@ import (
 // any fixed-width buffer; a sparse union's children are gathered row for
 // row with it, a dense union's each get the rows that point into them.
 
-func gatherSparseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveSparseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	ut := dt.(*arrow.SparseUnionType)
 	children := make([]arrow.ArrayData, len(ut.Fields()))
 	fields := make([]arrow.Array, len(srcs))
@@ -20,23 +20,23 @@ func gatherSparseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Arr
 		for k, a := range srcs {
 			fields[k] = a.(*array.SparseUnion).Field(i)
 		}
-		c, err := gatherData(mem, ut.Fields()[i].Type, fields, segs, rows)
+		c, err := interleaveData(mem, ut.Fields()[i].Type, fields, segs, rows)
 		if err != nil {
 			releaseData(children[:i])
 			return nil, err
 		}
 		children[i] = c
 	}
-	codes := gatherFixed(mem, srcs, segs, rows, 1)
+	codes := interleaveFixed(mem, srcs, segs, rows, 1)
 	d := array.NewData(dt, rows, []*memory.Buffer{nil, codes}, children, 0, 0)
 	releaseData(children)
 	return releasing(d, codes), nil
 }
 
-func gatherDenseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveDenseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	ut := dt.(*arrow.DenseUnionType)
 	nf := len(ut.Fields())
-	per := make([]gatherer, nf) // rows of each child, from the sources' children
+	per := make([]Interleave, nf) // rows of each child, from the sources' children
 	offBuf := newBuffer(mem, rows*4)
 	offs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
 	at := 0
@@ -50,7 +50,7 @@ func gatherDenseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Arra
 				return nil, fmt.Errorf("%w: dense union row %d points at child %d row %d", ErrInput, i, c, o)
 			}
 			offs[at] = int32(per[c].rows)
-			per[c].add(s.src, o)
+			per[c].Add(s.src, o)
 			at++
 		}
 	}
@@ -60,7 +60,7 @@ func gatherDenseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Arra
 		for k, a := range srcs {
 			fields[k] = a.(*array.DenseUnion).Field(c)
 		}
-		d, err := gatherData(mem, ut.Fields()[c].Type, fields, per[c].segs, per[c].rows)
+		d, err := interleaveData(mem, ut.Fields()[c].Type, fields, per[c].segs, per[c].rows)
 		if err != nil {
 			releaseData(children[:c])
 			offBuf.Release()
@@ -68,7 +68,7 @@ func gatherDenseUnion(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Arra
 		}
 		children[c] = d
 	}
-	codes := gatherFixed(mem, srcs, segs, rows, 1)
+	codes := interleaveFixed(mem, srcs, segs, rows, 1)
 	d := array.NewData(dt, rows, []*memory.Buffer{nil, codes, offBuf}, children, 0, 0)
 	releaseData(children)
 	return releasing(d, codes, offBuf), nil

@@ -10,12 +10,12 @@ import (
 	"github.com/quiverdb/quiver/internal/testrec"
 )
 
-// TestGatherEveryType gathers random rows (single rows and stretches) of
+// TestInterleaveEveryType gathers random rows (single rows and stretches) of
 // several batches of every type testrec builds — sliced, with NULLs,
 // dictionaries that differ between batches — and checks each row equal
 // to the source row it came from, by value (dictionaries are unified, so
 // indices differ).
-func TestGatherEveryType(t *testing.T) {
+func TestInterleaveEveryType(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -32,21 +32,21 @@ func TestGatherEveryType(t *testing.T) {
 	}()
 	schema := srcs[0].Schema()
 	for trial := range 20 {
-		var g gatherer
+		var g Interleave
 		for g.rows < 150 {
 			src := r.IntN(len(srcs))
 			n := int(srcs[src].NumRows())
 			start := r.IntN(n)
 			if r.IntN(3) == 0 {
-				g.addRange(src, start, 1+r.IntN(n-start))
+				g.AddRange(src, start, 1+r.IntN(n-start))
 			} else {
-				g.add(src, start)
+				g.Add(src, start)
 			}
 		}
 		if trial == 0 {
-			g.reset() // an empty batch too
+			g.Reset() // an empty batch too
 		}
-		got, err := g.build(mem, schema, srcs, 2)
+		got, err := g.Record(mem, schema, srcs, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,20 +71,20 @@ func TestGatherEveryType(t *testing.T) {
 	}
 }
 
-// TestGatherValidates: every gathered column passes arrow-go's full
+// TestInterleaveValidates: every gathered column passes arrow-go's full
 // validation (offsets, views, indices within bounds).
-func TestGatherValidates(t *testing.T) {
+func TestInterleaveValidates(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	a := testrec.Build(mem, 40, 1)
 	defer a.Release()
 	b := testrec.Build(mem, 40, 2)
 	defer b.Release()
-	var g gatherer
+	var g Interleave
 	for i := range 40 {
-		g.add(i%2, 39-i)
+		g.Add(i%2, 39-i)
 	}
-	rec, err := g.build(mem, a.Schema(), []arrow.RecordBatch{a, b}, 1)
+	rec, err := g.Record(mem, a.Schema(), []arrow.RecordBatch{a, b}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

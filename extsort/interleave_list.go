@@ -24,15 +24,15 @@ func childArrays(srcs []arrow.Array) []arrow.Array {
 	return out
 }
 
-func gatherList[T int32 | int64](mem memory.Allocator, dt arrow.DataType, child arrow.DataType, srcs []arrow.Array, segs []segment, rows, width int, cast func([]byte) []T) (arrow.ArrayData, error) {
+func interleaveList[T int32 | int64](mem memory.Allocator, dt arrow.DataType, child arrow.DataType, srcs []arrow.Array, segs []segment, rows, width int, cast func([]byte) []T) (arrow.ArrayData, error) {
 	offsetsOf := func(a arrow.Array) []T {
 		d := a.Data()
 		return cast(d.Buffers()[1].Bytes())[d.Offset():]
 	}
-	var cg gatherer
+	var cg Interleave
 	for _, s := range segs {
 		o := offsetsOf(srcs[s.src])
-		cg.addRange(s.src, int(o[s.start]), int(o[s.start+s.n]-o[s.start]))
+		cg.AddRange(s.src, int(o[s.start]), int(o[s.start+s.n]-o[s.start]))
 	}
 	if width == 4 && cg.rows > math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %d list values in %d rows", ErrTooLarge, cg.rows, rows)
@@ -53,33 +53,33 @@ func gatherList[T int32 | int64](mem memory.Allocator, dt arrow.DataType, child 
 	}
 	children := childArrays(srcs)
 	defer releaseAll(children)
-	c, err := gatherData(mem, child, children, cg.segs, cg.rows)
+	c, err := interleaveData(mem, child, children, cg.segs, cg.rows)
 	if err != nil {
 		offBuf.Release()
 		return nil, err
 	}
 	defer c.Release()
-	valid, nulls := gatherValidity(mem, srcs, segs, rows)
+	valid, nulls := interleaveValidity(mem, srcs, segs, rows)
 	d := array.NewData(dt, rows, []*memory.Buffer{valid, offBuf}, []arrow.ArrayData{c}, nulls, 0)
 	return releasing(d, valid, offBuf), nil
 }
 
-func gatherFixedSizeList(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveFixedSizeList(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	t := dt.(*arrow.FixedSizeListType)
 	size := int(t.Len())
-	var cg gatherer
+	var cg Interleave
 	for _, s := range segs {
 		off := srcs[s.src].Data().Offset()
-		cg.addRange(s.src, (off+s.start)*size, s.n*size)
+		cg.AddRange(s.src, (off+s.start)*size, s.n*size)
 	}
 	children := childArrays(srcs)
 	defer releaseAll(children)
-	c, err := gatherData(mem, t.Elem(), children, cg.segs, cg.rows)
+	c, err := interleaveData(mem, t.Elem(), children, cg.segs, cg.rows)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Release()
-	valid, nulls := gatherValidity(mem, srcs, segs, rows)
+	valid, nulls := interleaveValidity(mem, srcs, segs, rows)
 	d := array.NewData(dt, rows, []*memory.Buffer{valid}, []arrow.ArrayData{c}, nulls, 0)
 	return releasing(d, valid), nil
 }

@@ -16,18 +16,22 @@ import (
 // segment is n consecutive rows of source batch src, from row start.
 type segment struct{ src, start, n int }
 
-// gatherer collects the rows of one output batch, in output order, as
-// segments of source batches: a sort of nearly sorted input, and a merge
-// whose runs take turns rarely, hand over long stretches that are copied
-// whole instead of row by row.
-type gatherer struct {
+// Interleave is a k-way row interleave: it collects the rows of one output
+// batch, in output order, from any number of source batches, and copies
+// them column by column. It is how a sort puts its rows in order and a
+// merge (extsort's, and GROUP BY's spill merge in package agg) puts its
+// runs' rows together. Rows are held as segments of consecutive source
+// rows: a sort of nearly sorted input, and a merge whose runs take turns
+// rarely, hand over long stretches that are copied whole instead of row by
+// row. The zero value is empty and ready; Reset reuses it.
+type Interleave struct {
 	segs []segment
 	rows int
 }
 
-// add appends row of source src, extending the last segment when it
+// Add appends row of source src, extending the last segment when it
 // continues it.
-func (g *gatherer) add(src, row int) {
+func (g *Interleave) Add(src, row int) {
 	if k := len(g.segs) - 1; k >= 0 && g.segs[k].src == src && g.segs[k].start+g.segs[k].n == row {
 		g.segs[k].n++
 	} else {
@@ -36,8 +40,8 @@ func (g *gatherer) add(src, row int) {
 	g.rows++
 }
 
-// addRange appends rows [start, start+n) of source src.
-func (g *gatherer) addRange(src, start, n int) {
+// AddRange appends rows [start, start+n) of source src.
+func (g *Interleave) AddRange(src, start, n int) {
 	if n <= 0 {
 		return
 	}
@@ -49,15 +53,21 @@ func (g *gatherer) addRange(src, start, n int) {
 	g.rows += n
 }
 
-func (g *gatherer) reset() {
+// Len is the rows added since the last Reset.
+func (g *Interleave) Len() int { return g.rows }
+
+// Reset forgets the rows added, keeping the memory.
+func (g *Interleave) Reset() {
 	g.segs = g.segs[:0]
 	g.rows = 0
 }
 
-// build returns the batch of the gathered rows of srcs, which all have
-// schema, gathering columns on up to workers goroutines (each column is
+// Record returns the batch of the rows added, of srcs, which all have
+// schema, copying columns on up to workers goroutines (each column is
 // independent; a batch of many rows in random order is worth splitting).
-func (g *gatherer) build(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.RecordBatch, workers int) (arrow.RecordBatch, error) {
+// It fails with ErrTooLarge when a string or binary column would pass its
+// offsets' range.
+func (g *Interleave) Record(mem memory.Allocator, schema *arrow.Schema, srcs []arrow.RecordBatch, workers int) (arrow.RecordBatch, error) {
 	n := schema.NumFields()
 	cols := make([]arrow.Array, n)
 	errs := make([]error, n)
@@ -66,7 +76,7 @@ func (g *gatherer) build(mem memory.Allocator, schema *arrow.Schema, srcs []arro
 		for k, s := range srcs {
 			parts[k] = s.Column(i)
 		}
-		d, err := gatherData(mem, schema.Field(i).Type, parts, g.segs, g.rows)
+		d, err := interleaveData(mem, schema.Field(i).Type, parts, g.segs, g.rows)
 		if err != nil {
 			errs[i] = fmt.Errorf("column %d (%s): %w", i, schema.Field(i).Name, err)
 			return
@@ -103,7 +113,17 @@ func (g *gatherer) build(mem memory.Allocator, schema *arrow.Schema, srcs []arro
 	return rec, nil
 }
 
-// parallelRows is the batch size from which build splits columns among
+// Array returns the rows added of srcs, arrays of type dt, as one array.
+func (g *Interleave) Array(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array) (arrow.Array, error) {
+	d, err := interleaveData(mem, dt, srcs, g.segs, g.rows)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+// parallelRows is the batch size from which Record splits columns among
 // goroutines: below it starting them costs more than they save.
 const parallelRows = 1024
 
@@ -115,55 +135,55 @@ func releaseAll(as []arrow.Array) {
 	}
 }
 
-// gatherData copies the segments' rows of one column. The common layouts
+// interleaveData copies the segments' rows of one column. The common layouts
 // are copied buffer by buffer, dictionaries re-indexed into one; the rest
 // (list views, run-end encoded, dictionaries of nested values)
 // go through arrow-go's Concatenate of slices, which is slower but handles
 // every type.
-func gatherData(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveData(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	switch dt.ID() {
 	case arrow.NULL:
 		return array.NewData(dt, rows, []*memory.Buffer{nil}, nil, rows, 0), nil
 	case arrow.BOOL:
-		valid, nulls := gatherValidity(mem, srcs, segs, rows)
-		vals := gatherBits(mem, srcs, segs, rows, 1)
+		valid, nulls := interleaveValidity(mem, srcs, segs, rows)
+		vals := interleaveBits(mem, srcs, segs, rows, 1)
 		return releasing(array.NewData(dt, rows, []*memory.Buffer{valid, vals}, nil, nulls, 0), valid, vals), nil
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64,
 		arrow.TIMESTAMP, arrow.DURATION, arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256,
 		arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.INTERVAL_MONTH_DAY_NANO, arrow.FIXED_SIZE_BINARY:
-		valid, nulls := gatherValidity(mem, srcs, segs, rows)
-		vals := gatherFixed(mem, srcs, segs, rows, dt.(arrow.FixedWidthDataType).BitWidth()/8)
+		valid, nulls := interleaveValidity(mem, srcs, segs, rows)
+		vals := interleaveFixed(mem, srcs, segs, rows, dt.(arrow.FixedWidthDataType).BitWidth()/8)
 		return releasing(array.NewData(dt, rows, []*memory.Buffer{valid, vals}, nil, nulls, 0), valid, vals), nil
 	case arrow.STRING, arrow.BINARY:
-		return gatherVarBinary(mem, dt, srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes, math.MaxInt32)
+		return interleaveVarBinary(mem, dt, srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes, math.MaxInt32)
 	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		return gatherVarBinary(mem, dt, srcs, segs, rows, 8, arrow.Int64Traits.CastFromBytes, math.MaxInt64)
+		return interleaveVarBinary(mem, dt, srcs, segs, rows, 8, arrow.Int64Traits.CastFromBytes, math.MaxInt64)
 	case arrow.STRING_VIEW, arrow.BINARY_VIEW:
-		return gatherViews(mem, dt, srcs, segs, rows)
+		return interleaveViews(mem, dt, srcs, segs, rows)
 	case arrow.STRUCT:
-		return gatherStruct(mem, dt, srcs, segs, rows)
+		return interleaveStruct(mem, dt, srcs, segs, rows)
 	case arrow.LIST:
-		return gatherList(mem, dt, dt.(*arrow.ListType).Elem(), srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes)
+		return interleaveList(mem, dt, dt.(*arrow.ListType).Elem(), srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes)
 	case arrow.MAP:
-		return gatherList(mem, dt, dt.(*arrow.MapType).Elem(), srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes)
+		return interleaveList(mem, dt, dt.(*arrow.MapType).Elem(), srcs, segs, rows, 4, arrow.Int32Traits.CastFromBytes)
 	case arrow.LARGE_LIST:
-		return gatherList(mem, dt, dt.(*arrow.LargeListType).Elem(), srcs, segs, rows, 8, arrow.Int64Traits.CastFromBytes)
+		return interleaveList(mem, dt, dt.(*arrow.LargeListType).Elem(), srcs, segs, rows, 8, arrow.Int64Traits.CastFromBytes)
 	case arrow.FIXED_SIZE_LIST:
-		return gatherFixedSizeList(mem, dt, srcs, segs, rows)
+		return interleaveFixedSizeList(mem, dt, srcs, segs, rows)
 	case arrow.SPARSE_UNION:
-		return gatherSparseUnion(mem, dt, srcs, segs, rows)
+		return interleaveSparseUnion(mem, dt, srcs, segs, rows)
 	case arrow.DENSE_UNION:
-		return gatherDenseUnion(mem, dt, srcs, segs, rows)
+		return interleaveDenseUnion(mem, dt, srcs, segs, rows)
 	case arrow.DICTIONARY:
 		if d, ok := sharedDictionary(srcs, segs); ok {
-			return gatherDictionary(mem, dt, srcs, segs, rows, d)
+			return interleaveDictionary(mem, dt, srcs, segs, rows, d)
 		}
-		if d, err := gatherUnified(mem, dt, srcs, segs, rows); err == nil {
+		if d, err := interleaveUnified(mem, dt, srcs, segs, rows); err == nil {
 			return d, nil
 		}
 	}
-	return gatherConcat(mem, dt, srcs, segs)
+	return interleaveConcat(mem, dt, srcs, segs)
 }
 
 // releasing drops the caller's references to bufs once d holds its own.
@@ -182,9 +202,9 @@ func newBuffer(mem memory.Allocator, n int) *memory.Buffer {
 	return b
 }
 
-// gatherValidity returns the validity bitmap of the gathered rows and
+// interleaveValidity returns the validity bitmap of the gathered rows and
 // their NULL count, or nil when no source row referenced is NULL.
-func gatherValidity(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows int) (*memory.Buffer, int) {
+func interleaveValidity(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows int) (*memory.Buffer, int) {
 	// Look each source up once: a sort hands over a segment per row.
 	nulls := make([]bool, len(srcs))
 	any := false
@@ -220,8 +240,8 @@ func gatherValidity(mem memory.Allocator, srcs []arrow.Array, segs []segment, ro
 	return buf, rows - bitutil.CountSetBits(out, 0, rows)
 }
 
-// gatherBits copies a bitmap buffer (booleans' values).
-func gatherBits(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows, buffer int) *memory.Buffer {
+// interleaveBits copies a bitmap buffer (booleans' values).
+func interleaveBits(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows, buffer int) *memory.Buffer {
 	buf := newBuffer(mem, int(bitutil.BytesForBits(int64(rows))))
 	at := 0
 	for _, s := range segs {
@@ -232,22 +252,22 @@ func gatherBits(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows, 
 	return buf
 }
 
-// gatherFixed copies width bytes a row. A sort hands over mostly single
+// interleaveFixed copies width bytes a row. A sort hands over mostly single
 // rows, where a call to memmove per value costs more than the value, so
 // the common widths move typed words and only long stretches use copy.
-func gatherFixed(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows, width int) *memory.Buffer {
+func interleaveFixed(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows, width int) *memory.Buffer {
 	buf := newBuffer(mem, rows*width)
 	switch width {
 	case 1:
-		gatherWords(buf.Bytes(), srcs, segs, 1, func(b []byte) []uint8 { return b })
+		interleaveWords(buf.Bytes(), srcs, segs, 1, func(b []byte) []uint8 { return b })
 	case 2:
-		gatherWords(buf.Bytes(), srcs, segs, 2, arrow.Uint16Traits.CastFromBytes)
+		interleaveWords(buf.Bytes(), srcs, segs, 2, arrow.Uint16Traits.CastFromBytes)
 	case 4:
-		gatherWords(buf.Bytes(), srcs, segs, 4, arrow.Uint32Traits.CastFromBytes)
+		interleaveWords(buf.Bytes(), srcs, segs, 4, arrow.Uint32Traits.CastFromBytes)
 	case 8:
-		gatherWords(buf.Bytes(), srcs, segs, 8, arrow.Uint64Traits.CastFromBytes)
+		interleaveWords(buf.Bytes(), srcs, segs, 8, arrow.Uint64Traits.CastFromBytes)
 	case 16:
-		gatherWords(buf.Bytes(), srcs, segs, 16, arrow.Decimal128Traits.CastFromBytes)
+		interleaveWords(buf.Bytes(), srcs, segs, 16, arrow.Decimal128Traits.CastFromBytes)
 	default:
 		out := buf.Bytes()
 		at := 0
@@ -264,7 +284,7 @@ func gatherFixed(mem memory.Allocator, srcs []arrow.Array, segs []segment, rows,
 // shortRun is the stretch below which values are moved one by one.
 const shortRun = 16
 
-func gatherWords[T any](out []byte, srcs []arrow.Array, segs []segment, width int, cast func([]byte) []T) {
+func interleaveWords[T any](out []byte, srcs []arrow.Array, segs []segment, width int, cast func([]byte) []T) {
 	dst := cast(out)
 	vals := make([][]T, len(srcs)) // each source's values, looked up once
 	at := 0
@@ -275,20 +295,23 @@ func gatherWords[T any](out []byte, srcs []arrow.Array, segs []segment, width in
 			src = cast(d.Buffers()[1].Bytes()[d.Offset()*width:])
 			vals[s.src] = src
 		}
-		if s.n < shortRun {
+		switch {
+		case s.n == 1: // a sort's or a merge's usual segment
+			dst[at] = src[s.start]
+		case s.n < shortRun:
 			for k := range s.n {
 				dst[at+k] = src[s.start+k]
 			}
-		} else {
+		default:
 			copy(dst[at:], src[s.start:s.start+s.n])
 		}
 		at += s.n
 	}
 }
 
-// gatherVarBinary copies offsets (rebased) and value bytes of strings and
+// interleaveVarBinary copies offsets (rebased) and value bytes of strings and
 // binaries.
-func gatherVarBinary[T int32 | int64](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows, width int, cast func([]byte) []T, maxBytes int64) (arrow.ArrayData, error) {
+func interleaveVarBinary[T int32 | int64](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows, width int, cast func([]byte) []T, maxBytes int64) (arrow.ArrayData, error) {
 	type source struct {
 		offs []T
 		data []byte
@@ -341,7 +364,7 @@ func gatherVarBinary[T int32 | int64](mem memory.Allocator, dt arrow.DataType, s
 		}
 		at += s.n
 	}
-	valid, nulls := gatherValidity(mem, srcs, segs, rows)
+	valid, nulls := interleaveValidity(mem, srcs, segs, rows)
 	return releasing(array.NewData(dt, rows, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0), valid, offBuf, dataBuf), nil
 }
 
@@ -364,10 +387,10 @@ func moveShort(dst []byte, to int, src []byte, from, n int) {
 	}
 }
 
-// gatherViews rebuilds string and binary views compactly: inline values
+// interleaveViews rebuilds string and binary views compactly: inline values
 // copied with their header, longer ones appended to one new data buffer,
 // so the output never keeps a source's buffers alive.
-func gatherViews(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveViews(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	viewsOf := func(a arrow.Array) []arrow.ViewHeader {
 		d := a.Data()
 		return arrow.ViewHeaderTraits.CastFromBytes(d.Buffers()[1].Bytes())[d.Offset():]
@@ -404,13 +427,13 @@ func gatherViews(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, se
 		}
 		at += s.n
 	}
-	valid, nulls := gatherValidity(mem, srcs, segs, rows)
+	valid, nulls := interleaveValidity(mem, srcs, segs, rows)
 	d := array.NewData(dt, rows, []*memory.Buffer{valid, viewBuf, dataBuf}, nil, nulls, 0)
 	return releasing(d, valid, viewBuf, dataBuf), nil
 }
 
-// gatherStruct gathers each field, and the struct's own validity.
-func gatherStruct(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+// interleaveStruct gathers each field, and the struct's own validity.
+func interleaveStruct(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	st := dt.(*arrow.StructType)
 	children := make([]arrow.ArrayData, st.NumFields())
 	fields := make([]arrow.Array, len(srcs))
@@ -418,22 +441,22 @@ func gatherStruct(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, s
 		for k, a := range srcs {
 			fields[k] = a.(*array.Struct).Field(i)
 		}
-		c, err := gatherData(mem, st.Field(i).Type, fields, segs, rows)
+		c, err := interleaveData(mem, st.Field(i).Type, fields, segs, rows)
 		if err != nil {
 			releaseData(children[:i])
 			return nil, err
 		}
 		children[i] = c
 	}
-	valid, nulls := gatherValidity(mem, srcs, segs, rows)
+	valid, nulls := interleaveValidity(mem, srcs, segs, rows)
 	d := array.NewData(dt, rows, []*memory.Buffer{valid}, children, nulls, 0)
 	releaseData(children)
 	return releasing(d, valid), nil
 }
 
-// gatherConcat is the path for every other type: arrow-go's Concatenate
+// interleaveConcat is the path for every other type: arrow-go's Concatenate
 // of a slice per segment.
-func gatherConcat(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment) (arrow.ArrayData, error) {
+func interleaveConcat(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment) (arrow.ArrayData, error) {
 	if len(segs) == 0 {
 		a := array.MakeArrayOfNull(mem, dt, 0)
 		defer a.Release()

@@ -1,4 +1,4 @@
-package gather
+package take
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 )
 
-// take gathers the rows idx names from col: arrow-go's take, except
+// computeTake takes the rows idx names from col: arrow-go's take, except
 // for decimal32 and decimal64, which arrow-go v18.8's take has no kernel
 // for ("function 'array_take' has no kernel matching input types"). Those
 // are taken as the int32 or int64 arrays their buffers also are, and the
 // result is typed back; the bytes are the same.
-func take(ctx context.Context, col, idx arrow.Array) (arrow.Array, error) {
+func computeTake(ctx context.Context, col, idx arrow.Array) (arrow.Array, error) {
 	var as arrow.DataType
 	switch col.DataType().ID() {
 	case arrow.DECIMAL32:

@@ -27,26 +27,26 @@ func sharedDictionary(srcs []arrow.Array, segs []segment) (arrow.Array, bool) {
 	return dict, dict != nil
 }
 
-// gatherDictionary gathers the indices and keeps the shared dictionary.
-func gatherDictionary(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int, dict arrow.Array) (arrow.ArrayData, error) {
+// interleaveDictionary gathers the indices and keeps the shared dictionary.
+func interleaveDictionary(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int, dict arrow.Array) (arrow.ArrayData, error) {
 	idx := make([]arrow.Array, len(srcs))
 	for k, a := range srcs {
 		idx[k] = a.(*array.Dictionary).Indices()
 	}
 	it := dt.(*arrow.DictionaryType).IndexType
-	valid, nulls := gatherValidity(mem, idx, segs, rows)
-	vals := gatherFixed(mem, idx, segs, rows, it.(arrow.FixedWidthDataType).BitWidth()/8)
+	valid, nulls := interleaveValidity(mem, idx, segs, rows)
+	vals := interleaveFixed(mem, idx, segs, rows, it.(arrow.FixedWidthDataType).BitWidth()/8)
 	d := array.NewDataWithDictionary(dt, rows, []*memory.Buffer{valid, vals}, nulls, 0, dict.Data().(*array.Data))
 	return releasing(d, valid, vals), nil
 }
 
-// gatherUnified gathers dictionary rows whose sources have different
+// interleaveUnified gathers dictionary rows whose sources have different
 // dictionaries (batches of different runs, each with its own): the
 // referenced dictionaries are unified into one and each row's index is
 // transposed into it. It fails for value types arrow-go cannot unify
 // (nested ones), and when the unified dictionary does not fit the index
 // type; the caller then concatenates.
-func gatherUnified(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
+func interleaveUnified(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, segs []segment, rows int) (arrow.ArrayData, error) {
 	t := dt.(*arrow.DictionaryType)
 	u, err := array.NewDictionaryUnifier(mem, t.ValueType)
 	if err != nil {
@@ -105,7 +105,7 @@ func gatherUnified(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, 
 	for k, a := range srcs {
 		idx[k] = a.(*array.Dictionary).Indices()
 	}
-	valid, nulls := gatherValidity(mem, idx, segs, rows)
+	valid, nulls := interleaveValidity(mem, idx, segs, rows)
 	d := array.NewDataWithDictionary(dt, rows, []*memory.Buffer{valid, idxBuf}, nulls, 0, dict.Data().(*array.Data))
 	return releasing(d, valid, idxBuf), nil
 }

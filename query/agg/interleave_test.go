@@ -9,12 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/extsort"
 )
 
-// TestGather gathers random rows of several sliced sources with NULLs, of
-// every type a key or partial state has, and checks each row against its
-// source.
-func TestGather(t *testing.T) {
+// TestInterleave interleaves (extsort.Interleave, what spilling and
+// merging copy rows with) random rows of several sliced sources with
+// NULLs, of every type a key or partial state has, and checks each row
+// against its source.
+func TestInterleave(t *testing.T) {
 	dec76 := &arrow.Decimal256Type{Precision: 76, Scale: 3}
 	for _, dt := range append(append([]arrow.DataType(nil), engineTypes...), dec76) {
 		t.Run(dt.String(), func(t *testing.T) {
@@ -35,7 +38,11 @@ func TestGather(t *testing.T) {
 				s := rng.IntN(len(srcs))
 				picks[i] = pick{uint32(s), uint32(rng.IntN(srcs[s].Len()))}
 			}
-			out, err := gatherColumn(mem, dt, srcs, picks)
+			var il extsort.Interleave
+			for _, p := range picks {
+				il.Add(int(p.src), int(p.row))
+			}
+			out, err := il.Array(mem, dt, srcs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,6 +59,9 @@ func TestGather(t *testing.T) {
 		})
 	}
 }
+
+// pick names row row of source src.
+type pick struct{ src, row uint32 }
 
 func decimal256s(mem memory.Allocator, dt *arrow.Decimal256Type, rng *rand.Rand, n int) arrow.Array {
 	b := array.NewDecimal256Builder(mem, dt)
