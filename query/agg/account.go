@@ -2,7 +2,8 @@ package agg
 
 import (
 	"fmt"
-	"unsafe"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // account tracks the bytes an aggregator holds: the capacity of every slice
@@ -39,10 +40,7 @@ func (a *account) chargeGrowth(old, want, need int, size int64) (int, error) {
 // credit returns bytes charged earlier.
 func (a *account) credit(delta int64) { a.used -= delta }
 
-func sizeOf[T any]() int64 {
-	var zero T
-	return int64(unsafe.Sizeof(zero))
-}
+func sizeOf[T any]() int64 { return int64(rawmem.Sizeof[T]()) }
 
 // capBytes is the charged size of s.
 func capBytes[T any](s []T) int64 { return int64(cap(s)) * sizeOf[T]() }
