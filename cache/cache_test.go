@@ -429,31 +429,3 @@ func TestDecimal128Narrowing(t *testing.T) {
 	}
 }
 
-// TestScanCancelledWhileWaiting: a cancel from another goroutine while
-// Next waits for a worker's batch releases that batch too (it was lost:
-// the result channel was already out of the queue stop drains).
-func TestScanCancelledFromAnotherGoroutine(t *testing.T) {
-	mem := checked(t)
-	var in []arrow.RecordBatch
-	for i := range 40 {
-		in = append(in, testrec.Build(mem, 50, uint64(i)))
-	}
-	defer release(in)
-	c := newCache(t, mem, 0)
-	put(t, c, "t", in[0].Schema(), in, TableOptions{})
-	for i := range 100 {
-		ctx, cancel := context.WithCancel(context.Background())
-		s, err := c.Scan(ctx, "t", ScanOptions{Concurrency: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			time.Sleep(time.Duration(i%7) * 20 * time.Microsecond)
-			cancel()
-		}()
-		for s.Next() {
-		}
-		s.Release()
-		cancel()
-	}
-}
