@@ -428,4 +428,3 @@ func TestDecimal128Narrowing(t *testing.T) {
 		rec.Release()
 	}
 }
-
