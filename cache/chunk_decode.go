@@ -43,17 +43,10 @@ func corrupt(format string, args ...any) error {
 // is allocated.
 func parseChunk(src []byte, limit int64) (chunk, error) {
 	var c chunk
-	if len(src) < 3+4 {
-		return c, corrupt("chunk of %d bytes, shorter than its header and checksum", len(src))
+	if err := CheckChunk(src); err != nil {
+		return c, err
 	}
-	body := src[:len(src)-4]
-	if got, want := checksum(body), binary.LittleEndian.Uint32(src[len(body):]); got != want {
-		return c, corrupt("checksum %08x, the chunk records %08x", got, want)
-	}
-	src = body
-	if src[0] != chunkVersion {
-		return c, corrupt("chunk format version %d, this build reads %d", src[0], chunkVersion)
-	}
+	src = src[:len(src)-4]
 	c.form, c.kind = int(src[1]), codec.Kind(src[2])
 	if c.form < formFixed || c.form > formIPC {
 		return c, corrupt("unknown chunk form %d", c.form)

@@ -26,34 +26,11 @@ import (
 // runs, the bytes it has stored count against the budget besides the
 // table it replaces, which is released when the new one is swapped in.
 func (c *Cache) Put(ctx context.Context, name string, r array.RecordReader, opts TableOptions) (TableInfo, error) {
-	c.mu.RLock()
-	err := c.checkNameLocked(name) // fail before reading r, and again at the swap
-	c.mu.RUnlock()
+	ch, err := c.PreparePut(ctx, name, r, opts)
 	if err != nil {
 		return TableInfo{}, err
 	}
-	b, err := c.newBuilder(name, r.Schema(), opts)
-	if err != nil {
-		return TableInfo{}, err
-	}
-	defer b.abort()
-	if err := b.run(ctx, r); err != nil {
-		return TableInfo{}, err
-	}
-	t := b.table()
-	c.mu.Lock()
-	if err := c.checkNameLocked(name); err != nil {
-		c.mu.Unlock()
-		return TableInfo{}, err
-	}
-	old := c.tables[name]
-	c.tables[name] = t
-	c.mu.Unlock()
-	b.committed = true
-	if old != nil {
-		c.used.Add(-old.compressed)
-	}
-	return t.info(), nil
+	return ch.Commit()
 }
 
 // builder is one Put in progress.

@@ -291,6 +291,10 @@ func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
 		return s.decodeFiltered(dec, i)
 	}
 	e := s.t.entries[i]
+	chunks, err := e.chunkBytes()
+	if err != nil {
+		return decoded{err: s.loadError(i, err)}
+	}
 	arrs := make([]arrow.Array, 0, len(s.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -300,12 +304,12 @@ func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
 	var d decoded
 	for _, col := range s.cols {
 		f := s.t.schema.Field(col)
-		arr, err := dec.decode(f.Type, e.chunks[col], e.decoded[col])
+		arr, err := dec.decode(f.Type, chunks[col], e.decoded[col])
 		if err != nil {
 			return decoded{err: &ChunkError{Table: s.t.name, Batch: i, Column: f.Name, Err: err}}
 		}
 		arrs = append(arrs, arr)
-		d.compressed += int64(len(e.chunks[col]))
+		d.compressed += int64(len(chunks[col]))
 		d.size += e.decoded[col]
 	}
 	d.rec = array.NewRecordBatch(s.schema, arrs, e.rows)

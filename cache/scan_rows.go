@@ -26,6 +26,10 @@ func withRows(filter Predicate, rows []Predicate) Predicate {
 // that pass.
 func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 	e := s.t.entries[i]
+	chunks, err := e.chunkBytes()
+	if err != nil {
+		return decoded{err: s.loadError(i, err)}
+	}
 	var d decoded
 	cols := map[int]*filterCol{} // table column → decoded
 	defer func() {
@@ -40,9 +44,9 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 		f := s.t.schema.Field(col)
 		c := &filterCol{}
 		var err error
-		c.narrow, c.isNarrow, err = dec.narrow(f.Type, e.chunks[col], e.decoded[col], dec.narrowBuf(len(cols)))
+		c.narrow, c.isNarrow, err = dec.narrow(f.Type, chunks[col], e.decoded[col], dec.narrowBuf(len(cols)))
 		if err == nil && !c.isNarrow {
-			c.arr, err = dec.decode(f.Type, e.chunks[col], e.decoded[col])
+			c.arr, err = dec.decode(f.Type, chunks[col], e.decoded[col])
 		}
 		if err != nil {
 			return nil, &ChunkError{Table: s.t.name, Batch: i, Column: f.Name, Err: err}
@@ -51,7 +55,7 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 			dec.keepNarrowBuf(len(cols), c.narrow.vals)
 		}
 		cols[col] = c
-		d.compressed += int64(len(e.chunks[col]))
+		d.compressed += int64(len(chunks[col]))
 		d.size += e.decoded[col]
 		return c, nil
 	}

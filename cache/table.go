@@ -33,17 +33,37 @@ type table struct {
 type entry struct {
 	rows    int64
 	stats   []ColumnStats // per column
-	chunks  [][]byte      // per column; slices of one allocation
+	chunks  [][]byte      // per column; slices of one allocation; nil when lazy
 	decoded []int64       // per column: bytes of the Arrow buffers
+	// lazy, for a restored entry, reads chunks on first use (image.go).
+	lazy *lazyChunks
 }
 
 // size is the entry's chunk bytes.
 func (e *entry) size() int64 {
 	var n int64
-	for _, c := range e.chunks {
-		n += int64(len(c))
+	for i := range e.decoded {
+		n += e.chunkLen(i)
 	}
 	return n
+}
+
+// chunkLen is the bytes of column i's chunk, known before a lazy entry
+// is read.
+func (e *entry) chunkLen(i int) int64 {
+	if e.lazy != nil {
+		return e.lazy.lens[i]
+	}
+	return int64(len(e.chunks[i]))
+}
+
+// chunkBytes returns the entry's chunks, reading a restored entry's on
+// first use.
+func (e *entry) chunkBytes() ([][]byte, error) {
+	if e.lazy != nil {
+		return e.lazy.get()
+	}
+	return e.chunks, nil
 }
 
 // columnState is what Put decided for a column and what it stored.
@@ -119,10 +139,10 @@ func (t *table) add(e *entry, names []string) {
 	for i := range t.columns {
 		c := &t.columns[i]
 		c.nulls += e.stats[i].Nulls
-		c.compressed += int64(len(e.chunks[i]))
+		c.compressed += e.chunkLen(i)
 		c.decoded += e.decoded[i]
 		c.encodings[names[i]]++
-		t.compressed += int64(len(e.chunks[i]))
+		t.compressed += e.chunkLen(i)
 		t.decoded += e.decoded[i]
 	}
 }

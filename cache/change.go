@@ -1,0 +1,150 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// A Change is a Put or Append whose batches are encoded and counted
+// against the budget but not yet visible: a durable store writes its
+// Image to disk, then commits it, so a client is told of success only
+// once the table is both stored and served. A Change must end with Commit
+// or Abort; it is used by one goroutine.
+type Change struct {
+	c      *Cache
+	b      *builder
+	old    *table // the table appended to; nil for a Put
+	done   bool
+	result *table
+}
+
+// PreparePut encodes what Put(ctx, name, r, opts) would store, without
+// making it visible. A name that clashes with a table held fails before
+// r is read (ErrNameClash).
+func (c *Cache) PreparePut(ctx context.Context, name string, r array.RecordReader, opts TableOptions) (*Change, error) {
+	c.mu.RLock()
+	err := c.checkNameLocked(name) // fail before reading r, and again at the swap
+	c.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.newBuilder(name, r.Schema(), opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.run(ctx, r); err != nil {
+		b.abort()
+		return nil, err
+	}
+	return &Change{c: c, b: b}, nil
+}
+
+// PrepareAppend encodes what Append(ctx, name, r, opts) would add, without
+// making it visible.
+func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordReader, opts TableOptions) (*Change, error) {
+	old, err := c.snapshot(name)
+	if err != nil {
+		return nil, err
+	}
+	if !r.Schema().Equal(old.input) {
+		return nil, fmt.Errorf("%w: append to table %q: batches have schema %s, the table's is %s", ErrSchema, name, r.Schema(), old.input)
+	}
+	if !opts.Codec.IsZero() && opts.Codec != old.setting {
+		return nil, fmt.Errorf("cache: append to table %q: codec %s differs from the table's %s", name, opts.Codec, old.setting)
+	}
+	opts.Codec = old.setting
+	opts.Plain = false
+	b, err := c.newBuilder(name, old.input, opts)
+	if err != nil {
+		return nil, err
+	}
+	b.encodings = old.encodings
+	b.out = old.schema
+	b.columns = make([]columnState, len(old.columns))
+	copy(b.columns, old.columns)
+	if err := b.run(ctx, r); err != nil {
+		b.abort()
+		return nil, err
+	}
+	return &Change{c: c, b: b, old: old}, nil
+}
+
+// Appending reports whether the change appends to a table (else it puts
+// one, replacing any of its name).
+func (ch *Change) Appending() bool { return ch.old != nil }
+
+// Image returns the change's table decisions and its new batches: every
+// batch of a Put, the added ones of an Append. Its chunks alias the
+// cache's and must not be modified.
+func (ch *Change) Image() Image {
+	return ch.table().image(ch.b.names, ch.b.entries)
+}
+
+// table is the snapshot the change makes visible.
+func (ch *Change) table() *table {
+	if ch.result != nil {
+		return ch.result
+	}
+	t := ch.b.table()
+	if old := ch.old; old != nil {
+		merged := &table{
+			name: old.name, input: old.input, schema: old.schema, setting: old.setting,
+			encodings: old.encodings, columns: make([]columnState, len(old.columns)),
+		}
+		copy(merged.columns, old.columns)
+		for i := range merged.columns {
+			merged.columns[i].encodings = maps.Clone(old.columns[i].encodings)
+		}
+		merged.entries = append(merged.entries, old.entries...)
+		merged.rows, merged.compressed, merged.decoded = old.rows, old.compressed, old.decoded
+		for i, e := range t.entries {
+			merged.add(e, ch.b.names[i])
+		}
+		t = merged
+	}
+	ch.result = t
+	return t
+}
+
+// Commit makes the change visible. An Append whose table was put,
+// appended to or dropped since PrepareAppend fails with ErrConflict, and
+// a Put whose name now clashes with another table's ErrNameClash
+// (names.go); either stores nothing.
+func (ch *Change) Commit() (TableInfo, error) {
+	if ch.done {
+		panic("cache: Change committed or aborted twice")
+	}
+	ch.done = true
+	defer ch.b.abort()
+	t, c := ch.table(), ch.c
+	c.mu.Lock()
+	prev := c.tables[t.name]
+	if ch.old != nil && prev != ch.old {
+		c.mu.Unlock()
+		return TableInfo{}, fmt.Errorf("%w: %q", ErrConflict, t.name)
+	}
+	if err := c.checkNameLocked(t.name); err != nil {
+		c.mu.Unlock()
+		return TableInfo{}, err
+	}
+	c.tables[t.name] = t
+	c.mu.Unlock()
+	ch.b.committed = true
+	if prev != nil && ch.old == nil {
+		c.used.Add(-prev.compressed)
+	}
+	return t.info(), nil
+}
+
+// Abort gives back the budget the change holds. It does nothing after
+// Commit, so it may be deferred.
+func (ch *Change) Abort() {
+	if ch.done {
+		return
+	}
+	ch.done = true
+	ch.b.abort()
+}
