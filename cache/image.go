@@ -160,13 +160,10 @@ func (l *lazyChunks) get() ([][]byte, error) {
 	return chunks, nil
 }
 
-// loadError is the scan's error for entry i whose chunks could not be read.
+// loadError is the scan's error for entry i whose chunks could not be
+// read; the loader's error names the file and the column.
 func (s *Scanner) loadError(i int, err error) error {
-	col := ""
-	if len(s.cols) > 0 {
-		col = s.t.schema.Field(s.cols[0]).Name
-	}
-	return &ChunkError{Table: s.t.name, Batch: i, Column: col, Err: err}
+	return fmt.Errorf("cache: table %q batch %d: reading its chunks: %w", s.t.name, i, err)
 }
 
 // CheckChunk verifies a chunk's length, checksum and version byte, the

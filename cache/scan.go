@@ -291,9 +291,12 @@ func (s *Scanner) decodeEntry(dec *chunkDecoder, i int) decoded {
 		return s.decodeFiltered(dec, i)
 	}
 	e := s.t.entries[i]
-	chunks, err := e.chunkBytes()
-	if err != nil {
-		return decoded{err: s.loadError(i, err)}
+	var chunks [][]byte
+	if len(s.cols) > 0 { // count(*) never reads a lazy entry
+		var err error
+		if chunks, err = e.chunkBytes(); err != nil {
+			return decoded{err: s.loadError(i, err)}
+		}
 	}
 	arrs := make([]arrow.Array, 0, len(s.cols))
 	defer func() {

@@ -1,0 +1,269 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// ErrClosed is the error of a change on a closed store.
+var ErrClosed = errors.New("store: closed")
+
+// state returns name's state, creating an empty one.
+func (s *Store) state(name string) (*tableState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	t := s.tables[name]
+	if t == nil {
+		t = &tableState{}
+		s.tables[name] = t
+	}
+	return t, nil
+}
+
+// lockState locks name's state for a change, refusing a broken table.
+func (s *Store) lockState(name string) (*tableState, error) {
+	t, err := s.state(name)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if t.broken != nil {
+		t.mu.Unlock()
+		return nil, t.broken
+	}
+	return t, nil
+}
+
+func (s *Store) newID() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextID
+	s.nextID++
+	return id
+}
+
+// Put stores the batches r yields as table name, replacing a table of
+// that name, as cache.Put does, and on disk before the new table is
+// visible: when Put returns nil the table survives a crash; when it
+// returns an error (a full disk, an I/O error) the old table is served
+// and on disk as before.
+func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	ch, err := s.cache.PreparePut(ctx, name, r, opts) // encoding needs no lock
+	if err != nil {
+		return cache.TableInfo{}, err
+	}
+	defer ch.Abort()
+	t, err := s.lockState(name)
+	if err != nil {
+		return cache.TableInfo{}, err
+	}
+	defer t.mu.Unlock()
+	img := ch.Image()
+	next := &manifest{img: img, nextSeq: 1}
+	if t.m != nil {
+		next.id, next.nextSeq = t.m.id, t.m.nextSeq
+	} else {
+		next.id = s.newID()
+	}
+	next.img.Batches = nil
+	return s.apply(t, next, img.Batches, ch.Commit)
+}
+
+// Append adds the batches r yields to table name, as cache.Append does,
+// on disk before they are visible (see Put).
+func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	t, err := s.lockState(name)
+	if err != nil {
+		return cache.TableInfo{}, err
+	}
+	defer t.mu.Unlock()
+	if t.m == nil {
+		return cache.TableInfo{}, fmt.Errorf("%w: %q has no manifest in %s", cache.ErrNotFound, name, s.dir)
+	}
+	ch, err := s.cache.PrepareAppend(ctx, name, r, opts)
+	if err != nil {
+		return cache.TableInfo{}, err
+	}
+	defer ch.Abort()
+	next := *t.m
+	next.img.Batches = slices.Clip(t.m.img.Batches)
+	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
+	return s.apply(t, &next, ch.Image().Batches, ch.Commit)
+}
+
+// Drop removes table name from the disk, then from the cache, and
+// reports whether it was there.
+func (s *Store) Drop(name string) (bool, error) {
+	t, err := s.lockState(name)
+	if err != nil {
+		return false, err
+	}
+	defer t.mu.Unlock()
+	if t.m == nil {
+		return s.cache.Drop(name), nil
+	}
+	_, err = s.apply(t, nil, nil, func() (cache.TableInfo, error) {
+		s.cache.Drop(name)
+		return cache.TableInfo{}, nil
+	})
+	return err == nil, err
+}
+
+// apply writes a change of table t and makes it visible: fresh batches
+// into a new chunk file (synced), then the manifest next (nil for a drop)
+// in place of t's, then commit. Whatever fails, the table stays as it
+// was, on disk and in the cache; when the disk cannot be put back either,
+// the table is marked broken and refuses changes until a restart reads
+// what the disk holds.
+func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+	var id uint64
+	if next != nil {
+		id = next.id
+	} else {
+		id = t.m.id
+	}
+	name := s.nameOf(t, next)
+	var chunkPath string
+	if len(fresh) > 0 {
+		seq := next.nextSeq
+		next.nextSeq++
+		chunkPath = s.path(chunkName(id, seq))
+		offsets, size, err := writeChunkFile(s.fs, chunkPath, fresh)
+		if err != nil {
+			s.removeQuietly(chunkPath)
+			return cache.TableInfo{}, fmt.Errorf("store: table %q: writing %s: %w", name, chunkName(id, seq), err)
+		}
+		next.files = append(next.files, fileRef{seq: seq, size: size})
+		for i, b := range fresh {
+			next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
+			b.Sizes = make([]int64, len(b.Chunks))
+			for c, chunk := range b.Chunks {
+				b.Sizes[c] = int64(len(chunk))
+			}
+			b.Chunks = nil // the manifest keeps where they are, not them
+			next.img.Batches = append(next.img.Batches, b)
+		}
+	}
+	var raw []byte
+	if next != nil {
+		var err error
+		if raw, err = next.encode(); err != nil {
+			s.removeQuietly(chunkPath)
+			return cache.TableInfo{}, err
+		}
+	}
+	undo := func(cause error) error {
+		if t.m != nil {
+			_, err := s.writeManifest(id, t.raw)
+			if err == nil {
+				s.removeQuietly(chunkPath)
+				return cause
+			}
+			t.broken = fmt.Errorf("store: table %q: a change failed (%v) and the previous manifest could not be written back (%v); restart the server to read %s again", name, cause, err, s.dir)
+		} else if _, err := s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
+			s.removeQuietly(chunkPath)
+			return cause
+		} else {
+			t.broken = fmt.Errorf("store: table %q: a change failed (%v) and its manifest could not be removed (%v); restart the server to read %s again", name, cause, err, s.dir)
+		}
+		return t.broken
+	}
+	if maybeDone, err := s.writeManifest(id, raw); err != nil {
+		err = fmt.Errorf("store: table %q: writing %s: %w", name, manifestName(id), err)
+		if !maybeDone {
+			s.removeQuietly(chunkPath)
+			return cache.TableInfo{}, err
+		}
+		return cache.TableInfo{}, undo(err)
+	}
+	info, err := commit()
+	if err != nil {
+		return cache.TableInfo{}, undo(err)
+	}
+	var obsolete []fileRef
+	if t.m != nil {
+		for _, f := range t.m.files {
+			if next == nil || !slices.Contains(next.files, f) {
+				obsolete = append(obsolete, f)
+			}
+		}
+	}
+	t.m, t.raw = next, raw
+	if next != nil {
+		t.id = next.id
+	}
+	// Failing to remove these loses nothing: Open removes chunk files
+	// no manifest names.
+	for _, f := range obsolete {
+		s.removeQuietly(s.path(chunkName(id, f.seq)))
+	}
+	return info, nil
+}
+
+func (s *Store) nameOf(t *tableState, next *manifest) string {
+	if next != nil {
+		return next.img.Name
+	}
+	return t.m.img.Name
+}
+
+func (s *Store) removeQuietly(path string) {
+	if path != "" {
+		_ = s.fs.Remove(path)
+	}
+}
+
+// writeManifest replaces manifest id with raw, or removes it when raw is
+// nil: the commit point of every change (write a temp file, sync it, sync
+// the directory so the chunk file and the temp are there, rename over the
+// manifest, sync the directory). maybeDone reports a failure at or after
+// the rename (or remove), when the disk may hold either manifest.
+func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error) {
+	path := s.path(manifestName(id))
+	if raw == nil {
+		if err := s.fs.Remove(path); err != nil {
+			return true, err
+		}
+		return true, s.syncDir()
+	}
+	tmp := path + tempSuffix
+	if err := s.writeSynced(tmp, raw); err != nil {
+		s.removeQuietly(tmp)
+		return false, err
+	}
+	if err := s.syncDir(); err != nil {
+		s.removeQuietly(tmp)
+		return false, err
+	}
+	if err := s.fs.Rename(tmp, path); err != nil {
+		return true, err
+	}
+	return true, s.syncDir()
+}
+
+// writeSynced writes a whole file and syncs it.
+func (s *Store) writeSynced(path string, b []byte) (err error) {
+	f, err := s.fs.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	return f.Sync()
+}

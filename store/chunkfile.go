@@ -1,0 +1,110 @@
+package store
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store/vfs"
+)
+
+// Chunk file format (doc.go draws it).
+const (
+	chunkMagic       = "QVCK"
+	chunkFileVersion = 1
+	chunkHeader      = len(chunkMagic) + 1
+)
+
+// writeChunkFile writes the batches' chunks to path, synced, and returns
+// each batch's offset and the file's length.
+func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (offsets []int64, size int64, err error) {
+	f, err := fs.Create(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(chunkMagic)
+	w.WriteByte(chunkFileVersion)
+	size = int64(chunkHeader)
+	offsets = make([]int64, len(batches))
+	for i, b := range batches {
+		offsets[i] = size
+		for _, c := range b.Chunks {
+			w.Write(c) // bufio keeps the first error; Flush returns it
+			size += int64(len(c))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return nil, 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return nil, 0, err
+	}
+	return offsets, size, nil
+}
+
+// checkChunkFile checks that path holds size bytes and starts with the
+// chunk file header: a torn or foreign file is named at open, before any
+// scan reaches it.
+func checkChunkFile(fs vfs.FS, path string, size int64) error {
+	f, err := fs.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != size {
+		return corrupt("chunk file %s has %d bytes, its manifest records %d (torn or damaged)", path, st.Size(), size)
+	}
+	var h [chunkHeader]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return fmt.Errorf("chunk file %s: reading its header: %w", path, err)
+	}
+	if string(h[:4]) != chunkMagic || h[4] != chunkFileVersion {
+		return corrupt("chunk file %s starts with %q, want %q and version %d", path, h[:], chunkMagic, chunkFileVersion)
+	}
+	return nil
+}
+
+// batchLoader returns the function that reads one batch's chunks on its
+// first scan: one read into one allocation (as the cache holds a batch),
+// each chunk's checksum checked so that a bad one names its file.
+func batchLoader(fs vfs.FS, path string, offset int64, sizes []int64, columns []string) func() ([][]byte, error) {
+	return func() ([][]byte, error) {
+		var total int64
+		for _, n := range sizes {
+			total += n
+		}
+		f, err := fs.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		buf := make([]byte, total)
+		if _, err := f.ReadAt(buf, offset); err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("%w: file ends before %d bytes at offset %d", cache.ErrCorrupt, total, offset)
+			}
+			return nil, fmt.Errorf("reading %d bytes at offset %d of %s: %w", total, offset, path, err)
+		}
+		chunks := make([][]byte, len(sizes))
+		at := int64(0)
+		for i, n := range sizes {
+			chunks[i] = buf[at : at+n : at+n]
+			if err := cache.CheckChunk(chunks[i]); err != nil {
+				return nil, fmt.Errorf("column %q: chunk at offset %d of %s: %w", columns[i], offset+at, path, err)
+			}
+			at += n
+		}
+		return chunks, nil
+	}
+}

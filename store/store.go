@@ -1,0 +1,352 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store/vfs"
+)
+
+// Options configure a Store. The zero value is the operating system's
+// file system.
+type Options struct {
+	// FS is the file system under the store; default vfs.OS. Tests pass
+	// a vfs.FaultFS.
+	FS vfs.FS
+}
+
+// Store keeps a cache's tables in a data directory: every change is on
+// disk before it is visible, and Open serves them again after a restart.
+// All methods are safe for concurrent use; changes of one table are
+// serialized, changes of different tables run concurrently.
+type Store struct {
+	dir   string
+	fs    vfs.FS
+	cache *cache.Cache
+	lock  io.Closer
+
+	mu       sync.Mutex
+	tables   map[string]*tableState // by table name
+	nextID   uint64
+	problems []error
+	closed   bool
+}
+
+// tableState is one table's files. mu serializes its changes; m is its
+// manifest on disk (nil when there is none), raw its bytes.
+type tableState struct {
+	mu     sync.Mutex
+	id     uint64
+	m      *manifest
+	raw    []byte
+	broken error // set when a failed change could not be rolled back
+}
+
+// TableError names a table (or, when its manifest cannot be read, the
+// manifest file) that Open could not serve, and why.
+type TableError struct {
+	Table string // empty when the manifest is unreadable
+	File  string
+	Err   error
+}
+
+func (e *TableError) Error() string {
+	if e.Table == "" {
+		return fmt.Sprintf("store: %s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("store: table %q (%s): %v", e.Table, e.File, e.Err)
+}
+
+func (e *TableError) Unwrap() error { return e.Err }
+
+// ErrLocked matches the error of Open on a directory another process has
+// open.
+var ErrLocked = errors.New("store: data directory in use")
+
+// File names in the data directory (doc.go).
+const (
+	lockName       = "LOCK"
+	manifestSuffix = ".manifest"
+	chunkSuffix    = ".chunks"
+	tempSuffix     = ".tmp"
+)
+
+func manifestName(id uint64) string { return "t" + strconv.FormatUint(id, 10) + manifestSuffix }
+func chunkName(id, seq uint64) string {
+	return "t" + strconv.FormatUint(id, 10) + "-" + strconv.FormatUint(seq, 10) + chunkSuffix
+}
+
+// parseName reads t<id>.manifest or t<id>-<seq>.chunks.
+func parseName(name string) (id, seq uint64, isManifest, ok bool) {
+	var rest string
+	switch {
+	case strings.HasSuffix(name, manifestSuffix):
+		rest, isManifest = strings.TrimSuffix(name, manifestSuffix), true
+	case strings.HasSuffix(name, chunkSuffix):
+		rest = strings.TrimSuffix(name, chunkSuffix)
+	default:
+		return 0, 0, false, false
+	}
+	rest, ok = strings.CutPrefix(rest, "t")
+	if !ok {
+		return 0, 0, false, false
+	}
+	idText, seqText, hasSeq := strings.Cut(rest, "-")
+	if hasSeq == isManifest {
+		return 0, 0, false, false
+	}
+	id, err := strconv.ParseUint(idText, 10, 63)
+	if err != nil {
+		return 0, 0, false, false
+	}
+	if hasSeq {
+		if seq, err = strconv.ParseUint(seqText, 10, 63); err != nil {
+			return 0, 0, false, false
+		}
+	}
+	return id, seq, isManifest, true
+}
+
+func (s *Store) path(name string) string { return filepath.Join(s.dir, name) }
+
+// Open locks dir (creating it if needed), removes the files of changes
+// that did not finish, and restores every table its manifests record
+// into c, chunks unread until a scan needs them. A table whose files are
+// torn or corrupt is left out and named in Problems; the others are
+// served. A second Open of a directory, from any process, fails with an
+// error matching ErrLocked that names the holder's pid.
+func Open(dir string, c *cache.Cache, opts Options) (*Store, error) {
+	fs := opts.FS
+	if fs == nil {
+		fs = vfs.OS
+	}
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: creating data directory: %w", err)
+	}
+	lock, err := fs.Lock(filepath.Join(dir, lockName))
+	if err != nil {
+		var le *vfs.LockedError
+		if errors.As(err, &le) {
+			pid := le.PID
+			if pid == "" {
+				pid = "unknown"
+			}
+			return nil, fmt.Errorf("%w: %s is locked by process %s (one server per data directory; stop it or choose another --data-dir)", ErrLocked, dir, pid)
+		}
+		return nil, fmt.Errorf("store: locking data directory %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, fs: fs, cache: c, lock: lock, tables: map[string]*tableState{}, nextID: 1}
+	if err := s.recover(); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// recover reads the directory: see Open.
+func (s *Store) recover() error {
+	names, err := s.fs.List(s.dir)
+	if err != nil {
+		return fmt.Errorf("store: listing data directory: %w", err)
+	}
+	slices.Sort(names)
+	chunks := map[uint64][]uint64{} // id → seqs on disk
+	var manifests []uint64
+	var garbage []string
+	for _, name := range names {
+		id, seq, isManifest, ok := parseName(name)
+		switch {
+		case strings.HasSuffix(name, tempSuffix):
+			garbage = append(garbage, name)
+		case !ok: // LOCK, or a file not ours: leave it
+		case isManifest:
+			manifests = append(manifests, id)
+		default:
+			chunks[id] = append(chunks[id], seq)
+		}
+		if ok && id >= s.nextID {
+			s.nextID = id + 1
+		}
+	}
+	keep := map[uint64]bool{} // ids whose chunk files are not garbage
+	for _, id := range manifests {
+		keep[id] = true
+		referenced, err := s.restore(id)
+		if err != nil {
+			s.problems = append(s.problems, err)
+			continue // keep all its files: it may be repaired by hand
+		}
+		for _, seq := range chunks[id] {
+			if !referenced[seq] {
+				garbage = append(garbage, chunkName(id, seq))
+			}
+		}
+	}
+	for id, seqs := range chunks {
+		if !keep[id] {
+			for _, seq := range seqs {
+				garbage = append(garbage, chunkName(id, seq))
+			}
+		}
+	}
+	var errs []error
+	for _, name := range garbage {
+		if err := s.fs.Remove(s.path(name)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(garbage) > 0 {
+		errs = append(errs, s.syncDir())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: removing files of unfinished changes: %w", err)
+	}
+	return nil
+}
+
+// restore reads manifest id, checks its chunk files and restores the
+// table into the cache. It returns the seqs of the chunk files it names.
+func (s *Store) restore(id uint64) (map[uint64]bool, error) {
+	file := manifestName(id)
+	raw, err := s.readFile(file)
+	if err != nil {
+		return nil, &TableError{File: file, Err: err}
+	}
+	m, err := decodeManifest(raw)
+	if err != nil {
+		return nil, &TableError{File: file, Err: err}
+	}
+	name := m.img.Name
+	if m.id != id {
+		return nil, &TableError{Table: name, File: file, Err: corrupt("manifest records id %d", m.id)}
+	}
+	if _, dup := s.tables[name]; dup {
+		return nil, &TableError{Table: name, File: file, Err: corrupt("a second manifest for the table (the first is kept)")}
+	}
+	referenced := map[uint64]bool{}
+	for _, f := range m.files {
+		referenced[f.seq] = true
+		if err := checkChunkFile(s.fs, s.path(chunkName(id, f.seq)), f.size); err != nil {
+			return nil, &TableError{Table: name, File: chunkName(id, f.seq), Err: err}
+		}
+	}
+	for i := range m.img.Batches {
+		if err := m.checkBatch(i); err != nil {
+			return nil, &TableError{Table: name, File: file, Err: err}
+		}
+	}
+	if _, err := s.cache.Restore(s.lazyImage(m)); err != nil {
+		return nil, &TableError{Table: name, File: file, Err: err}
+	}
+	s.tables[name] = &tableState{id: id, m: m, raw: raw}
+	return referenced, nil
+}
+
+// checkBatch checks that batch i lies inside its chunk file.
+func (m *manifest) checkBatch(i int) error {
+	loc, b := m.locs[i], m.img.Batches[i]
+	end := loc.offset
+	for _, n := range b.Sizes {
+		end += n
+	}
+	if f := m.files[loc.file]; loc.offset < int64(chunkHeader) || end > f.size || end < loc.offset {
+		return corrupt("batch %d at bytes [%d, %d) of %s, which has %d", i, loc.offset, end, chunkName(m.id, f.seq), f.size)
+	}
+	return nil
+}
+
+// lazyImage is the manifest's image with a loader per batch.
+func (s *Store) lazyImage(m *manifest) cache.Image {
+	img := m.img
+	img.Batches = slices.Clone(m.img.Batches)
+	columns := make([]string, img.Schema.NumFields())
+	for i := range columns {
+		columns[i] = img.Schema.Field(i).Name
+	}
+	for i := range img.Batches {
+		b := &img.Batches[i]
+		loc := m.locs[i]
+		path := s.path(chunkName(m.id, m.files[loc.file].seq))
+		b.Chunks = nil
+		b.Load = batchLoader(s.fs, path, loc.offset, b.Sizes, columns)
+	}
+	return img
+}
+
+// readFile reads a whole file of at most maxManifest bytes.
+func (s *Store) readFile(name string) ([]byte, error) {
+	f, err := s.fs.Open(s.path(name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxManifest {
+		return nil, corrupt("%d bytes, over the %d-byte limit of a manifest", st.Size(), maxManifest)
+	}
+	b := make([]byte, st.Size())
+	if _, err := f.ReadAt(b, 0); err != nil && !(err == io.EOF && len(b) == 0) {
+		return nil, err
+	}
+	return b, nil
+}
+
+// syncDir makes the directory's entries (created, renamed, removed
+// files) durable.
+func (s *Store) syncDir() error {
+	d, err := s.fs.OpenDir(s.dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Dir returns the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Problems returns what Open could not serve: one *TableError per table
+// or manifest, naming its file.
+func (s *Store) Problems() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.problems)
+}
+
+// Tables returns the names of the tables stored, sorted.
+func (s *Store) Tables() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for name, t := range s.tables {
+		if t.m != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Close releases the directory's lock. Changes must have returned.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.lock.Close()
+}

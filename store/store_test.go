@@ -1,0 +1,227 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// TestReopen: tables put, appended to, replaced and dropped read back
+// exactly after a reopen into a new cache.
+func TestReopen(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 3, 500))
+	appendTo(t, s, "a", batches(mem, 2, 2, 300))
+	put(t, s, "b", batches(mem, 3, 1, 10))
+	put(t, s, "b", batches(mem, 4, 2, 20)) // replace
+	put(t, s, "gone", batches(mem, 5, 1, 10))
+	if ok, err := s.Drop("gone"); !ok || err != nil {
+		t.Fatalf("Drop = %v, %v", ok, err)
+	}
+	put(t, s, "empty", batches(mem, 6, 0, 0))
+	want := map[string]content{}
+	for _, name := range []string{"a", "b", "gone", "empty"} {
+		want[name] = contentOf(t, c, name)
+	}
+	if want["a"].rows != 2100 || want["b"].rows != 40 || want["gone"] != absent || want["empty"].rows != 0 {
+		t.Fatalf("before reopen: %v", want)
+	}
+	wantInfo, _ := c.Info("a")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2, c2 := open(t, dir, mem, nil)
+	if p := s2.Problems(); len(p) != 0 {
+		t.Fatalf("Problems: %v", p)
+	}
+	if got := s2.Tables(); !slices.Equal(got, []string{"a", "b", "empty"}) {
+		t.Fatalf("Tables = %v", got)
+	}
+	for name, w := range want {
+		if got := contentOf(t, c2, name); got != w {
+			t.Errorf("table %q after reopen: %v, want %v", name, got, w)
+		}
+	}
+	info, _ := c2.Info("a")
+	if info.Compressed != wantInfo.Compressed || info.Batches != 5 || info.Columns[1].Encoding != wantInfo.Columns[1].Encoding ||
+		info.Columns[3].Dictionary != wantInfo.Columns[3].Dictionary || !info.Schema.Equal(wantInfo.Schema) {
+		t.Errorf("info after reopen %+v, want %+v", info, wantInfo)
+	}
+	// The restored table takes appends like any other, and they last.
+	appendTo(t, s2, "a", batches(mem, 7, 1, 100))
+	if got := contentOf(t, c2, "a").rows; got != 2200 {
+		t.Fatalf("rows after append = %d", got)
+	}
+	want["a"] = contentOf(t, c2, "a")
+	s2.Close()
+	_, c3 := open(t, dir, mem, nil)
+	if got := contentOf(t, c3, "a"); got != want["a"] {
+		t.Fatalf("after second reopen %v, want %v", got, want["a"])
+	}
+	// Only the live files remain: LOCK, 3 manifests, a's 3 chunk files, b's 1.
+	if got := files(t, dir); len(got) != 8 {
+		t.Errorf("files %v, want 8", got)
+	}
+}
+
+// TestOpenIsLazy: Open reads no chunk: a chunk damaged after the table
+// was written does not stop Open, count(*) answers from the manifest,
+// and the first scan that reads the chunk names table, file, batch and
+// column.
+func TestOpenIsLazy(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, _ := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 2, 500))
+	s.Close()
+	path := filepath.Join(dir, chunkName(1, 1))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-10] ^= 0x40 // inside the last chunk of batch 1
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, c2 := open(t, dir, mem, nil)
+	if p := s2.Problems(); len(p) != 0 {
+		t.Fatalf("Problems: %v", p)
+	}
+	sc, err := c2.Scan(t.Context(), "a", cache.ScanOptions{Columns: []int{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for sc.Next() {
+		rows += sc.RecordBatch().NumRows()
+	}
+	sc.Release()
+	if rows != 1000 || sc.Err() != nil {
+		t.Fatalf("count(*) = %d, %v", rows, sc.Err())
+	}
+	sc, err = c2.Scan(t.Context(), "a", cache.ScanOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sc.Next() {
+	}
+	sc.Release()
+	err = sc.Err()
+	if !errors.Is(err, cache.ErrCorrupt) {
+		t.Fatalf("scan error %v, want ErrCorrupt", err)
+	}
+	for _, want := range []string{`"a"`, chunkName(1, 1), "batch 1", `column "kind"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+// TestSecondOpenRefused: a directory is open once; the error names the
+// directory and the holder's pid, and Close lets the next one in.
+func TestSecondOpenRefused(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, _ := open(t, dir, mem, nil)
+	_, err := Open(dir, newCache(t, mem), Options{})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open: %v, want ErrLocked", err)
+	}
+	for _, want := range []string{dir, strconv.Itoa(os.Getpid())} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+	s.Close()
+	s2, err := Open(dir, newCache(t, mem), Options{})
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s2.Close()
+}
+
+// TestOpenRemovesUnfinished: temp files and chunk files no manifest names
+// (a crash before a change's commit point) are removed; files not the
+// store's are left.
+func TestOpenRemovesUnfinished(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, _ := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 1, 10))
+	s.Close()
+	for _, name := range []string{"t1.manifest.tmp", "t1-7.chunks", "t9-1.chunks", "t9.manifest.tmp", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, c2 := open(t, dir, mem, nil)
+	if got := files(t, dir); !slices.Equal(got, []string{"LOCK", "notes.txt", "t1-1.chunks", "t1.manifest"}) {
+		t.Errorf("files after Open: %v", got)
+	}
+	if got := contentOf(t, c2, "a").rows; got != 10 {
+		t.Errorf("rows %d", got)
+	}
+	// Ids are not reused: t9 was seen.
+	put(t, s2, "b", batches(mem, 2, 1, 10))
+	if _, err := os.Stat(filepath.Join(dir, "t10.manifest")); err != nil {
+		t.Errorf("new table's manifest: %v", err)
+	}
+}
+
+// TestDamagedTablesNamed: a torn chunk file and a damaged manifest are
+// named (table or manifest, file); the other tables are served and the
+// damaged tables' files are kept.
+func TestDamagedTablesNamed(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "torn", batches(mem, 1, 2, 100)) // t1
+	put(t, s, "flip", batches(mem, 2, 2, 100)) // t2
+	put(t, s, "good", batches(mem, 3, 2, 100)) // t3
+	good := contentOf(t, c, "good")
+	s.Close()
+	chunks := filepath.Join(dir, chunkName(1, 1))
+	st, _ := os.Stat(chunks)
+	if err := os.Truncate(chunks, st.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	man := filepath.Join(dir, manifestName(2))
+	b, _ := os.ReadFile(man)
+	b[len(b)/2] ^= 1
+	os.WriteFile(man, b, 0o644)
+
+	s2, c2 := open(t, dir, mem, nil)
+	p := s2.Problems()
+	if len(p) != 2 {
+		t.Fatalf("Problems %v, want 2", p)
+	}
+	for i, want := range [][]string{{`"torn"`, chunkName(1, 1), "torn or damaged"}, {manifestName(2), "checksum"}} {
+		var te *TableError
+		if !errors.As(p[i], &te) || !errors.Is(p[i], ErrCorrupt) {
+			t.Errorf("problem %v is not a corrupt *TableError", p[i])
+		}
+		for _, w := range want {
+			if !strings.Contains(p[i].Error(), w) {
+				t.Errorf("problem %q does not name %s", p[i], w)
+			}
+		}
+	}
+	if got := contentOf(t, c2, "good"); got != good {
+		t.Errorf("good table %v, want %v", got, good)
+	}
+	if got := s2.Tables(); !slices.Equal(got, []string{"good"}) {
+		t.Errorf("Tables %v", got)
+	}
+	if got := files(t, dir); len(got) != 7 {
+		t.Errorf("files %v: the damaged tables' files must stay", got)
+	}
+}
