@@ -169,12 +169,12 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 				s.removeQuietly(chunkPath)
 				return cause
 			}
-			t.broken = fmt.Errorf("store: table %q: a change failed (%v) and the previous manifest could not be written back (%v); restart the server to read %s again", name, cause, err, s.dir)
+			t.broken = fmt.Errorf("store: table %q: a change failed (%w) and the previous manifest could not be written back (%w); restart the server to read %s again", name, cause, err, s.dir)
 		} else if _, err := s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
 			s.removeQuietly(chunkPath)
 			return cause
 		} else {
-			t.broken = fmt.Errorf("store: table %q: a change failed (%v) and its manifest could not be removed (%v); restart the server to read %s again", name, cause, err, s.dir)
+			t.broken = fmt.Errorf("store: table %q: a change failed (%w) and its manifest could not be removed (%w); restart the server to read %s again", name, cause, err, s.dir)
 		}
 		return t.broken
 	}

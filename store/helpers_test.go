@@ -189,3 +189,8 @@ func files(t testing.TB, dir string) []string {
 	}
 	return names
 }
+
+var testOpts = cache.TableOptions{}
+
+// checkedFor is a checked allocator for one change's input batches.
+func checkedFor(t testing.TB) memory.Allocator { return checked(t) }
