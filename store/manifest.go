@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/zeebo/xxh3"
 
+	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
 )
@@ -161,8 +162,10 @@ func schemaBytes(s *arrow.Schema) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func parseSchema(b []byte) (s *arrow.Schema, err error) {
-	r, err := ipc.NewReader(bytes.NewReader(b))
+// parseSchema reads a schema with the batch layer's reader, which checks
+// every length before it trusts it (arrow-go's panics on bad bytes).
+func parseSchema(b []byte) (*arrow.Schema, error) {
+	r, err := batch.NewStreamReader(bytes.NewReader(b), batch.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -323,8 +326,16 @@ func (r *reader) index(n int, what string) int {
 	return int(r.uint(uint64(n - 1)))
 }
 
-// count reads a count of elements of at least one byte each.
-func (r *reader) count() int { return int(r.uint(uint64(len(r.b)))) }
+// count reads a count of elements of at least one byte each: no more
+// than the bytes left after it.
+func (r *reader) count() int {
+	n := r.uint(math.MaxInt64)
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.fail("manifest claims %d elements in the %d bytes left", n, len(r.b))
+		return 0
+	}
+	return int(n)
+}
 
 func (r *reader) bytes() []byte {
 	n := r.count()
