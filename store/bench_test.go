@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/internal/arrowsize"
+)
+
+// benchInput is 16 batches of 8192 rows of testSchema, and their Arrow
+// bytes.
+func benchInput(b *testing.B) ([]arrow.RecordBatch, int64) {
+	r := batches(memory.DefaultAllocator, 1, 16, 8192)
+	defer r.Release()
+	var recs []arrow.RecordBatch
+	var size int64
+	for r.Next() {
+		rec := r.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+		size += arrowsize.Record(rec)
+	}
+	b.Cleanup(func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	})
+	return recs, size
+}
+
+// BenchmarkPut answers: what does writing a table through (chunk file,
+// manifest, three fsyncs) cost next to the cache's in-memory Put? MB/s
+// are of Arrow bytes in; the store's put includes the cache's encoding.
+func BenchmarkPut(b *testing.B) {
+	recs, size := benchInput(b)
+	reader := func() array.RecordReader {
+		r, err := array.NewRecordReader(testSchema, recs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}
+	b.Run("to=memory", func(b *testing.B) {
+		c, _ := cache.New(cache.Options{})
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			r := reader()
+			if _, err := c.Put(context.Background(), "t", r, cache.TableOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			r.Release()
+		}
+	})
+	for _, op := range []string{"put", "append"} {
+		b.Run("to=disk/op="+op, func(b *testing.B) {
+			c, _ := cache.New(cache.Options{Budget: 8 << 30})
+			s, err := Open(b.TempDir(), c, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			r := reader()
+			if _, err := s.Put(context.Background(), "t", r, cache.TableOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			r.Release()
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				r := reader()
+				if op == "put" {
+					_, err = s.Put(context.Background(), "t", r, cache.TableOptions{})
+				} else {
+					_, err = s.Append(context.Background(), "t", r, cache.TableOptions{})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Release()
+			}
+			info, _ := c.Info("t")
+			b.ReportMetric(float64(info.Compressed)/float64(info.Batches)/8192, "chunkB/row")
+		})
+	}
+}
+
+// BenchmarkOpen answers: how long until a restarted server serves N
+// tables of 16 batches each? Open reads manifests only.
+func BenchmarkOpen(b *testing.B) {
+	recs, _ := benchInput(b)
+	for _, n := range []int{10, 100} {
+		b.Run(fmt.Sprintf("tables=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			c, _ := cache.New(cache.Options{Budget: 64 << 30})
+			s, err := Open(dir, c, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var compressed int64
+			for i := range n {
+				r, _ := array.NewRecordReader(testSchema, recs)
+				info, err := s.Put(context.Background(), fmt.Sprintf("t%d", i), r, cache.TableOptions{})
+				r.Release()
+				if err != nil {
+					b.Fatal(err)
+				}
+				compressed += info.Compressed
+			}
+			s.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				c, _ := cache.New(cache.Options{Budget: 64 << 30})
+				s, err := Open(dir, c, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+			b.ReportMetric(float64(compressed)/1e6, "MB_on_disk")
+		})
+	}
+}
