@@ -63,7 +63,9 @@ func baseDir(t *testing.T) (dir string, other content) {
 // find it as it was; or, when the fault hit a removal after the commit,
 // succeed with the new table), and a crash there (the process dies: every
 // later operation fails, unsynced bytes are lost, and a reopen must find
-// exactly the old table or the new one). Every reopen must also serve the
+// exactly the old table or the new one; a crash after the change returned
+// must find the new one), once keeping and once losing the directory
+// operations not yet synced. Every reopen must also serve the
 // untouched table and report no problem.
 func TestFaults(t *testing.T) {
 	base, other := baseDir(t)
@@ -92,9 +94,15 @@ func TestFaults(t *testing.T) {
 						runFailure(t, base, fc, op, errno, old, newer, other)
 					})
 				}
-				t.Run(fmt.Sprintf("op=%d/crash", op), func(t *testing.T) {
-					runCrash(t, base, fc, op, old, newer, other)
-				})
+			}
+			// A crash at each operation, and after the last (the change
+			// returned success, so it must survive).
+			for op := range ops + 1 {
+				for _, lose := range []bool{false, true} {
+					t.Run(fmt.Sprintf("op=%d/crash/lose-dir-ops=%v", op, lose), func(t *testing.T) {
+						runCrash(t, base, fc, op, lose, old, newer, other)
+					})
+				}
 			}
 		})
 	}
@@ -139,10 +147,11 @@ func runFailure(t *testing.T, base string, fc faultCase, op int, errno syscall.E
 	}
 }
 
-func runCrash(t *testing.T, base string, fc faultCase, op int, old, newer, other content) {
+func runCrash(t *testing.T, base string, fc faultCase, op int, loseDirOps bool, old, newer, other content) {
 	mem := checked(t)
 	dir := copyDir(t, base)
 	ffs := vfs.NewFaultFS(vfs.OS)
+	ffs.LoseDirOps = loseDirOps
 	s, _ := open(t, dir, mem, ffs)
 	ffs.ResetOps()
 	ffs.CrashAt(op)

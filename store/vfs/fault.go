@@ -39,7 +39,9 @@ var ErrCrashed = errors.New("vfs: injected crash")
 // crash there (CrashAt: that operation and every later one fail with
 // ErrCrashed; then Crash cuts every file back to the bytes last synced,
 // as a power cut loses a page cache, and closes what is open, as the
-// kernel does for a dead process, its lock included).
+// kernel does for a dead process, its lock included). With LoseDirOps,
+// Crash also undoes, newest first, the creates, renames and removes no
+// directory sync has made durable since they were done.
 //
 // A test first runs a change with no fault to learn its operation count
 // N, then runs it again N times, faulting operation 0, 1, … N-1.
@@ -56,6 +58,20 @@ type FaultFS struct {
 	synced  map[string]int64 // bytes synced per path
 	open    map[*faultFile]struct{}
 	locks   []io.Closer
+
+	// LoseDirOps makes Crash undo directory operations not yet synced.
+	LoseDirOps bool
+	dirOps     []dirOp // since the last directory sync
+}
+
+// dirOp is a directory operation Crash may undo: what name held before
+// (prev, when existed) and, for a rename, where the file came from.
+type dirOp struct {
+	op      Op
+	name    string
+	from    string
+	existed bool
+	prev    []byte
 }
 
 // NewFaultFS returns fs with no fault set.
@@ -114,7 +130,50 @@ func (f *FaultFS) Crash() error {
 			errs = append(errs, f.fs.Truncate(path, s))
 		}
 	}
+	if f.LoseDirOps {
+		for i := len(f.dirOps) - 1; i >= 0; i-- {
+			errs = append(errs, f.undo(f.dirOps[i]))
+		}
+	}
+	f.dirOps = nil
 	return errors.Join(errs...)
+}
+
+// undo reverts one directory operation.
+func (f *FaultFS) undo(d dirOp) error {
+	if d.op == OpRename {
+		if err := f.fs.Rename(d.name, d.from); err != nil {
+			return err
+		}
+	} else if !d.existed {
+		return f.fs.Remove(d.name)
+	}
+	if !d.existed {
+		return nil
+	}
+	w, err := f.fs.Create(d.name)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(d.prev)
+	return errors.Join(err, w.Close())
+}
+
+// record notes a directory operation on name about to be done, with what
+// name holds now.
+func (f *FaultFS) record(op Op, name, from string) {
+	d := dirOp{op: op, name: name, from: from}
+	if r, err := f.fs.Open(name); err == nil {
+		if st, err := r.Stat(); err == nil {
+			d.prev = make([]byte, st.Size())
+			_, err = r.ReadAt(d.prev, 0)
+			d.existed = err == nil || err == io.EOF
+		}
+		r.Close()
+	}
+	f.mu.Lock()
+	f.dirOps = append(f.dirOps, d)
+	f.mu.Unlock()
 }
 
 // step counts one operation and returns the error it must fail with.
@@ -136,6 +195,7 @@ func (f *FaultFS) Create(name string) (File, error) {
 	if err := f.step(OpCreate, name); err != nil {
 		return nil, err
 	}
+	f.record(OpCreate, name, "")
 	file, err := f.fs.Create(name)
 	if err != nil {
 		return nil, err
@@ -160,12 +220,19 @@ func (f *FaultFS) Open(name string) (File, error) {
 	return ff, nil
 }
 
-func (f *FaultFS) OpenDir(name string) (File, error) { return f.Open(name) }
+func (f *FaultFS) OpenDir(name string) (File, error) {
+	file, err := f.Open(name)
+	if err == nil {
+		file.(*faultFile).dir = true
+	}
+	return file, err
+}
 
 func (f *FaultFS) Rename(oldname, newname string) error {
 	if err := f.step(OpRename, newname); err != nil {
 		return err
 	}
+	f.record(OpRename, newname, oldname)
 	if err := f.fs.Rename(oldname, newname); err != nil {
 		return err
 	}
@@ -183,6 +250,7 @@ func (f *FaultFS) Remove(name string) error {
 	if err := f.step(OpRemove, name); err != nil {
 		return err
 	}
+	f.record(OpRemove, name, "")
 	if err := f.fs.Remove(name); err != nil {
 		return err
 	}
@@ -214,6 +282,7 @@ type faultFile struct {
 	fs   *FaultFS
 	f    File
 	path string
+	dir  bool // a directory: its Sync makes the directory operations durable
 }
 
 func (ff *faultFile) Write(p []byte) (int, error) {
@@ -237,6 +306,9 @@ func (ff *faultFile) Sync() error {
 	ff.fs.mu.Lock()
 	if n, ok := ff.fs.written[ff.path]; ok {
 		ff.fs.synced[ff.path] = n
+	}
+	if ff.dir {
+		ff.fs.dirOps = nil
 	}
 	ff.fs.mu.Unlock()
 	return nil
