@@ -88,7 +88,10 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	}
 	defer t.mu.Unlock()
 	if t.m == nil {
-		return cache.TableInfo{}, fmt.Errorf("%w: %q has no manifest in %s", cache.ErrNotFound, name, s.dir)
+		if _, err := s.cache.Info(name); err == nil {
+			return cache.TableInfo{}, fmt.Errorf("store: append to table %q refused: it is held in memory only (loaded at start, not stored in %s); replace it to store it", name, s.dir)
+		}
+		return cache.TableInfo{}, fmt.Errorf("%w: %q", cache.ErrNotFound, name)
 	}
 	ch, err := s.cache.PrepareAppend(ctx, name, r, opts)
 	if err != nil {

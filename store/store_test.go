@@ -225,3 +225,41 @@ func TestDamagedTablesNamed(t *testing.T) {
 		t.Errorf("files %v: the damaged tables' files must stay", got)
 	}
 }
+
+// TestAppendToMemoryOnlyTable: a table put into the cache directly (a
+// server's --demo tables) cannot be appended to through the store (its
+// manifest would lack the batches in memory): the error says so, and a
+// Put through the store stores it.
+func TestAppendToMemoryOnlyTable(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	r := batches(mem, 1, 1, 10)
+	if _, err := c.Put(t.Context(), "demo", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	r = batches(mem, 2, 1, 10)
+	_, err := s.Append(t.Context(), "demo", r, cache.TableOptions{})
+	r.Release()
+	if err == nil || !strings.Contains(err.Error(), "memory only") {
+		t.Fatalf("append to a memory-only table: %v", err)
+	}
+	if got := contentOf(t, c, "demo").rows; got != 10 {
+		t.Fatalf("rows %d", got)
+	}
+	r = batches(mem, 3, 1, 10)
+	_, err = s.Append(t.Context(), "nothing", r, cache.TableOptions{})
+	r.Release()
+	if !errors.Is(err, cache.ErrNotFound) {
+		t.Fatalf("append to no table: %v", err)
+	}
+	put(t, s, "demo", batches(mem, 4, 1, 10))
+	appendTo(t, s, "demo", batches(mem, 5, 1, 10))
+	want := contentOf(t, c, "demo")
+	s.Close()
+	_, c2 := open(t, dir, mem, nil)
+	if got := contentOf(t, c2, "demo"); got != want {
+		t.Fatalf("after reopen %v, want %v", got, want)
+	}
+}
