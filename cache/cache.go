@@ -158,6 +158,10 @@ type TableInfo struct {
 	Compressed int64
 	Decoded    int64
 	Columns    []ColumnInfo
+	// Generation is new with every Put, Append and Restore of the table
+	// (never 0): a writer that keeps its own record of a table, like
+	// package store, checks with it that no one else changed the table.
+	Generation uint64
 }
 
 // ColumnInfo is one column's footprint and storage.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -20,6 +21,9 @@ type Change struct {
 	done   bool
 	result *table
 }
+
+// generations numbers table snapshots (TableInfo.Generation).
+var generations atomic.Uint64
 
 // PreparePut encodes what Put(ctx, name, r, opts) would store, without
 // making it visible. A name that clashes with a table held fails before
@@ -76,6 +80,15 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 // one, replacing any of its name).
 func (ch *Change) Appending() bool { return ch.old != nil }
 
+// Base returns the Generation of the table an Append adds to (0 for a
+// Put): a writer checks it is the snapshot it recorded.
+func (ch *Change) Base() uint64 {
+	if ch.old == nil {
+		return 0
+	}
+	return ch.old.gen
+}
+
 // Image returns the change's table decisions and its new batches: every
 // batch of a Put, the added ones of an Append. Its chunks alias the
 // cache's and must not be modified.
@@ -105,6 +118,7 @@ func (ch *Change) table() *table {
 		}
 		t = merged
 	}
+	t.gen = generations.Add(1)
 	ch.result = t
 	return t
 }

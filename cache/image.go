@@ -105,7 +105,7 @@ func restoredTable(img Image) (*table, error) {
 	if img.Input.NumFields() != n || len(img.Columns) != n {
 		return nil, fmt.Errorf("cache: restore of table %q: %d input fields, %d stored, %d column decisions", img.Name, img.Input.NumFields(), n, len(img.Columns))
 	}
-	t := &table{name: img.Name, input: img.Input, schema: img.Schema, setting: img.Codec, encodings: img.Encodings}
+	t := &table{name: img.Name, input: img.Input, schema: img.Schema, setting: img.Codec, encodings: img.Encodings, gen: generations.Add(1)}
 	t.columns = make([]columnState, n)
 	for i, col := range img.Columns {
 		t.columns[i] = columnState{codec: col.Codec, dictionary: col.Dictionary, encodings: map[string]int{}}

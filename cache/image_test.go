@@ -162,6 +162,9 @@ func TestChangeIsInvisibleUntilCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if info, _ := c.Info("t"); app.Base() != info.Generation || info.Generation == 0 {
+		t.Fatalf("append's base %d, the table's generation %d", app.Base(), info.Generation)
+	}
 	if !app.Appending() || len(app.Image().Batches) != 1 {
 		t.Fatalf("append image has %d batches", len(app.Image().Batches))
 	}

@@ -27,6 +27,9 @@ type table struct {
 
 	compressed int64 // chunk bytes, what the budget counts
 	decoded    int64
+	// gen is the snapshot's number (generations), new with every Put,
+	// Append and Restore.
+	gen uint64
 }
 
 // entry is one cached batch.
@@ -80,7 +83,7 @@ func (t *table) info() TableInfo {
 	info := TableInfo{
 		Name: t.name, Schema: t.schema, Codec: t.setting, Rows: t.rows,
 		Batches: len(t.entries), Compressed: t.compressed, Decoded: t.decoded,
-		Columns: make([]ColumnInfo, len(t.columns)),
+		Columns: make([]ColumnInfo, len(t.columns)), Generation: t.gen,
 	}
 	for i, c := range t.columns {
 		f := t.schema.Field(i)

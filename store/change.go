@@ -98,6 +98,9 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 		return cache.TableInfo{}, err
 	}
 	defer ch.Abort()
+	if ch.Base() != t.gen {
+		return cache.TableInfo{}, fmt.Errorf("store: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", name, s.dir)
+	}
 	next := *t.m
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
@@ -201,7 +204,7 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 			}
 		}
 	}
-	t.m, t.raw = next, raw
+	t.m, t.raw, t.gen = next, raw, info.Generation
 	if next != nil {
 		t.id = next.id
 	}

@@ -46,7 +46,8 @@ type tableState struct {
 	id     uint64
 	m      *manifest
 	raw    []byte
-	broken error // set when a failed change could not be rolled back
+	broken error  // set when a failed change could not be rolled back
+	gen    uint64 // the cache's TableInfo.Generation of the table m records
 }
 
 // TableError names a table (or, when its manifest cannot be read, the
@@ -242,10 +243,11 @@ func (s *Store) restore(id uint64) (map[uint64]bool, error) {
 			return nil, &TableError{Table: name, File: file, Err: err}
 		}
 	}
-	if _, err := s.cache.Restore(s.lazyImage(m)); err != nil {
+	info, err := s.cache.Restore(s.lazyImage(m))
+	if err != nil {
 		return nil, &TableError{Table: name, File: file, Err: err}
 	}
-	s.tables[name] = &tableState{id: id, m: m, raw: raw}
+	s.tables[name] = &tableState{id: id, m: m, raw: raw, gen: info.Generation}
 	return referenced, nil
 }
 

@@ -255,6 +255,20 @@ func TestAppendToMemoryOnlyTable(t *testing.T) {
 		t.Fatalf("append to no table: %v", err)
 	}
 	put(t, s, "demo", batches(mem, 4, 1, 10))
+	// Replaced in the cache behind the store's back: appending through
+	// the store would mix two tables.
+	r = batches(mem, 6, 1, 10)
+	if _, err := c.Put(t.Context(), "demo", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	r = batches(mem, 7, 1, 10)
+	_, err = s.Append(t.Context(), "demo", r, cache.TableOptions{})
+	r.Release()
+	if err == nil || !strings.Contains(err.Error(), "outside the store") {
+		t.Fatalf("append to a table replaced in memory: %v", err)
+	}
+	put(t, s, "demo", batches(mem, 4, 1, 10))
 	appendTo(t, s, "demo", batches(mem, 5, 1, 10))
 	want := contentOf(t, c, "demo")
 	s.Close()
