@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
 
@@ -91,11 +92,20 @@ func BenchmarkPut(b *testing.B) {
 	}
 }
 
-// BenchmarkOpen answers: how long until a restarted server serves N
-// tables of 16 batches each? Open reads manifests only.
+// bigOpen adds a directory of about 1 GB to BenchmarkOpen (it takes a
+// while to write).
+var bigOpen = flag.Bool("store.bigopen", false, "BenchmarkOpen also over about 1 GB of tables")
+
+// BenchmarkOpen answers: how long from Open until a restarted server has
+// answered a first query (a scan of one column of one table's first
+// batch), over N tables of 16 batches each? Open reads manifests only.
 func BenchmarkOpen(b *testing.B) {
 	recs, _ := benchInput(b)
-	for _, n := range []int{10, 100} {
+	sizes := []int{10, 100}
+	if *bigOpen {
+		sizes = append(sizes, 800)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("tables=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			c, _ := cache.New(cache.Options{Budget: 64 << 30})
@@ -121,6 +131,14 @@ func BenchmarkOpen(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				sc, err := c.Scan(context.Background(), "t0", cache.ScanOptions{Columns: []int{0}, Concurrency: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !sc.Next() {
+					b.Fatal(sc.Err())
+				}
+				sc.Release()
 				s.Close()
 			}
 			b.ReportMetric(float64(compressed)/1e6, "MB_on_disk")
