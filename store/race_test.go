@@ -51,8 +51,30 @@ func TestReadsDuringAppends(t *testing.T) {
 			}
 		}()
 	}
+	// Another table is put and dropped meanwhile: changes of different
+	// tables run concurrently.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !done.Load(); i++ {
+			r := batches(mem, uint64(100+i), 1, 50)
+			_, err := s2.Put(t.Context(), "u", r, cache.TableOptions{})
+			r.Release()
+			if err != nil {
+				errs <- err
+				return
+			}
+			if _, err := s2.Drop("u"); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
 	for i := range appends {
 		appendTo(t, s2, "t", batches(mem, uint64(10+i), 1, 100))
+		if err := s2.Verify("t"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	done.Store(true)
 	wg.Wait()

@@ -96,6 +96,10 @@ func TestOpenIsLazy(t *testing.T) {
 	if p := s2.Problems(); len(p) != 0 {
 		t.Fatalf("Problems: %v", p)
 	}
+	// Verify reads what Open did not.
+	if err := s2.Verify("a"); !errors.Is(err, cache.ErrCorrupt) || !strings.Contains(err.Error(), "batch 1") || !strings.Contains(err.Error(), chunkName(1, 1)) {
+		t.Fatalf("Verify: %v", err)
+	}
 	sc, err := c2.Scan(t.Context(), "a", cache.ScanOptions{Columns: []int{}})
 	if err != nil {
 		t.Fatal(err)
