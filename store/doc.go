@@ -67,6 +67,16 @@
 //	value: kind u8 (cache.Kind), then bool/uint uv, int zigzag varint,
 //	       float u64 LE bits, bytes/decimal str, null nothing
 //
+// For example (testdata/golden_v1 holds the whole of it), table "golden"
+// with id 1 put once begins
+//
+//	51 56 4d 46  01  06 67 6f 6c 64 65 6e  01  02  c8 01  ff ff ff ff b8 00…
+//	"QVMF"       v1  "golden" (6 bytes)    id  next  200 bytes of input
+//	                                       1   seq 2 schema, an IPC stream
+//
+// and its chunk file t1-1.chunks begins 51 56 43 4b 01 ("QVCK", version 1),
+// then the first chunk of batch 0: 01 (chunk version 1), 01 (form fixed)…
+//
 // † an Arrow IPC stream holding the schema alone. Statistics live in the
 // manifest, not the chunk files, so a scan after a restart skips batches
 // by their statistics without reading them, and count(*) reads nothing.
