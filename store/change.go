@@ -230,10 +230,16 @@ func (s *Store) removeQuietly(path string) {
 }
 
 // writeManifest replaces manifest id with raw, or removes it when raw is
-// nil: the commit point of every change (write a temp file, sync it, sync
-// the directory so the chunk file and the temp are there, rename over the
-// manifest, sync the directory). maybeDone reports a failure at or after
-// the rename (or remove), when the disk may hold either manifest.
+// nil: the commit point of every change (write a temp file, sync it,
+// rename it over the manifest, sync the directory). maybeDone reports a
+// failure at or after the rename (or remove), when the disk may hold
+// either manifest.
+//
+// There is no directory sync before the rename: on Linux's journaling
+// file systems (ext4, xfs) a file's fsync commits its creation, and
+// directory operations become durable in the order they were done, so a
+// durable rename implies the chunk file and temp it follows. The sync
+// after the rename makes the change durable before it is acknowledged.
 func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error) {
 	path := s.path(manifestName(id))
 	if raw == nil {
@@ -244,10 +250,6 @@ func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error)
 	}
 	tmp := path + tempSuffix
 	if err := s.writeSynced(tmp, raw); err != nil {
-		s.removeQuietly(tmp)
-		return false, err
-	}
-	if err := s.syncDir(); err != nil {
 		s.removeQuietly(tmp)
 		return false, err
 	}
