@@ -97,7 +97,7 @@
 //     comes before the rename: on ext4 and xfs a file's fsync commits its
 //     creation and directory operations are journaled in order, so a
 //     durable rename implies the files before it (writeManifest says
-//     more; BenchmarkIngest: the extra fsync cost ~10% of an ingest);
+//     more), and a change costs three fsyncs, not four;
 //  5. make the change visible in the cache, then remove chunk files the
 //     manifest no longer names.
 //
