@@ -15,6 +15,11 @@ import (
 // ErrClosed is the error of a change on a closed store.
 var ErrClosed = errors.New("store: closed")
 
+// ErrNotStored matches the error of an Append to a table the cache holds
+// but the store does not (put into the cache directly, or replaced there
+// behind the store's back): its manifest would not describe the table.
+var ErrNotStored = errors.New("store: table in memory is not the stored one")
+
 // state returns name's state, creating an empty one.
 func (s *Store) state(name string) (*tableState, error) {
 	s.mu.Lock()
@@ -89,7 +94,7 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	defer t.mu.Unlock()
 	if t.m == nil {
 		if _, err := s.cache.Info(name); err == nil {
-			return cache.TableInfo{}, fmt.Errorf("store: append to table %q refused: it is held in memory only (loaded at start, not stored in %s); replace it to store it", name, s.dir)
+			return cache.TableInfo{}, fmt.Errorf("%w: append to table %q refused: it is held in memory only (loaded at start, not stored in %s); replace it to store it", ErrNotStored, name, s.dir)
 		}
 		return cache.TableInfo{}, fmt.Errorf("%w: %q", cache.ErrNotFound, name)
 	}
@@ -99,7 +104,7 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	}
 	defer ch.Abort()
 	if ch.Base() != t.gen {
-		return cache.TableInfo{}, fmt.Errorf("store: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", name, s.dir)
+		return cache.TableInfo{}, fmt.Errorf("%w: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", ErrNotStored, name, s.dir)
 	}
 	next := *t.m
 	next.img.Batches = slices.Clip(t.m.img.Batches)

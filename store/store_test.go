@@ -246,7 +246,7 @@ func TestAppendToMemoryOnlyTable(t *testing.T) {
 	r = batches(mem, 2, 1, 10)
 	_, err := s.Append(t.Context(), "demo", r, cache.TableOptions{})
 	r.Release()
-	if err == nil || !strings.Contains(err.Error(), "memory only") {
+	if !errors.Is(err, ErrNotStored) || !strings.Contains(err.Error(), "memory only") {
 		t.Fatalf("append to a memory-only table: %v", err)
 	}
 	if got := contentOf(t, c, "demo").rows; got != 10 {
@@ -269,7 +269,7 @@ func TestAppendToMemoryOnlyTable(t *testing.T) {
 	r = batches(mem, 7, 1, 10)
 	_, err = s.Append(t.Context(), "demo", r, cache.TableOptions{})
 	r.Release()
-	if err == nil || !strings.Contains(err.Error(), "outside the store") {
+	if !errors.Is(err, ErrNotStored) || !strings.Contains(err.Error(), "outside the store") {
 		t.Fatalf("append to a table replaced in memory: %v", err)
 	}
 	put(t, s, "demo", batches(mem, 4, 1, 10))
