@@ -27,6 +27,9 @@ func (s *Store) state(name string) (*tableState, error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("%w: %s", ErrReadOnly, s.dir)
+	}
 	t := s.tables[name]
 	if t == nil {
 		t = &tableState{}

@@ -119,7 +119,11 @@
 // manifest. A manifest that fails its checksum, or names a chunk file of
 // another length, is reported in Problems as a *TableError naming the
 // table and the file, its files are kept for inspection, and the other
-// tables are served.
+// tables are served. Options.ReadOnly reads a directory without locking it
+// or removing anything (to look at a running server's).
+//
+// Store.Verify reads every chunk of a table and checks its checksum: what
+// Open leaves to the first scan, done now.
 //
 // # Not done yet
 //

@@ -20,7 +20,15 @@ type Options struct {
 	// FS is the file system under the store; default vfs.OS. Tests pass
 	// a vfs.FaultFS.
 	FS vfs.FS
+	// ReadOnly reads the directory without locking it or removing
+	// anything, so it can look at a running server's directory (quiver
+	// inspect); changes fail with ErrReadOnly. Files of a change in
+	// progress there are ignored, as Open would remove them.
+	ReadOnly bool
 }
+
+// ErrReadOnly is the error of a change on a store opened ReadOnly.
+var ErrReadOnly = errors.New("store: opened read-only")
 
 // Store keeps a cache's tables in a data directory: every change is on
 // disk before it is visible, and Open serves them again after a restart.
@@ -35,6 +43,7 @@ type Store struct {
 	mu       sync.Mutex
 	tables   map[string]*tableState // by table name
 	nextID   uint64
+	readOnly bool
 	problems []error
 	closed   bool
 }
@@ -128,6 +137,13 @@ func Open(dir string, c *cache.Cache, opts Options) (*Store, error) {
 	if fs == nil {
 		fs = vfs.OS
 	}
+	if opts.ReadOnly {
+		s := &Store{dir: dir, fs: fs, cache: c, tables: map[string]*tableState{}, nextID: 1, readOnly: true}
+		if err := s.recover(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: creating data directory: %w", err)
 	}
@@ -196,6 +212,9 @@ func (s *Store) recover() error {
 				garbage = append(garbage, chunkName(id, seq))
 			}
 		}
+	}
+	if s.readOnly {
+		return nil
 	}
 	var errs []error
 	for _, name := range garbage {
@@ -317,6 +336,9 @@ func (s *Store) syncDir() error {
 	return err
 }
 
+// Cache returns the cache the store restores into and writes through.
+func (s *Store) Cache() *cache.Cache { return s.cache }
+
 // Dir returns the data directory.
 func (s *Store) Dir() string { return s.dir }
 
@@ -350,6 +372,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.lock == nil { // read-only
+		return nil
+	}
 	return s.lock.Close()
 }
 

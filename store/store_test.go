@@ -281,3 +281,30 @@ func TestAppendToMemoryOnlyTable(t *testing.T) {
 		t.Fatalf("after reopen %v, want %v", got, want)
 	}
 }
+
+// TestReadOnly: a read-only Open reads a directory another Store holds,
+// removes nothing, and refuses changes.
+func TestReadOnly(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 2, 100))
+	want := contentOf(t, c, "a")
+	if err := os.WriteFile(filepath.Join(dir, "t1-9.chunks"), []byte("in progress"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(dir, newCache(t, mem), Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if got := contentOf(t, ro.Cache(), "a"); got != want {
+		t.Fatalf("read-only: %v, want %v", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t1-9.chunks")); err != nil {
+		t.Fatalf("read-only Open removed a file: %v", err)
+	}
+	if _, err := ro.Drop("a"); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Drop on a read-only store: %v", err)
+	}
+}
