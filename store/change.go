@@ -216,9 +216,15 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 	if next != nil {
 		t.id = next.id
 	}
-	// Failing to remove these loses nothing: Open removes chunk files
-	// no manifest names.
+	// Scans of the old snapshot may still read restored batches from
+	// these: open them first (an open file outlives its name). Failing
+	// to remove them loses nothing: Open removes chunk files no manifest
+	// names.
 	for _, f := range obsolete {
+		if h := t.files[f.seq]; h != nil {
+			h.open()
+			delete(t.files, f.seq)
+		}
 		s.removeQuietly(s.path(chunkName(id, f.seq)))
 	}
 	return info, nil

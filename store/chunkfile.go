@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/store/vfs"
@@ -75,33 +77,62 @@ func checkChunkFile(fs vfs.FS, path string, size int64) error {
 	return nil
 }
 
+// chunkFile is one chunk file a restored table reads. It is opened on
+// the first batch read, or just before the store removes the file (a
+// replace or drop), so that scans of older snapshots still read it after
+// it is gone from the directory. It is never closed explicitly: the open
+// file closes when the last snapshot referring to it is collected.
+type chunkFile struct {
+	fs   vfs.FS
+	path string
+
+	mu sync.Mutex
+	f  vfs.File
+}
+
+// open returns the open file, opening it once.
+func (c *chunkFile) open() (vfs.File, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f == nil {
+		f, err := c.fs.Open(c.path)
+		if err != nil {
+			return nil, err
+		}
+		c.f = f
+		// An os.File closes itself when collected; other File
+		// implementations get the same.
+		runtime.AddCleanup(c, func(f vfs.File) { f.Close() }, f)
+	}
+	return c.f, nil
+}
+
 // batchLoader returns the function that reads one batch's chunks on its
 // first scan: one read into one allocation (as the cache holds a batch),
 // each chunk's checksum checked so that a bad one names its file.
-func batchLoader(fs vfs.FS, path string, offset int64, sizes []int64, columns []string) func() ([][]byte, error) {
+func batchLoader(file *chunkFile, offset int64, sizes []int64, columns []string) func() ([][]byte, error) {
 	return func() ([][]byte, error) {
 		var total int64
 		for _, n := range sizes {
 			total += n
 		}
-		f, err := fs.Open(path)
+		f, err := file.open()
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
 		buf := make([]byte, total)
 		if _, err := f.ReadAt(buf, offset); err != nil {
 			if err == io.EOF {
 				err = fmt.Errorf("%w: file ends before %d bytes at offset %d", cache.ErrCorrupt, total, offset)
 			}
-			return nil, fmt.Errorf("reading %d bytes at offset %d of %s: %w", total, offset, path, err)
+			return nil, fmt.Errorf("reading %d bytes at offset %d of %s: %w", total, offset, file.path, err)
 		}
 		chunks := make([][]byte, len(sizes))
 		at := int64(0)
 		for i, n := range sizes {
 			chunks[i] = buf[at : at+n : at+n]
 			if err := cache.CheckChunk(chunks[i]); err != nil {
-				return nil, fmt.Errorf("column %q: chunk at offset %d of %s: %w", columns[i], offset+at, path, err)
+				return nil, fmt.Errorf("column %q: chunk at offset %d of %s: %w", columns[i], offset+at, file.path, err)
 			}
 			at += n
 		}

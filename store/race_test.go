@@ -92,3 +92,40 @@ func TestReadsDuringAppends(t *testing.T) {
 		t.Fatalf("after reopen %v, want %v", got, want)
 	}
 }
+
+// TestScanOutlivesReplace: a scan of a restored table keeps reading the
+// snapshot it started with after a Put replaces the table and a Drop
+// removes it, their chunk files gone from the directory (the cache's
+// snapshot rule, kept for batches not yet read from disk).
+func TestScanOutlivesReplace(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "t", batches(mem, 1, 3, 100))
+	appendTo(t, s, "t", batches(mem, 2, 1, 100))
+	want := contentOf(t, c, "t")
+	s.Close()
+	s2, c2 := open(t, dir, mem, nil)
+	sc, err := c2.Scan(t.Context(), "t", cache.ScanOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Release()
+	if !sc.Next() {
+		t.Fatal(sc.Err())
+	}
+	rows := sc.RecordBatch().NumRows()
+	put(t, s2, "t", batches(mem, 3, 1, 7))
+	if _, err := s2.Drop("t"); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, dir); len(got) != 1 {
+		t.Fatalf("files left %v, want LOCK only", got)
+	}
+	for sc.Next() {
+		rows += sc.RecordBatch().NumRows()
+	}
+	if err := sc.Err(); err != nil || rows != want.rows {
+		t.Fatalf("the scan read %d rows of %d: %v", rows, want.rows, err)
+	}
+}

@@ -57,6 +57,9 @@ type tableState struct {
 	raw    []byte
 	broken error  // set when a failed change could not be rolled back
 	gen    uint64 // the cache's TableInfo.Generation of the table m records
+	// files are the chunk files restored batches read, by seq: the store
+	// opens them before it removes them (chunkFile).
+	files map[uint64]*chunkFile
 }
 
 // TableError names a table (or, when its manifest cannot be read, the
@@ -262,11 +265,12 @@ func (s *Store) restore(id uint64) (map[uint64]bool, error) {
 			return nil, &TableError{Table: name, File: file, Err: err}
 		}
 	}
-	info, err := s.cache.Restore(s.lazyImage(m))
+	files := map[uint64]*chunkFile{}
+	info, err := s.cache.Restore(s.lazyImage(m, files))
 	if err != nil {
 		return nil, &TableError{Table: name, File: file, Err: err}
 	}
-	s.tables[name] = &tableState{id: id, m: m, raw: raw, gen: info.Generation}
+	s.tables[name] = &tableState{id: id, m: m, raw: raw, gen: info.Generation, files: files}
 	return referenced, nil
 }
 
@@ -283,8 +287,9 @@ func (m *manifest) checkBatch(i int) error {
 	return nil
 }
 
-// lazyImage is the manifest's image with a loader per batch.
-func (s *Store) lazyImage(m *manifest) cache.Image {
+// lazyImage is the manifest's image with a loader per batch, reading
+// the chunk files of files (added when missing).
+func (s *Store) lazyImage(m *manifest, files map[uint64]*chunkFile) cache.Image {
 	img := m.img
 	img.Batches = slices.Clone(m.img.Batches)
 	columns := make([]string, img.Schema.NumFields())
@@ -294,9 +299,14 @@ func (s *Store) lazyImage(m *manifest) cache.Image {
 	for i := range img.Batches {
 		b := &img.Batches[i]
 		loc := m.locs[i]
-		path := s.path(chunkName(m.id, m.files[loc.file].seq))
+		seq := m.files[loc.file].seq
+		f := files[seq]
+		if f == nil {
+			f = &chunkFile{fs: s.fs, path: s.path(chunkName(m.id, seq))}
+			files[seq] = f
+		}
 		b.Chunks = nil
-		b.Load = batchLoader(s.fs, path, loc.offset, b.Sizes, columns)
+		b.Load = batchLoader(f, loc.offset, b.Sizes, columns)
 	}
 	return img
 }
@@ -394,7 +404,7 @@ func (s *Store) Verify(name string) error {
 	if m == nil {
 		return fmt.Errorf("%w: %q", cache.ErrNotFound, name)
 	}
-	img := s.lazyImage(m)
+	img := s.lazyImage(m, map[uint64]*chunkFile{})
 	for i, b := range img.Batches {
 		if _, err := b.Load(); err != nil {
 			return fmt.Errorf("store: table %q batch %d: %w", name, i, err)
