@@ -99,7 +99,9 @@
 //     durable rename implies the files before it (writeManifest says
 //     more), and a change costs three fsyncs, not four;
 //  5. make the change visible in the cache, then remove chunk files the
-//     manifest no longer names.
+//     manifest no longer names (opening them first when a restored table
+//     reads them: a scan of the old snapshot keeps reading an open file
+//     after its name is gone).
 //
 // A crash before 4 leaves the old manifest and files that Open removes; a
 // crash after it, the new one. A failure (ENOSPC, EIO) before 4 removes
@@ -128,6 +130,7 @@
 // # Not done yet
 //
 // Tables bigger than the cache's budget (the budget counts a restored
-// table's chunks as held, read or not), compaction of appends, and
-// `quiver inspect` of chunk files.
+// table's chunks as held, read or not; read chunks are never evicted), and
+// compaction of appends: until then every Append adds a chunk file, and a
+// restored table holds each of its files open once a scan has read it.
 package store
