@@ -116,8 +116,9 @@ func TestRestoreIsLazyAndExact(t *testing.T) {
 }
 
 // TestRestoreChecksShapeAndBudget: an image without a loader or chunks
-// per column is refused; one over the budget fails with a *BudgetError
-// and holds nothing.
+// per column is refused; one whose name clashes with a table held fails
+// with ErrNameClash, one over the budget with a *BudgetError, and both
+// hold nothing.
 func TestRestoreChecksShapeAndBudget(t *testing.T) {
 	mem := checked(t)
 	in := allTypesInput(mem)
@@ -130,6 +131,12 @@ func TestRestoreChecksShapeAndBudget(t *testing.T) {
 	bad.Batches[1].Chunks = bad.Batches[1].Chunks[1:]
 	if _, err := newCache(t, mem, 0).Restore(bad); err == nil || !containsStr(err.Error(), "batch 1") {
 		t.Fatalf("Restore of a short batch: %v", err)
+	}
+	held := newCache(t, mem, 0)
+	put(t, held, "T", in[0].Schema(), in, TableOptions{})
+	used := held.Used()
+	if _, err := held.Restore(img); !errors.Is(err, ErrNameClash) || held.Used() != used {
+		t.Fatalf("Restore of %q next to %q: %v, used %d → %d", img.Name, "T", err, used, held.Used())
 	}
 	small := newCache(t, mem, 100)
 	var be *BudgetError
