@@ -29,7 +29,9 @@ var (
 // Options configure a Cache. Zero fields take the defaults given.
 type Options struct {
 	// Budget is the most compressed bytes the cache holds, summed over
-	// its tables' column chunks; default DefaultBudget.
+	// its tables' column chunks; default DefaultBudget. Chunks of
+	// restored tables (Restore) are read into it on first use and dropped
+	// to make room, so those may be bigger than it (evict.go).
 	Budget int64
 	// Codec is the setting of tables whose TableOptions leave it zero;
 	// default Auto.
@@ -61,8 +63,10 @@ type Cache struct {
 	tables map[string]*table
 
 	// used counts the chunk bytes of visible tables plus those reserved
-	// by puts in progress; it never passes opts.Budget.
-	used atomic.Int64
+	// by puts in progress; it never passes opts.Budget. Restored batches
+	// count while their chunks are held (evict.go).
+	used  atomic.Int64
+	evict evictQueue
 }
 
 // New returns an empty cache.
@@ -120,7 +124,8 @@ func (c *Cache) Drop(name string) bool {
 	delete(c.tables, name)
 	c.mu.Unlock()
 	if ok {
-		c.used.Add(-t.compressed)
+		c.used.Add(-t.held())
+		c.forget(t)
 	}
 	return ok
 }

@@ -148,7 +148,8 @@ func (ch *Change) Commit() (TableInfo, error) {
 	c.mu.Unlock()
 	ch.b.committed = true
 	if prev != nil && ch.old == nil {
-		c.used.Add(-prev.compressed)
+		c.used.Add(-prev.held())
+		c.forget(prev)
 	}
 	return t.info(), nil
 }

@@ -108,6 +108,19 @@
 // snapshot's small bookkeeping, about 100 bytes per column per batch, are
 // outside both.
 //
+// # Restored tables
+//
+// A durable store (package store) hands a table it wrote back with
+// Restore after a restart: an Image of the table's decisions, statistics
+// and sizes, each batch's chunks behind a loader. A batch is read on its
+// first scan (count(*) and batches its statistics skip are never read),
+// and its chunks then count against the budget until it needs room for
+// another read or a Put, when the batches read longest ago are dropped
+// (evict.go): the budget is a cache over the data directory, and a
+// restored table may be larger than it. Batches put in this process are
+// never dropped. PreparePut and PrepareAppend encode a change without
+// making it visible, so that the store writes it before Commit.
+//
 // # Values and order
 //
 // A [Value] is a kind tag plus one field: bool, int64 (signed integers,

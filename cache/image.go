@@ -65,36 +65,40 @@ func (t *table) image(names [][]string, entries []*entry) Image {
 
 // Restore installs img as table name, replacing a table of that name,
 // without encoding anything: what a durable store calls after a restart.
-// Batches with Load are read on first use. The chunk bytes count against
-// the budget at once (a *BudgetError when they do not fit), read or not.
+// Batches with Load are read on first use and count against the budget
+// while their chunks are held, which the budget may drop to make room
+// (evict.go): a restored table may be bigger than the budget. Batches
+// with Chunks count at once (a *BudgetError when they do not fit).
 // Restore checks the image's shape (a column entry per column, in every
 // batch); the chunks themselves are checked when read, as every scan does.
 func (c *Cache) Restore(img Image) (TableInfo, error) {
-	t, err := restoredTable(img)
+	t, err := restoredTable(c, img)
 	if err != nil {
 		return TableInfo{}, err
 	}
-	if used := c.used.Add(t.compressed); used > c.opts.Budget {
-		c.used.Add(-t.compressed)
-		return TableInfo{}, &BudgetError{Table: img.Name, Need: t.compressed, Used: used - t.compressed, Budget: c.opts.Budget}
+	held := t.held()
+	if !c.admit(held) {
+		used := c.used.Load()
+		return TableInfo{}, &BudgetError{Table: img.Name, Need: held, Used: used, Budget: c.opts.Budget}
 	}
 	c.mu.Lock()
 	if err := c.checkNameLocked(img.Name); err != nil {
 		c.mu.Unlock()
-		c.used.Add(-t.compressed)
+		c.used.Add(-held)
 		return TableInfo{}, err
 	}
 	old := c.tables[img.Name]
 	c.tables[img.Name] = t
 	c.mu.Unlock()
 	if old != nil {
-		c.used.Add(-old.compressed)
+		c.used.Add(-old.held())
+		c.forget(old)
 	}
 	return t.info(), nil
 }
 
 // restoredTable builds the snapshot of an image.
-func restoredTable(img Image) (*table, error) {
+func restoredTable(c *Cache, img Image) (*table, error) {
 	if img.Name == "" {
 		return nil, errors.New("cache: restore of a table without a name")
 	}
@@ -117,7 +121,10 @@ func restoredTable(img Image) (*table, error) {
 		e := &entry{rows: b.Rows, stats: b.Stats, decoded: b.Decoded, chunks: b.Chunks}
 		switch {
 		case b.Load != nil && len(b.Sizes) == n && b.Chunks == nil:
-			e.lazy = &lazyChunks{lens: b.Sizes, load: b.Load}
+			e.lazy = &lazyChunks{c: c, lens: b.Sizes, load: b.Load}
+			for _, n := range b.Sizes {
+				e.lazy.size += n
+			}
 		case b.Load == nil && len(b.Chunks) == n:
 		default:
 			return nil, fmt.Errorf("cache: restore of table %q: batch %d needs either %d chunks or a loader and %d sizes", img.Name, i, n, n)
@@ -127,22 +134,27 @@ func restoredTable(img Image) (*table, error) {
 	return t, nil
 }
 
-// lazyChunks are a restored entry's chunks, read on first use and then
-// kept. A failed read is not kept: the next scan tries again (an EIO may
-// pass; a corrupt file fails again, naming itself).
+// lazyChunks are a restored entry's chunks, read on first use and kept
+// while the budget has room (evict.go). A failed read is not kept: the
+// next scan tries again (an EIO may pass; a corrupt file fails again,
+// naming itself).
 type lazyChunks struct {
+	c    *Cache
 	lens []int64
+	size int64 // sum of lens
 	load func() ([][]byte, error)
 
 	mu     sync.Mutex
 	chunks [][]byte
+	queued bool // in c.evict.q; guarded by c.evict.mu
 }
 
 func (l *lazyChunks) get() ([][]byte, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.chunks != nil {
-		return l.chunks, nil
+	chunks := l.chunks
+	l.mu.Unlock()
+	if chunks != nil {
+		return chunks, nil
 	}
 	chunks, err := l.load()
 	if err != nil {
@@ -156,7 +168,19 @@ func (l *lazyChunks) get() ([][]byte, error) {
 			return nil, fmt.Errorf("%w: loader gave chunk %d of %d bytes, want %d", ErrCorrupt, i, len(c), l.lens[i])
 		}
 	}
+	if !l.c.admit(l.size) {
+		return chunks, nil // no room even after evicting: this scan's alone
+	}
+	l.mu.Lock()
+	if l.chunks != nil { // another scan read it meanwhile
+		kept := l.chunks
+		l.mu.Unlock()
+		l.c.used.Add(-l.size)
+		return kept, nil
+	}
 	l.chunks = chunks
+	l.mu.Unlock()
+	l.c.enqueue(l)
 	return chunks, nil
 }
 

@@ -48,8 +48,10 @@ func sameScans(t *testing.T, ca *Cache, a string, cb *Cache, b string) {
 
 // TestRestoreIsLazyAndExact: a table restored from a Change's image, its
 // batches behind loaders, has the original's info and scans to the same
-// batches; count(*) loads nothing, a full scan loads each batch once, and
-// a failed load fails the scan (naming table and batch) without sticking.
+// batches; count(*) loads nothing, a full scan loads each batch once (and
+// only then does the budget count it), a failed load fails the scan
+// (naming table and batch) without sticking, and Drop gives the budget
+// back.
 func TestRestoreIsLazyAndExact(t *testing.T) {
 	mem := checked(t)
 	in := allTypesInput(mem)
@@ -84,7 +86,7 @@ func TestRestoreIsLazyAndExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Compressed != want.Compressed || got.Decoded != want.Decoded || got.Rows != want.Rows || dst.Used() != want.Compressed {
+	if got.Compressed != want.Compressed || got.Decoded != want.Decoded || got.Rows != want.Rows || dst.Used() != 0 {
 		t.Fatalf("restored %+v (used %d), want %+v", got, dst.Used(), want)
 	}
 	for i := range got.Columns {
@@ -112,6 +114,13 @@ func TestRestoreIsLazyAndExact(t *testing.T) {
 	sameScans(t, src, "t", dst, "t")
 	if n := loads.Load(); n != int64(len(img.Batches)) {
 		t.Fatalf("%d loads for %d batches", n, len(img.Batches))
+	}
+	if dst.Used() != want.Compressed {
+		t.Fatalf("read, the restored table holds %d bytes of the budget, want %d", dst.Used(), want.Compressed)
+	}
+	dst.Drop("t")
+	if dst.Used() != 0 {
+		t.Fatalf("dropped, the restored table holds %d", dst.Used())
 	}
 }
 

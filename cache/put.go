@@ -137,8 +137,8 @@ func (b *builder) run(ctx context.Context, r array.RecordReader) error {
 // reserve takes n bytes of the budget for this put.
 func (b *builder) reserve(n int64) error {
 	c := b.c
-	if used := c.used.Add(n); used > c.opts.Budget {
-		c.used.Add(-n)
+	if !c.admit(n) { // restored batches' chunks give way (evict.go)
+		used := c.used.Load() + n
 		b.mu.Lock()
 		need := b.reserved + n
 		b.mu.Unlock()

@@ -129,8 +129,9 @@
 //
 // # Not done yet
 //
-// Tables bigger than the cache's budget (the budget counts a restored
-// table's chunks as held, read or not; read chunks are never evicted), and
-// compaction of appends: until then every Append adds a chunk file, and a
-// restored table holds each of its files open once a scan has read it.
+// Tables written by this process stay in the cache's memory until a
+// restart (the budget then becomes a cache over them, see package cache),
+// so an ingest bigger than the budget still fails; and compaction of
+// appends: until then every Append adds a chunk file, and a restored table
+// holds each of its files open once a scan has read it.
 package store

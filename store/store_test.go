@@ -308,3 +308,37 @@ func TestReadOnly(t *testing.T) {
 		t.Fatalf("Drop on a read-only store: %v", err)
 	}
 }
+
+// TestOpenOverBudget: a directory holding more than the cache's budget
+// opens with every table served; scans read them back exactly, the
+// budget holding what was read last.
+func TestOpenOverBudget(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 4, 2000))
+	put(t, s, "b", batches(mem, 2, 4, 2000))
+	want := []content{contentOf(t, c, "a"), contentOf(t, c, "b")}
+	ia, _ := c.Info("a")
+	s.Close()
+	small, err := cache.New(cache.Options{Alloc: mem, Budget: ia.Compressed / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(dir, small, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if p := s2.Problems(); len(p) != 0 {
+		t.Fatalf("Problems under a %d-byte budget: %v", small.Budget(), p)
+	}
+	for i, name := range []string{"a", "b", "a"} {
+		if got := contentOf(t, small, name); got != want[i%2] {
+			t.Fatalf("table %q: %v, want %v", name, got, want[i%2])
+		}
+		if small.Used() > small.Budget() {
+			t.Fatalf("used %d of %d", small.Used(), small.Budget())
+		}
+	}
+}
