@@ -123,6 +123,33 @@ func (ch *Change) table() *table {
 	return t
 }
 
+// Sources gives, after Image and before Commit, where each new batch's chunks can be
+// read again (loads[i] for Image().Batches[i]: a store's chunk file, just
+// written): once committed, the batches count against the budget as
+// restored ones do and give way to make room, read again when needed
+// (evict.go).
+func (ch *Change) Sources(loads []func() ([][]byte, error)) error {
+	if ch.done {
+		panic("cache: Sources after Commit or Abort")
+	}
+	entries := ch.b.entries
+	if len(loads) != len(entries) {
+		return fmt.Errorf("cache: table %q: %d sources for %d new batches", ch.b.name, len(loads), len(entries))
+	}
+	for i, e := range entries {
+		if e.lazy != nil {
+			continue
+		}
+		l := &lazyChunks{c: ch.c, load: loads[i], chunks: e.chunks, lens: make([]int64, len(e.chunks))}
+		for c, chunk := range e.chunks {
+			l.lens[c] = int64(len(chunk))
+			l.size += l.lens[c]
+		}
+		e.lazy, e.chunks = l, nil
+	}
+	return nil
+}
+
 // Commit makes the change visible. An Append whose table was put,
 // appended to or dropped since PrepareAppend fails with ErrConflict, and
 // a Put whose name now clashes with another table's ErrNameClash
@@ -147,6 +174,11 @@ func (ch *Change) Commit() (TableInfo, error) {
 	c.tables[t.name] = t
 	c.mu.Unlock()
 	ch.b.committed = true
+	for _, e := range ch.b.entries { // with Sources: held, and evictable
+		if e.lazy != nil {
+			c.enqueue(e.lazy)
+		}
+	}
 	if prev != nil && ch.old == nil {
 		c.used.Add(-prev.held())
 		c.forget(prev)

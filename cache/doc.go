@@ -117,9 +117,11 @@
 // and its chunks then count against the budget until it needs room for
 // another read or a Put, when the batches read longest ago are dropped
 // (evict.go): the budget is a cache over the data directory, and a
-// restored table may be larger than it. Batches put in this process are
-// never dropped. PreparePut and PrepareAppend encode a change without
-// making it visible, so that the store writes it before Commit.
+// restored table may be larger than it. PreparePut and PrepareAppend
+// encode a change without making it visible, so that the store writes it
+// before Commit; Change.Sources then tells where the new batches can be
+// read again, and they give way like restored ones. Batches put without
+// sources are never dropped: they exist nowhere else.
 //
 // # Values and order
 //

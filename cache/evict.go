@@ -3,10 +3,11 @@ package cache
 import "sync"
 
 // The budget is a cache over restored batches (Restore, a batch with a
-// Load): their chunks count against it only once read, and are dropped,
-// oldest read first, to make room for a read or a put that would pass it;
-// the next scan that needs them reads them again. Batches put in this
-// process are never dropped: they exist nowhere else.
+// Load) and batches committed with Change.Sources: their chunks count
+// against it while held, and are dropped, oldest read first, to make room
+// for a read or a put that would pass it; the next scan that needs them
+// reads them again. Batches put without sources are never dropped: they
+// exist nowhere else.
 //
 // A scan holding a batch's chunks while they are dropped keeps them
 // until it is done with the batch, so memory may pass the budget by what

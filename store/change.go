@@ -84,7 +84,7 @@ func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts
 		next.id = s.newID()
 	}
 	next.img.Batches = nil
-	return s.apply(t, next, img.Batches, ch.Commit)
+	return s.apply(t, next, img.Batches, ch, ch.Commit)
 }
 
 // Append adds the batches r yields to table name, as cache.Append does,
@@ -112,7 +112,7 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	next := *t.m
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
-	return s.apply(t, &next, ch.Image().Batches, ch.Commit)
+	return s.apply(t, &next, ch.Image().Batches, ch, ch.Commit)
 }
 
 // Drop removes table name from the disk, then from the cache, and
@@ -126,7 +126,7 @@ func (s *Store) Drop(name string) (bool, error) {
 	if t.m == nil {
 		return s.cache.Drop(name), nil
 	}
-	_, err = s.apply(t, nil, nil, func() (cache.TableInfo, error) {
+	_, err = s.apply(t, nil, nil, nil, func() (cache.TableInfo, error) {
 		s.cache.Drop(name)
 		return cache.TableInfo{}, nil
 	})
@@ -139,7 +139,11 @@ func (s *Store) Drop(name string) (bool, error) {
 // was, on disk and in the cache; when the disk cannot be put back either,
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
-func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+//
+// Once written, the fresh batches are given to ch as their sources, so
+// the cache may drop them from memory and read them back (cache.Change.
+// Sources): the budget caches written tables as it does restored ones.
+func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
 	var id uint64
 	if next != nil {
 		id = next.id
@@ -148,6 +152,8 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 	}
 	name := s.nameOf(t, next)
 	var chunkPath string
+	var written *chunkFile
+	var writtenSeq uint64
 	if len(fresh) > 0 {
 		seq := next.nextSeq
 		next.nextSeq++
@@ -158,6 +164,25 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 			return cache.TableInfo{}, fmt.Errorf("store: table %q: writing %s: %w", name, chunkName(id, seq), err)
 		}
 		next.files = append(next.files, fileRef{seq: seq, size: size})
+		written, writtenSeq = &chunkFile{fs: s.fs, path: chunkPath}, seq
+		columns := make([]string, next.img.Schema.NumFields())
+		for i := range columns {
+			columns[i] = next.img.Schema.Field(i).Name
+		}
+		loads := make([]func() ([][]byte, error), len(fresh))
+		for i, b := range fresh {
+			sizes := make([]int64, len(b.Chunks))
+			for c, chunk := range b.Chunks {
+				sizes[c] = int64(len(chunk))
+			}
+			loads[i] = batchLoader(written, offsets[i], sizes, columns)
+		}
+		if ch != nil {
+			if err := ch.Sources(loads); err != nil {
+				s.removeQuietly(chunkPath)
+				return cache.TableInfo{}, err
+			}
+		}
 		for i, b := range fresh {
 			next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
 			b.Sizes = make([]int64, len(b.Chunks))
@@ -215,6 +240,12 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 	t.m, t.raw, t.gen = next, raw, info.Generation
 	if next != nil {
 		t.id = next.id
+	}
+	if written != nil {
+		if t.files == nil {
+			t.files = map[uint64]*chunkFile{}
+		}
+		t.files[writtenSeq] = written
 	}
 	// Scans of the old snapshot may still read restored batches from
 	// these: open them first (an open file outlives its name). Failing

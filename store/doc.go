@@ -127,11 +127,16 @@
 // Store.Verify reads every chunk of a table and checks its checksum: what
 // Open leaves to the first scan, done now.
 //
+// # Memory
+//
+// The cache's budget holds what was read or written last: batches the
+// store wrote (cache.Change.Sources) or restored give way to make room
+// and are read again from their chunk files when needed, so the tables
+// in a directory may be bigger than the budget. One change must still fit
+// in it while it is encoded.
+//
 // # Not done yet
 //
-// Tables written by this process stay in the cache's memory until a
-// restart (the budget then becomes a cache over them, see package cache),
-// so an ingest bigger than the budget still fails; and compaction of
-// appends: until then every Append adds a chunk file, and a restored table
-// holds each of its files open once a scan has read it.
+// Compaction of appends: until then every Append adds a chunk file, and a
+// table holds each of its files open once a scan has read it.
 package store
