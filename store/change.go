@@ -139,96 +139,103 @@ func (s *Store) Drop(name string) (bool, error) {
 // was, on disk and in the cache; when the disk cannot be put back either,
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
-//
-// Once written, the fresh batches are given to ch as their sources, so
-// the cache may drop them from memory and read them back (cache.Change.
-// Sources): the budget caches written tables as it does restored ones.
 func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
-	var id uint64
-	if next != nil {
-		id = next.id
-	} else {
-		id = t.m.id
+	m := next
+	if m == nil { // a drop
+		m = t.m
 	}
-	name := s.nameOf(t, next)
-	var chunkPath string
-	var written *chunkFile
-	var writtenSeq uint64
-	if len(fresh) > 0 {
-		seq := next.nextSeq
-		next.nextSeq++
-		chunkPath = s.path(chunkName(id, seq))
-		offsets, size, err := writeChunkFile(s.fs, chunkPath, fresh)
-		if err != nil {
-			s.removeQuietly(chunkPath)
-			return cache.TableInfo{}, fmt.Errorf("store: table %q: writing %s: %w", name, chunkName(id, seq), err)
-		}
-		next.files = append(next.files, fileRef{seq: seq, size: size})
-		written, writtenSeq = &chunkFile{fs: s.fs, path: chunkPath}, seq
-		columns := make([]string, next.img.Schema.NumFields())
-		for i := range columns {
-			columns[i] = next.img.Schema.Field(i).Name
-		}
-		loads := make([]func() ([][]byte, error), len(fresh))
-		for i, b := range fresh {
-			sizes := make([]int64, len(b.Chunks))
-			for c, chunk := range b.Chunks {
-				sizes[c] = int64(len(chunk))
-			}
-			loads[i] = batchLoader(written, offsets[i], sizes, columns)
-		}
-		if ch != nil {
-			if err := ch.Sources(loads); err != nil {
-				s.removeQuietly(chunkPath)
-				return cache.TableInfo{}, err
-			}
-		}
-		for i, b := range fresh {
-			next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
-			b.Sizes = make([]int64, len(b.Chunks))
-			for c, chunk := range b.Chunks {
-				b.Sizes[c] = int64(len(chunk))
-			}
-			b.Chunks = nil // the manifest keeps where they are, not them
-			next.img.Batches = append(next.img.Batches, b)
-		}
+	id, name := m.id, m.img.Name
+	written, err := s.writeFresh(next, fresh, ch)
+	if err != nil {
+		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
 	}
 	var raw []byte
 	if next != nil {
-		var err error
 		if raw, err = next.encode(); err != nil {
-			s.removeQuietly(chunkPath)
+			s.removeQuietly(written.pathOrEmpty())
 			return cache.TableInfo{}, err
 		}
-	}
-	undo := func(cause error) error {
-		if t.m != nil {
-			_, err := s.writeManifest(id, t.raw)
-			if err == nil {
-				s.removeQuietly(chunkPath)
-				return cause
-			}
-			t.broken = fmt.Errorf("store: table %q: a change failed (%w) and the previous manifest could not be written back (%w); restart the server to read %s again", name, cause, err, s.dir)
-		} else if _, err := s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
-			s.removeQuietly(chunkPath)
-			return cause
-		} else {
-			t.broken = fmt.Errorf("store: table %q: a change failed (%w) and its manifest could not be removed (%w); restart the server to read %s again", name, cause, err, s.dir)
-		}
-		return t.broken
 	}
 	if maybeDone, err := s.writeManifest(id, raw); err != nil {
 		err = fmt.Errorf("store: table %q: writing %s: %w", name, manifestName(id), err)
 		if !maybeDone {
-			s.removeQuietly(chunkPath)
+			s.removeQuietly(written.pathOrEmpty())
 			return cache.TableInfo{}, err
 		}
-		return cache.TableInfo{}, undo(err)
+		return cache.TableInfo{}, s.undo(t, id, name, written, err)
 	}
 	info, err := commit()
 	if err != nil {
-		return cache.TableInfo{}, undo(err)
+		return cache.TableInfo{}, s.undo(t, id, name, written, err)
 	}
+	s.settle(t, next, raw, info.Generation, written)
+	return info, nil
+}
+
+// writeFresh writes the fresh batches of a change to next's new chunk
+// file, synced, and records them in next; it gives them to ch as their
+// sources, so the cache may drop them from memory and read them back
+// (cache.Change.Sources): the budget caches written tables as it does
+// restored ones. It returns the file, nil when there are no batches.
+func (s *Store) writeFresh(next *manifest, fresh []cache.BatchImage, ch *cache.Change) (*chunkFile, error) {
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	seq := next.nextSeq
+	next.nextSeq++
+	file := &chunkFile{fs: s.fs, path: s.path(chunkName(next.id, seq)), seq: seq}
+	offsets, size, err := writeChunkFile(s.fs, file.path, fresh)
+	if err != nil {
+		s.removeQuietly(file.path)
+		return nil, fmt.Errorf("writing %s: %w", chunkName(next.id, seq), err)
+	}
+	next.files = append(next.files, fileRef{seq: seq, size: size})
+	columns := columnNames(next.img.Schema)
+	loads := make([]func() ([][]byte, error), len(fresh))
+	for i, b := range fresh {
+		b.Sizes = make([]int64, len(b.Chunks))
+		for c, chunk := range b.Chunks {
+			b.Sizes[c] = int64(len(chunk))
+		}
+		loads[i] = batchLoader(file, offsets[i], b.Sizes, columns)
+		b.Chunks = nil // the manifest keeps where they are, not them
+		next.img.Batches = append(next.img.Batches, b)
+		next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
+	}
+	if ch != nil {
+		if err := ch.Sources(loads); err != nil {
+			s.removeQuietly(file.path)
+			return nil, err
+		}
+	}
+	return file, nil
+}
+
+// undo puts t's manifest back after a change failed at or after its
+// commit point (or the cache refused the commit), and removes the
+// change's chunk file; if the manifest cannot be put back the table is
+// broken (see apply).
+func (s *Store) undo(t *tableState, id uint64, name string, written *chunkFile, cause error) error {
+	var err error
+	if t.m != nil {
+		if _, err = s.writeManifest(id, t.raw); err == nil {
+			s.removeQuietly(written.pathOrEmpty())
+			return cause
+		}
+		t.broken = fmt.Errorf("store: table %q: a change failed (%w) and the previous manifest could not be written back (%w); restart the server to read %s again", name, cause, err, s.dir)
+		return t.broken
+	}
+	if _, err = s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
+		s.removeQuietly(written.pathOrEmpty())
+		return cause
+	}
+	t.broken = fmt.Errorf("store: table %q: a change failed (%w) and its manifest could not be removed (%w); restart the server to read %s again", name, cause, err, s.dir)
+	return t.broken
+}
+
+// settle records a committed change in t and removes the chunk files the
+// new manifest no longer names.
+func (s *Store) settle(t *tableState, next *manifest, raw []byte, gen uint64, written *chunkFile) {
 	var obsolete []fileRef
 	if t.m != nil {
 		for _, f := range t.m.files {
@@ -237,7 +244,8 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 			}
 		}
 	}
-	t.m, t.raw, t.gen = next, raw, info.Generation
+	old := t.m
+	t.m, t.raw, t.gen = next, raw, gen
 	if next != nil {
 		t.id = next.id
 	}
@@ -245,27 +253,18 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 		if t.files == nil {
 			t.files = map[uint64]*chunkFile{}
 		}
-		t.files[writtenSeq] = written
+		t.files[written.seq] = written
 	}
-	// Scans of the old snapshot may still read restored batches from
-	// these: open them first (an open file outlives its name). Failing
-	// to remove them loses nothing: Open removes chunk files no manifest
-	// names.
+	// Scans of the old snapshot may still read batches from these: open
+	// them first (an open file outlives its name). Failing to remove them
+	// loses nothing: Open removes chunk files no manifest names.
 	for _, f := range obsolete {
 		if h := t.files[f.seq]; h != nil {
 			h.open()
 			delete(t.files, f.seq)
 		}
-		s.removeQuietly(s.path(chunkName(id, f.seq)))
+		s.removeQuietly(s.path(chunkName(old.id, f.seq)))
 	}
-	return info, nil
-}
-
-func (s *Store) nameOf(t *tableState, next *manifest) string {
-	if next != nil {
-		return next.img.Name
-	}
-	return t.m.img.Name
 }
 
 func (s *Store) removeQuietly(path string) {

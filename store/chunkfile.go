@@ -85,9 +85,18 @@ func checkChunkFile(fs vfs.FS, path string, size int64) error {
 type chunkFile struct {
 	fs   vfs.FS
 	path string
+	seq  uint64
 
 	mu sync.Mutex
 	f  vfs.File
+}
+
+// pathOrEmpty is the file's path; "" for none.
+func (c *chunkFile) pathOrEmpty() string {
+	if c == nil {
+		return ""
+	}
+	return c.path
 }
 
 // open returns the open file, opening it once.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/store/vfs"
 )
@@ -292,23 +294,29 @@ func (m *manifest) checkBatch(i int) error {
 func (s *Store) lazyImage(m *manifest, files map[uint64]*chunkFile) cache.Image {
 	img := m.img
 	img.Batches = slices.Clone(m.img.Batches)
-	columns := make([]string, img.Schema.NumFields())
-	for i := range columns {
-		columns[i] = img.Schema.Field(i).Name
-	}
+	columns := columnNames(img.Schema)
 	for i := range img.Batches {
 		b := &img.Batches[i]
 		loc := m.locs[i]
 		seq := m.files[loc.file].seq
 		f := files[seq]
 		if f == nil {
-			f = &chunkFile{fs: s.fs, path: s.path(chunkName(m.id, seq))}
+			f = &chunkFile{fs: s.fs, path: s.path(chunkName(m.id, seq)), seq: seq}
 			files[seq] = f
 		}
 		b.Chunks = nil
 		b.Load = batchLoader(f, loc.offset, b.Sizes, columns)
 	}
 	return img
+}
+
+// columnNames are a schema's field names, for errors naming a column.
+func columnNames(schema *arrow.Schema) []string {
+	names := make([]string, schema.NumFields())
+	for i := range names {
+		names[i] = schema.Field(i).Name
+	}
+	return names
 }
 
 // readFile reads a whole file of at most maxManifest bytes.
