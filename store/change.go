@@ -246,9 +246,6 @@ func (s *Store) settle(t *tableState, next *manifest, raw []byte, gen uint64, wr
 	}
 	old := t.m
 	t.m, t.raw, t.gen = next, raw, gen
-	if next != nil {
-		t.id = next.id
-	}
 	if written != nil {
 		if t.files == nil {
 			t.files = map[uint64]*chunkFile{}

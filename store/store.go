@@ -54,7 +54,6 @@ type Store struct {
 // manifest on disk (nil when there is none), raw its bytes.
 type tableState struct {
 	mu     sync.Mutex
-	id     uint64
 	m      *manifest
 	raw    []byte
 	broken error  // set when a failed change could not be rolled back
@@ -272,7 +271,7 @@ func (s *Store) restore(id uint64) (map[uint64]bool, error) {
 	if err != nil {
 		return nil, &TableError{Table: name, File: file, Err: err}
 	}
-	s.tables[name] = &tableState{id: id, m: m, raw: raw, gen: info.Generation, files: files}
+	s.tables[name] = &tableState{m: m, raw: raw, gen: info.Generation, files: files}
 	return referenced, nil
 }
 
