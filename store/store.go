@@ -58,7 +58,7 @@ type tableState struct {
 	raw    []byte
 	broken error  // set when a failed change could not be rolled back
 	gen    uint64 // the cache's TableInfo.Generation of the table m records
-	// files are the chunk files restored batches read, by seq: the store
+	// files are the chunk files its batches are read from, by seq: the store
 	// opens them before it removes them (chunkFile).
 	files map[uint64]*chunkFile
 }
