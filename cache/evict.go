@@ -116,3 +116,16 @@ func (t *table) held() int64 {
 	}
 	return n
 }
+
+// MakeRoom drops chunks of restored batches (read longest ago first)
+// until the cache holds at most Budget()-n bytes, so that n bytes held
+// outside it (a server's uploads in progress) fit; it reports whether
+// they do. Batches put without sources are never dropped.
+func (c *Cache) MakeRoom(n int64) bool {
+	for c.used.Load()+n > c.opts.Budget {
+		if !c.evictOne() {
+			return false
+		}
+	}
+	return true
+}

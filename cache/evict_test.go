@@ -89,6 +89,15 @@ func TestBudgetIsACacheOverRestoredBatches(t *testing.T) {
 	if _, err := dst.Put(context.Background(), "too big", r, TableOptions{}); !errors.Is(err, ErrBudget) {
 		t.Fatalf("a put bigger than the budget: %v", err)
 	}
+	// Room for memory held outside the cache: restored batches give way,
+	// batches put in this process do not.
+	newInfo, _ := dst.Info("new")
+	if !dst.MakeRoom(budget-newInfo.Compressed) || dst.Used() != newInfo.Compressed {
+		t.Fatalf("MakeRoom for all but the put table: used %d, want %d", dst.Used(), newInfo.Compressed)
+	}
+	if dst.MakeRoom(budget - newInfo.Compressed + 1) {
+		t.Fatal("MakeRoom made room taken by a table put in this process")
+	}
 	dst.Drop("new")
 	dst.Drop("t")
 	if dst.Used() != 0 {
