@@ -220,17 +220,17 @@ func (s *Store) recover() error {
 	if s.readOnly {
 		return nil
 	}
-	var errs []error
+	// A file that cannot be removed is harmless (no manifest names it, and
+	// a change that reuses its name truncates it): reported, not fatal.
 	for _, name := range garbage {
 		if err := s.fs.Remove(s.path(name)); err != nil {
-			errs = append(errs, err)
+			s.problems = append(s.problems, &TableError{File: name, Err: fmt.Errorf("removing a file of an unfinished change: %w", err)})
 		}
 	}
 	if len(garbage) > 0 {
-		errs = append(errs, s.syncDir())
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("store: removing files of unfinished changes: %w", err)
+		if err := s.syncDir(); err != nil {
+			s.problems = append(s.problems, &TableError{File: ".", Err: fmt.Errorf("syncing the directory after removing files of unfinished changes: %w", err)})
+		}
 	}
 	return nil
 }
@@ -359,8 +359,8 @@ func (s *Store) Cache() *cache.Cache { return s.cache }
 // Dir returns the data directory.
 func (s *Store) Dir() string { return s.dir }
 
-// Problems returns what Open could not serve: one *TableError per table
-// or manifest, naming its file.
+// Problems returns what Open could not serve or clean up: one
+// *TableError per table, manifest or file, naming the file.
 func (s *Store) Problems() []error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
