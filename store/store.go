@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -148,8 +149,14 @@ func Open(dir string, c *cache.Cache, opts Options) (*Store, error) {
 		}
 		return s, nil
 	}
-	if err := fs.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("store: creating data directory: %w", err)
+	if _, err := fs.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		// A new directory's own name must last too: sync its parent.
+		if err := fs.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store: creating data directory: %w", err)
+		}
+		if err := syncDir(fs, filepath.Dir(filepath.Clean(dir))); err != nil {
+			return nil, fmt.Errorf("store: creating data directory %s: syncing its parent: %w", dir, err)
+		}
 	}
 	lock, err := fs.Lock(filepath.Join(dir, lockName))
 	if err != nil {
@@ -341,8 +348,10 @@ func (s *Store) readFile(name string) ([]byte, error) {
 
 // syncDir makes the directory's entries (created, renamed, removed
 // files) durable.
-func (s *Store) syncDir() error {
-	d, err := s.fs.OpenDir(s.dir)
+func (s *Store) syncDir() error { return syncDir(s.fs, s.dir) }
+
+func syncDir(fs vfs.FS, dir string) error {
+	d, err := fs.OpenDir(dir)
 	if err != nil {
 		return err
 	}

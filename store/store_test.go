@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store/vfs"
 )
 
 // TestReopen: tables put, appended to, replaced and dropped read back
@@ -382,5 +383,25 @@ func TestWrittenTablesGiveWay(t *testing.T) {
 		if got := contentOf(t, c2, name); got != want[i] {
 			t.Fatalf("%q after reopen: %v, want %v", name, got, want[i])
 		}
+	}
+}
+
+// TestOpenCreatesDurably: Open creates a missing data directory and syncs
+// its parent (the new directory's name must survive a crash too); an
+// existing one costs no write.
+func TestOpenCreatesDurably(t *testing.T) {
+	mem := checked(t)
+	dir := filepath.Join(t.TempDir(), "new", "data")
+	ffs := vfs.NewFaultFS(vfs.OS)
+	s, _ := open(t, dir, mem, ffs)
+	s.Close()
+	if n := ffs.Ops(); n != 1 {
+		t.Fatalf("%d file operations creating the directory, want 1 (the parent's sync)", n)
+	}
+	ffs.ResetOps()
+	s, _ = open(t, dir, mem, ffs)
+	s.Close()
+	if n := ffs.Ops(); n != 0 {
+		t.Fatalf("%d file operations opening an existing empty directory", n)
 	}
 }
