@@ -114,7 +114,8 @@
 //
 // # Open
 //
-// Open takes the LOCK (a second Open, by any process, fails with
+// Open creates the directory if it is missing (and syncs its parent, so
+// its name lasts), takes the LOCK (a second Open, by any process, fails with
 // ErrLocked naming the holder's pid; the kernel drops the lock of a dead
 // process), removes *.tmp files and chunk files no manifest names (the
 // files of changes that did not reach their commit point), and reads each
