@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
@@ -403,5 +405,47 @@ func TestOpenCreatesDurably(t *testing.T) {
 	s.Close()
 	if n := ffs.Ops(); n != 0 {
 		t.Fatalf("%d file operations opening an existing empty directory", n)
+	}
+}
+
+// TestReadErrors: an I/O error reading a manifest at Open is reported
+// naming it while the other tables are served; one reading a chunk file
+// fails that scan, naming the file, and a later scan reads it.
+func TestReadErrors(t *testing.T) {
+	mem := checked(t)
+	dir := t.TempDir()
+	s, c := open(t, dir, mem, nil)
+	put(t, s, "a", batches(mem, 1, 2, 100)) // t1
+	put(t, s, "b", batches(mem, 2, 2, 100)) // t2
+	want := contentOf(t, c, "b")
+	s.Close()
+	ffs := vfs.NewFaultFS(vfs.OS)
+	var failing atomic.Value
+	failing.Store(manifestName(1))
+	ffs.ReadErr = func(path string) error {
+		if filepath.Base(path) == failing.Load().(string) {
+			return syscall.EIO
+		}
+		return nil
+	}
+	s2, c2 := open(t, dir, mem, ffs)
+	p := s2.Problems()
+	if len(p) != 1 || !errors.Is(p[0], syscall.EIO) || !strings.Contains(p[0].Error(), manifestName(1)) {
+		t.Fatalf("Problems %v, want t1's manifest's EIO", p)
+	}
+	failing.Store(chunkName(2, 1))
+	sc, err := c2.Scan(t.Context(), "b", cache.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sc.Next() {
+	}
+	sc.Release()
+	if err := sc.Err(); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), chunkName(2, 1)) {
+		t.Fatalf("scan over a failing read: %v", err)
+	}
+	failing.Store("")
+	if got := contentOf(t, c2, "b"); got != want {
+		t.Fatalf("after the read error passed: %v, want %v", got, want)
 	}
 }

@@ -61,7 +61,11 @@ type FaultFS struct {
 
 	// LoseDirOps makes Crash undo directory operations not yet synced.
 	LoseDirOps bool
-	dirOps     []dirOp // since the last directory sync
+	// ReadErr, when set, is asked before every read (ReadAt) of a file:
+	// a non-nil error fails the read (reads are not counted as
+	// operations).
+	ReadErr func(path string) error
+	dirOps  []dirOp // since the last directory sync
 }
 
 // dirOp is a directory operation Crash may undo: what name held before
@@ -314,8 +318,18 @@ func (ff *faultFile) Sync() error {
 	return nil
 }
 
-func (ff *faultFile) ReadAt(p []byte, off int64) (int, error) { return ff.f.ReadAt(p, off) }
-func (ff *faultFile) Stat() (os.FileInfo, error)              { return ff.f.Stat() }
+func (ff *faultFile) ReadAt(p []byte, off int64) (int, error) {
+	ff.fs.mu.Lock()
+	readErr := ff.fs.ReadErr
+	ff.fs.mu.Unlock()
+	if readErr != nil {
+		if err := readErr(ff.path); err != nil {
+			return 0, &os.PathError{Op: "read", Path: ff.path, Err: err}
+		}
+	}
+	return ff.f.ReadAt(p, off)
+}
+func (ff *faultFile) Stat() (os.FileInfo, error) { return ff.f.Stat() }
 
 func (ff *faultFile) Close() error {
 	ff.fs.mu.Lock()
