@@ -1,8 +1,10 @@
 // Package vfs is the file system under package store: an interface with
 // the operating system's implementation (OS) and a fault-injecting wrapper
 // (FaultFS) that fails the Nth write, sync, rename or remove, or crashes
-// the process's view of the disk there, losing what was not synced. The
-// store's tests run every step of every change through it.
+// the process's view of the disk there, losing what was not synced (and,
+// with LoseDirOps, directory operations not synced), or fails reads of
+// chosen files. The store's tests run every step of every change through
+// it.
 package vfs
 
 import (
