@@ -35,8 +35,9 @@ type ColumnImage struct {
 
 // BatchImage is one stored batch. Exactly one of Chunks and Load is set:
 // Chunks holds the chunks (one per column); Load, for a batch restored
-// from disk, reads them on the batch's first scan, and Sizes then gives
-// their lengths up front (what the budget counts).
+// from disk, reads them on the batch's first scan (and again after the
+// budget dropped them), and Sizes then gives their lengths up front (the
+// table's footprint, and what the budget counts once they are read).
 type BatchImage struct {
 	Rows      int64
 	Stats     []ColumnStats // per column
@@ -49,7 +50,8 @@ type BatchImage struct {
 	Load func() ([][]byte, error)
 }
 
-// image returns the image of t's decisions and of its entries from.
+// image returns t's decisions and the given entries, with their
+// encoding names, as an Image.
 func (t *table) image(names [][]string, entries []*entry) Image {
 	img := Image{Name: t.name, Input: t.input, Schema: t.schema, Codec: t.setting, Encodings: t.encodings}
 	img.Columns = make([]ColumnImage, len(t.columns))
