@@ -11,6 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/store"
 )
 
 // Config configures a Server. The zero value serves on a loopback port
@@ -108,6 +109,12 @@ type Config struct {
 	// nothing and frees its slot, so a stalled client cannot hold one
 	// forever. Default DefaultUploadIdle.
 	UploadIdle time.Duration
+
+	// Store, when set, keeps ingested tables in a data directory: every
+	// create, append and replace is written there before the client is
+	// told it succeeded (see package store). It must be open over the
+	// server's cache. Nil keeps tables in memory only.
+	Store *store.Store
 
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger

@@ -18,8 +18,9 @@ import (
 const maxTableName = 128
 
 // ingest stores the batches a client uploads as table c.Table: created,
-// appended to or replaced as its table definition options say. It returns
-// the rows stored (0 when it failed: the cache's puts are atomic).
+// appended to or replaced as its table definition options say, and with
+// Config.Store on disk before it returns. It returns the rows stored (0
+// when it failed: the cache's puts and the store's changes are atomic).
 func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *flightipc.Reader) (int64, error) {
 	name := c.GetTable()
 	if err := checkTableName(name); err != nil {
@@ -68,11 +69,11 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_FAIL:
 		return 0, status.Errorf(codes.AlreadyExists, "table %q exists (ingest with append or replace)", name)
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_APPEND:
-		info, err = s.cache.Append(ctx, name, r, cache.TableOptions{})
+		info, err = s.tables().Append(ctx, name, r, cache.TableOptions{})
 	case !exists && ifNotExist == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_NOT_EXIST_OPTION_FAIL:
 		return 0, status.Errorf(codes.NotFound, "no table %q (ingest with create)", name)
 	default: // create, or replace
-		info, err = s.cache.Put(ctx, name, r, cache.TableOptions{})
+		info, err = s.tables().Put(ctx, name, r, cache.TableOptions{})
 	}
 	if err != nil {
 		return 0, uploadError(up.what, err)

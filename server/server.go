@@ -64,6 +64,9 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkStore(cfg, c); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults(runtime.GOMAXPROCS(0))
 	rc, _ := parseResultCodec(cfg.ResultCodec) // checked by Validate
 	var spills *spill.Manager

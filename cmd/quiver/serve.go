@@ -44,6 +44,14 @@ is dropped to make room for another's (a client at its own limit takes over
 its own session unused for a minute), and a call naming a session the server
 no longer holds fails: set its options again.
 
+Tables: without --data-dir every table lives in memory only and is gone when
+the server stops. With --data-dir DIR every ingest (create, append, replace)
+is written to DIR (compressed chunk files, then a checksummed manifest
+replaced atomically) before the client is told it succeeded, and a restart
+serves the tables again, reading each batch from disk on its first use. One
+server per directory (DIR/LOCK). --demo and --table tables stay in memory
+only, and may not share a name with a stored table.
+
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
 (removed when the query ends), within --spill-quota. Uploads (bulk ingest):
@@ -107,6 +115,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	spillCodec := fs.String("spill-codec", "zstd:1", "spill file codec: none, lz4, zstd:N")
 	noSpill := fs.Bool("no-spill", false, "never spill: queries past --query-memory fail")
 	logFormat := fs.String("log-format", "text", "text or json")
+	dataDir := fs.String("data-dir", "", "keep ingested tables in `DIR`: written there before an ingest is acknowledged, served again after a restart (default: memory only)")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return printHelp(stdout, fs, "serve [flags]", serveAbout)
@@ -144,6 +153,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	st, err := openDataDir(*dataDir, c, log, stdout)
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
 	cfg := server.Config{
 		Listen: *listen, TLSCert: *tlsCert, TLSKey: *tlsKey, Tokens: tokens, Insecure: *insecure,
 		ResultCodec: *resultCodec, MaxMessageBytes: *maxMessage, MaxBatchRows: *maxBatchRows,
@@ -153,6 +169,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient
 	cfg.MaxTicketBytes, cfg.MaxIngestsPerClient, cfg.UploadIdle = *maxTicketBytes, *maxIngestsPerClient, *uploadIdle
+	cfg.Store = st
 	server.Version = version
 	s, err := server.New(cfg, c)
 	if err != nil {
@@ -165,6 +182,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		prev := debug.SetMemoryLimit(s.MemoryLimit())
 		defer debug.SetMemoryLimit(prev) // serve runs in-process in tests
 		log.Info("memory limit", "bytes", s.MemoryLimit())
+	}
+	if err := checkStartTables(st, *demo, tables); err != nil {
+		return err
 	}
 	if err := loadStartTables(ctx, c, log, *demo, *sf, tables); err != nil {
 		return err
