@@ -2,13 +2,18 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/store"
@@ -102,5 +107,45 @@ func TestIngestSurvivesRestart(t *testing.T) {
 	other, err := fetch(t, cl2, ctx, `SELECT count(*), min(k) FROM other`)
 	if err != nil || len(other) != 1 || other[0] != "3|5" {
 		t.Fatalf("replaced table after the restart: %v %v", other, err)
+	}
+}
+
+// TestStoreErrorCodes: a full disk is ResourceExhausted, a damaged data
+// directory DataLoss, an append to a table not stored FailedPrecondition.
+func TestStoreErrorCodes(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want codes.Code
+	}{
+		{fmt.Errorf("store: table %q: writing t1-2.chunks: %w", "t", &os.PathError{Op: "write", Path: "t1-2.chunks", Err: syscall.ENOSPC}), codes.ResourceExhausted},
+		{fmt.Errorf("wrapped: %w", store.ErrCorrupt), codes.DataLoss},
+		{fmt.Errorf("%w: append refused", store.ErrNotStored), codes.FailedPrecondition},
+	} {
+		if got := codeOf(tc.err); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestIngestAppendToMemoryOnlyTable: with a Store, appending to a table
+// put into the cache directly (as --demo does) fails with
+// FailedPrecondition and leaves it as it was.
+func TestIngestAppendToMemoryOnlyTable(t *testing.T) {
+	ts, _ := startDurable(t, t.TempDir())
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r := pointsReader(t, mem, 0, 100, 100)
+	if _, err := ts.cache.Put(context.Background(), "demo", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	r = pointsReader(t, mem, 100, 110, 10)
+	_, err := ts.client(t).ExecuteIngest(context.Background(), r, ingestOpts("demo", flightsql.TableDefinitionOptionsTableNotExistOptionFail, flightsql.TableDefinitionOptionsTableExistsOptionAppend))
+	r.Release()
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("append to a memory-only table: %v", err)
+	}
+	if info, _ := ts.cache.Info("demo"); info.Rows != 100 {
+		t.Fatalf("rows %d", info.Rows)
 	}
 }

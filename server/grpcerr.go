@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"syscall"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -11,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/spill"
+	"github.com/quiverdb/quiver/store"
 )
 
 // toStatus maps an error to the gRPC status a client acts on: what the
@@ -60,8 +62,14 @@ func codeOf(err error) codes.Code {
 		return codes.AlreadyExists
 	case errors.Is(err, batch.ErrCorrupt), errors.Is(err, batch.ErrUnsupported):
 		return codes.InvalidArgument // bytes a client sent
-	case errors.Is(err, cache.ErrCorrupt):
+	case errors.Is(err, cache.ErrCorrupt), errors.Is(err, store.ErrCorrupt):
 		return codes.DataLoss
+	// --data-dir: a full disk is the server's to fix; a table loaded at
+	// start cannot be appended to until it is replaced.
+	case errors.Is(err, syscall.ENOSPC):
+		return codes.ResourceExhausted
+	case errors.Is(err, store.ErrNotStored):
+		return codes.FailedPrecondition
 	}
 	return codes.Internal
 }
