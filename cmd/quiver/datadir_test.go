@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,6 +17,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store"
 )
 
 // serveUntil runs `quiver serve args…` and returns its address, what it
@@ -132,5 +137,42 @@ func TestServeDataDir(t *testing.T) {
 	addr, _, _ = serveUntil(t, "--listen", "127.0.0.1:0", "--metrics", "", "--data-dir", dir)
 	if n, err := countRows(t, flightClient(t, addr), "kept"); n != 5000 || err != nil {
 		t.Fatalf("after the restart: %d rows, %v", n, err)
+	}
+}
+
+// TestInspectDataDir: quiver inspect DIR prints the tables of a data
+// directory a server holds, and --verify names a damaged chunk's file.
+func TestInspectDataDir(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := cache.New(cache.Options{})
+	st, err := store.Open(dir, c, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close() // held, as by a running server
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range 1000 {
+		b.Append(int64(i * i))
+	}
+	col := b.NewArray()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1000)
+	r, _ := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+	if _, err := st.Put(context.Background(), "squares", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"inspect", "--verify", dir}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "table squares: 1000 rows in 1 batches") || !strings.Contains(out.String(), "checksum checked: OK") {
+		t.Fatalf("inspect: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	chunks := filepath.Join(dir, "t1-1.chunks")
+	data, _ := os.ReadFile(chunks)
+	data[len(data)-2] ^= 1
+	os.WriteFile(chunks, data, 0o644)
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), []string{"inspect", "--verify", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "t1-1.chunks") {
+		t.Fatalf("inspect of a damaged directory: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }

@@ -21,8 +21,8 @@ func runInspect(_ context.Context, args []string, stdout, _ io.Writer) error {
 	maxBody := fs.Int64("max-body", batch.DefaultLimits.MaxBody, "largest message body to accept, in bytes")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return printHelp(stdout, fs, "inspect [--verify] [--batches] FILE",
-			"Reads an Arrow IPC file or stream (any writer's, compressed or not) and prints its\nschema, batch count, rows, codec per batch, and per column the stored and decoded\nbytes and ratio. Bytes are treated as hostile: a corrupt file is an error, never a crash.")
+		return printHelp(stdout, fs, "inspect [--verify] [--batches] FILE|DIR",
+			"Reads an Arrow IPC file or stream (any writer's, compressed or not) and prints its\nschema, batch count, rows, codec per batch, and per column the stored and decoded\nbytes and ratio. Bytes are treated as hostile: a corrupt file is an error, never a crash.\n\nGiven a serve --data-dir DIR (even a running server's: it is read, not locked), prints\neach table's footprint and the tables that cannot be served and why; --verify reads\nevery chunk and checks its checksum.")
 	}
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func runInspect(_ context.Context, args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if st.IsDir() {
-		return fmt.Errorf("%s is a directory", pos[0])
+		return inspectDataDir(stdout, pos[0], *verify)
 	}
 	sum := newInspectSummary()
 	opts := batch.ReadOptions{Limits: batch.Limits{MaxBody: *maxBody}}
