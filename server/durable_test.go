@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
@@ -23,8 +26,14 @@ import (
 // it down and closes the store.
 func startDurable(t *testing.T, dir string) (ts *testServer, stop func()) {
 	t.Helper()
+	return startDurableBudget(t, dir, 0)
+}
+
+// startDurableBudget is startDurable with a cache budget (0: the default).
+func startDurableBudget(t *testing.T, dir string, budget int64) (ts *testServer, stop func()) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c, err := cache.New(cache.Options{Alloc: mem})
+	c, err := cache.New(cache.Options{Alloc: mem, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +156,84 @@ func TestIngestAppendToMemoryOnlyTable(t *testing.T) {
 	}
 	if info, _ := ts.cache.Info("demo"); info.Rows != 100 {
 		t.Fatalf("rows %d", info.Rows)
+	}
+}
+
+// randomReader makes rows of (k int64, label utf8 of 24 random hex
+// characters): bytes the codecs cannot shrink much.
+func randomReader(t *testing.T, mem memory.Allocator, rows int, seed uint64) array.RecordReader {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "label", Type: arrow.BinaryTypes.String},
+	}, nil)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var recs []arrow.RecordBatch
+	for start := 0; start < rows; start += 8192 {
+		b := array.NewRecordBuilder(mem, schema)
+		for i := start; i < min(rows, start+8192); i++ {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%016x%08x", rng.Uint64(), rng.Uint32()))
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	r, err := array.NewRecordReader(schema, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		rec.Release()
+	}
+	return r
+}
+
+// TestIngestMakesRoom: with a Store, the budget is a cache over stored
+// tables: an upload that needs the room of batches read from disk gets
+// it (they are dropped, and read again when needed), where batches put
+// in memory alone would leave it refused.
+func TestIngestMakesRoom(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ingest := func(cl *flightsql.Client, table string, rows int) error {
+		r := randomReader(t, mem, rows, uint64(rows))
+		defer r.Release()
+		_, err := cl.ExecuteIngest(ctx, r, ingestOpts(table, flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionReplace))
+		return err
+	}
+	ts, stop := startDurable(t, dir)
+	if err := ingest(ts.client(t), "a", 400_000); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ts.cache.Info("a")
+	stop()
+
+	// a read in full fills the budget but for room for a tenth of it:
+	// the upload of b, a quarter of a, needs a to give way.
+	ts2, _ := startDurableBudget(t, dir, a.Compressed+a.Decoded/10)
+	cl := ts2.client(t)
+	count := func(name string) string {
+		got, err := fetch(t, cl, ctx, `SELECT count(*), min(k), max(k) FROM `+name)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s: %v %v", name, got, err)
+		}
+		return got[0]
+	}
+	if got := count("a"); got != "400000|0|399999" {
+		t.Fatalf("a: %s", got)
+	}
+	if used := ts2.cache.Used(); used != a.Compressed {
+		t.Fatalf("a read in full holds %d, want %d", used, a.Compressed)
+	}
+	if err := ingest(cl, "b", 100_000); err != nil {
+		t.Fatalf("upload needing a's room: %v", err)
+	}
+	if got := count("b"); got != "100000|0|99999" {
+		t.Fatalf("b: %s", got)
+	}
+	if got := count("a"); got != "400000|0|399999" {
+		t.Fatalf("a read again: %s", got)
 	}
 }

@@ -85,6 +85,9 @@ func (u *upload) admit(n int64) error {
 	for {
 		reserved := s.ingestMem.reserved.Load()
 		held, used, budget := s.ingestMem.held.Load()+reserved, s.cache.Used(), s.cache.Budget()
+		if held+n+used > budget && s.cache.MakeRoom(held+n) {
+			continue // restored or stored batches gave way (--data-dir)
+		}
 		if held+n+used > budget {
 			return status.Errorf(codes.ResourceExhausted, "upload into %s: a batch of %d decoded bytes does not fit: uploads in progress hold %d decoded bytes and the cache %d, of the cache budget of %d bytes (--budget)",
 				u.what, n, held, used, budget)
