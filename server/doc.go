@@ -170,6 +170,9 @@
 // a query past its memory limit, an ingest past the cache budget or a row
 // bigger than the message limit ResourceExhausted; a full queue
 // ResourceExhausted after Config.QueueTimeout; damaged cache data DataLoss.
+// With Config.Store, a full disk is ResourceExhausted, a damaged data
+// directory DataLoss, and an append to a table held in memory only
+// (loaded at start) FailedPrecondition.
 // A query past QueryMemory with NoSpill names the flags (--query-memory,
 // --no-spill). Spill errors tell the client sizes and the quota, never the
 // spill folder's path, which goes to the server's log (spilllog.go).
@@ -217,6 +220,16 @@
 // (debug.FreeOSMemory); quiver serve also sets the runtime's soft memory
 // limit to MemoryLimit (cache budget + QueryMemory × MaxQueries + 512 MiB)
 // unless GOMEMLIMIT is set.
+//
+// # Durable tables
+//
+// Config.Store (quiver serve --data-dir DIR, package store) writes every
+// ingest (create, append, replace) to its data directory before the
+// client is told it succeeded; a restart serves the tables again, each
+// batch read on first use. The cache's budget then caches the stored
+// tables: an upload that needs room first has the cache drop batches it
+// can read again (uploads' decoded bytes count as above). Without a Store
+// tables live in memory only.
 //
 // # Metrics
 //
