@@ -27,7 +27,7 @@ func openDataDir(dir string, c *cache.Cache, log *slog.Logger, stdout io.Writer)
 		return nil, fmt.Errorf("--data-dir: %w", err)
 	}
 	for _, p := range st.Problems() {
-		log.Error("data directory: table not served", "error", p)
+		log.Error("data directory: not served or not cleaned up", "error", p)
 	}
 	log.Info("data directory opened", "dir", dir, "tables", len(st.Tables()), "not_served", len(st.Problems()), "ms", time.Since(start).Milliseconds())
 	return st, nil
