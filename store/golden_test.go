@@ -16,7 +16,7 @@ import (
 	"github.com/quiverdb/quiver/codec"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden_v1")
+var updateGolden = flag.Bool("rewrite", false, "rewrite testdata/golden_v1")
 
 // TestGoldenDirectory pins the manifest and chunk file formats (version
 // 1): a data directory written by this version is committed as hex under
@@ -70,7 +70,7 @@ func TestGoldenDirectory(t *testing.T) {
 	for _, name := range names {
 		text, err := os.ReadFile(filepath.Join(dir, name+".hex"))
 		if err != nil {
-			t.Fatalf("%v (run with -update to create)", err)
+			t.Fatalf("%v (run with -rewrite to create)", err)
 		}
 		b := undump(t, string(text))
 		if now, _ := os.ReadFile(filepath.Join(fresh, name)); !bytes.Equal(now, b) {
