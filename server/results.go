@@ -222,9 +222,14 @@ func (w *resultWriter) produce(ctx context.Context, rr array.RecordReader, free 
 // codec and pays an 8-byte length per buffer and a frame header per
 // buffer; then it is sent uncompressed, which Arrow IPC allows batch by
 // batch (a RecordBatch without BodyCompression).
+//
+// Only pieces up to plainTryBytes are tried plain: past that the batch
+// layer's per-buffer raw fallback leaves at most a few bytes per buffer
+// of framing, and trying again would encode every batch of an
+// incompressible result twice.
 func (e *encoders) encode(piece arrow.RecordBatch, raw int64) ([]batch.Message, error) {
 	msgs, err := e.enc.Encode(piece)
-	if err != nil || e.plain == nil || bodyBytes(msgs) < raw {
+	if err != nil || e.plain == nil || raw > plainTryBytes || bodyBytes(msgs) < raw {
 		return msgs, err
 	}
 	plain, err := e.plain.Encode(piece)
@@ -236,6 +241,9 @@ func (e *encoders) encode(piece arrow.RecordBatch, raw int64) ([]batch.Message, 
 	}
 	return msgs, nil
 }
+
+// plainTryBytes is the largest piece encode tries again uncompressed.
+const plainTryBytes = 64 << 10
 
 // bodyBytes is the bytes of the messages' bodies.
 func bodyBytes(msgs []batch.Message) int64 {
