@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,9 +14,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/client"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/servertest"
 	"github.com/quiverdb/quiver/internal/testcert"
 	"github.com/quiverdb/quiver/server"
 )
@@ -30,37 +27,7 @@ const testToken = "client-test-token-0123456789"
 // is checked for leaks when the test ends.
 func startServer(t *testing.T, cfg server.Config) *server.Server {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c, err := cache.New(cache.Options{Alloc: mem, Budget: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Listen, cfg.Alloc = "127.0.0.1:0", mem
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := server.New(cfg, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve() }()
-	t.Cleanup(func() {
-		s.Shutdown(context.Background())
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		for _, name := range c.Tables() {
-			c.Drop(name)
-		}
-		deadline := time.Now().Add(5 * time.Second)
-		for mem.CurrentAlloc() != 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		mem.AssertSize(t, 0)
-	})
-	return s
+	return servertest.Start(t, cfg, 256<<20, nil)
 }
 
 // dial connects with a checked allocator, asserted empty at the end.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,8 +16,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/client"
+	"github.com/quiverdb/quiver/internal/servertest"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -35,38 +34,7 @@ const testToken = "cli-test-token-0123456789"
 func startTestServer(t *testing.T, cfg server.Config) *testServer {
 	t.Helper()
 	checkClientMemory(t)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c, err := cache.New(cache.Options{Alloc: mem, Budget: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Listen, cfg.Alloc = "127.0.0.1:0", mem
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := server.New(cfg, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve() }()
-	t.Cleanup(func() {
-		s.Shutdown(context.Background())
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		for _, name := range c.Tables() {
-			c.Drop(name)
-		}
-		// A stream ends on the server a moment after the client has
-		// seen its end: wait for its memory to come back.
-		deadline := time.Now().Add(5 * time.Second)
-		for mem.CurrentAlloc() != 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		mem.AssertSize(t, 0)
-	})
+	s := servertest.Start(t, cfg, 256<<20, nil)
 	return &testServer{Server: s, uri: s.URI()}
 }
 

@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"slices"
@@ -44,6 +43,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/servertest"
 	"github.com/quiverdb/quiver/server"
 )
 
@@ -385,37 +385,8 @@ func runNode(t *testing.T, client, addr, token, sql string) ([]byte, error) {
 // ends, then checks that the cache and the server gave back every byte.
 func startServer(t *testing.T, cfg server.Config, rows []row) string {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	c, err := cache.New(cache.Options{Alloc: mem, Budget: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	putTable(t, c, mem, "t", rows, tableBatch)
-	cfg.Listen = "127.0.0.1:0"
-	cfg.Alloc = mem
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := server.New(cfg, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve() }()
-	t.Cleanup(func() {
-		s.Shutdown(context.Background())
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		c.Drop("t")
-		// A stream ends on the server a moment after the client has
-		// seen its end: wait for its memory to come back.
-		deadline := time.Now().Add(5 * time.Second)
-		for mem.CurrentAlloc() != 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		mem.AssertSize(t, 0)
+	s := servertest.Start(t, cfg, 64<<20, func(c *cache.Cache, mem memory.Allocator) {
+		putTable(t, c, mem, "t", rows, tableBatch)
 	})
 	return s.Addr().String()
 }
