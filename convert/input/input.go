@@ -136,11 +136,7 @@ func Open(ctx context.Context, path string, opts Options) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if format == Detect {
-		head := make([]byte, 8)
-		n, _ := f.ReadAt(head, 0)
-		format = Sniff(head[:n], path)
-	}
+	format = detect(f, path, format)
 	var src convert.Source
 	switch format {
 	case CSV, TSV:
@@ -190,11 +186,7 @@ func Records(ctx context.Context, path string, opts Options) (array.RecordReader
 		if err != nil {
 			return nil, err
 		}
-		if format == Detect {
-			head := make([]byte, 8)
-			n, _ := f.ReadAt(head, 0)
-			format = Sniff(head[:n], path)
-		}
+		format = detect(f, path, format)
 		if format == Arrow {
 			r, err := batch.OpenRecords(f, st.Size(), opts.IPC)
 			if err != nil {
@@ -238,4 +230,15 @@ func (r *releaser) Release() {
 		r.RecordReader.Release()
 		r.done()
 	}
+}
+
+// detect is format, or for Detect what the first bytes of f (then its
+// name) say it is.
+func detect(f io.ReaderAt, path string, format Format) Format {
+	if format != Detect {
+		return format
+	}
+	head := make([]byte, 8)
+	n, _ := f.ReadAt(head, 0)
+	return Sniff(head[:n], path)
 }
