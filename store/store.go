@@ -285,11 +285,18 @@ func (s *Store) restore(id uint64) (map[uint64]bool, error) {
 // checkBatch checks that batch i lies inside its chunk file.
 func (m *manifest) checkBatch(i int) error {
 	loc, b := m.locs[i], m.img.Batches[i]
+	f := m.files[loc.file]
 	end := loc.offset
 	for _, n := range b.Sizes {
+		// Each length is bounded by the file before it is added, so the
+		// sum cannot wrap past the check below into a small allocation
+		// that the chunks' slicing then overruns.
+		if n < 0 || n > f.size {
+			return corrupt("batch %d: a chunk of %d bytes in %s, which has %d", i, n, chunkName(m.id, f.seq), f.size)
+		}
 		end += n
 	}
-	if f := m.files[loc.file]; loc.offset < int64(chunkHeader) || end > f.size || end < loc.offset {
+	if loc.offset < int64(chunkHeader) || end > f.size || end < loc.offset {
 		return corrupt("batch %d at bytes [%d, %d) of %s, which has %d", i, loc.offset, end, chunkName(m.id, f.seq), f.size)
 	}
 	return nil
