@@ -85,6 +85,8 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		return sc.column(b, x)
 	case *ast.AggregateFuncExpr:
 		return sc.aggregate(b, x)
+	case *valueNode: // a subquery's value (from_subquery.go)
+		return x.lit, nil
 	case *driver.ValueExpr:
 		return b.literal(x)
 	case *ast.ParenthesesExpr:
