@@ -61,7 +61,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 	}
-	fixConcatPrecedence(s) // build_concat.go
+	fixConcatPrecedence(s)                     // build_concat.go
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}

@@ -11,7 +11,7 @@ type relSet uint64
 // maxRelations bounds the relations of one SELECT (a relSet's bits).
 const maxRelations = 64
 
-func (s relSet) has(rel int) bool     { return s&(1<<rel) != 0 }
+func (s relSet) has(rel int) bool       { return s&(1<<rel) != 0 }
 func (s relSet) subsetOf(o relSet) bool { return s&^o == 0 }
 func (s relSet) single() (int, bool) {
 	if s == 0 || s&(s-1) != 0 {
