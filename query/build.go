@@ -86,6 +86,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
+		s.GroupBy = &ast.GroupByClause{}
+		for _, it := range items {
+			s.GroupBy.Items = append(s.GroupBy.Items, &ast.ByItem{Expr: it.node})
+		}
+	}
 	var plan planNode
 	if join {
 		plan = b.joined.plan
@@ -208,8 +214,8 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 	switch {
 	case s.Kind != ast.SelectStmtKindSelect:
 		return b.at(ErrUnsupported, s, "%v statements", s.Kind)
-	case s.Distinct:
-		return b.at(ErrUnsupported, s, "SELECT DISTINCT (use GROUP BY)")
+	case s.Distinct && (s.GroupBy != nil || hasAggregate(s)):
+		return b.at(ErrUnsupported, s, "SELECT DISTINCT with GROUP BY or aggregates")
 	case s.WindowSpecs != nil:
 		return b.at(ErrUnsupported, s, "WINDOW clauses")
 	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:

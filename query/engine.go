@@ -118,13 +118,16 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
-	sel, ok := stmt.(*ast.SelectStmt)
-	if !ok {
-		b := &builder{sql: sql}
+	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	var p planNode
+	switch s := stmt.(type) {
+	case *ast.SelectStmt:
+		p, err = b.buildSelect(s)
+	case *ast.SetOprStmt:
+		p, err = b.buildSetOpr(s) // setop.go
+	default:
 		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
 	}
-	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
-	p, err := b.buildSelect(sel)
 	if err == nil && analyze {
 		p = &analyzeRoot{in: p} // explain_analyze.go
 	}

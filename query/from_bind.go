@@ -141,7 +141,10 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if src.AsName.O != "" {
 					name = src.AsName.O
 				}
-				return b.derived(cte, name, src)
+				if cte.plan != nil { // a set operation's result (setop.go)
+					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
+				}
+				return b.derived(cte.query, name, src)
 			}
 		}
 		table, err := b.lookupTable(x) // names.go
@@ -166,6 +169,15 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
 		}
 		return b.derived(x, src.AsName.O, src)
+	case *ast.SetOprStmt:
+		if src.AsName.O == "" {
+			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+		}
+		p, err := b.child().buildSetOpr(x)
+		if err != nil {
+			return nil, err
+		}
+		return &relation{name: src.AsName.O, plan: p, schema: p.schema(), node: src, est: estimate(p)}, nil
 	}
 	return nil, b.at(ErrUnsupported, src.Source, "FROM %s", restore(src.Source))
 }
@@ -198,19 +210,21 @@ func (b *builder) newID() int {
 }
 
 // cte returns the WITH query of that name in scope, or nil.
-func (b *builder) cte(name string) *ast.SelectStmt {
+func (b *builder) cte(name string) *namedQuery {
 	for i := len(b.ctes) - 1; i >= 0; i-- {
 		if strings.EqualFold(b.ctes[i].name, name) {
-			return b.ctes[i].query
+			return &b.ctes[i]
 		}
 	}
 	return nil
 }
 
-// namedQuery is one WITH name.
+// namedQuery is one WITH name, or a plan the planner names (a set
+// operation's result, setop.go).
 type namedQuery struct {
 	name  string
 	query *ast.SelectStmt
+	plan  planNode
 }
 
 // bindWith adds the WITH clause's names to b's scope. A name may be used
