@@ -100,7 +100,7 @@ func (n *hashJoinNode) schema() *arrow.Schema {
 }
 
 func (n *hashJoinNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
-	return nil, fmt.Errorf("%w: hash join not built yet", ErrUnsupported)
+	return openHashJoin(ctx, rt, c, n) // op_hashjoin.go
 }
 
 func (n *hashJoinNode) explain(b *strings.Builder, depth int) {
