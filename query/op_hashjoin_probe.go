@@ -146,6 +146,10 @@ func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 	decided := w.o.firstMatchDecides()
 	for c.r < n && len(p) < joinBatchRows {
 		r := c.r
+		if w.lo[r] < 0 { // a NULL key: no pairs
+			c.r, c.started = r+1, false
+			continue
+		}
 		if !c.started {
 			c.k, c.started = w.lo[r], true
 		}
