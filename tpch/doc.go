@@ -7,10 +7,11 @@
 //	defer r.Release()
 //	for r.Next() { use(r.RecordBatch()) }
 //
-//	err = tpch.Load(ctx, c, 1) // lineitem and orders into a cache.Cache
 //	err = tpch.WriteCSV(w, tpch.LineitemTable, 0.1)
 //
-// Package tpchparquet writes the same tables as Parquet.
+// Package tpchparquet writes the same tables as Parquet, and package
+// tpchcache puts them into a cache.Cache (this package does not depend on
+// the storage layer).
 //
 // # The generator
 //

@@ -2,7 +2,6 @@ package tpch
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"hash/maphash"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/quiverdb/quiver/cache"
 )
 
 func mustDate(s string) time.Time {
@@ -230,28 +227,5 @@ func TestWriteCSV(t *testing.T) {
 	}
 	if got, want := strings.Join(recs[1][:13], "|"), "1|156|4|1|17.00|17954.55|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22"; got != want {
 		t.Errorf("first row %q, want %q", got, want)
-	}
-}
-
-func TestLoad(t *testing.T) {
-	ctx := context.Background()
-	c, err := cache.New(cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Load(ctx, c, 0.002); err != nil {
-		t.Fatal(err)
-	}
-	for table, want := range map[string]int64{LineitemTable: 11957, OrdersTable: 3000} {
-		info, err := c.Info(table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.Rows != want {
-			t.Errorf("%s: %d rows, want %d", table, info.Rows, want)
-		}
-	}
-	if err := Load(ctx, c, 0.002, "nation"); err == nil {
-		t.Error("loaded an unknown table")
 	}
 }

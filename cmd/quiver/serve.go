@@ -17,6 +17,7 @@ import (
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/server"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 const serveAbout = `Runs quiver's Arrow Flight SQL server: SQL over the tables in an in-memory
@@ -209,7 +210,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func loadStartTables(ctx context.Context, c *cache.Cache, log *slog.Logger, demo bool, sf float64, tables []string) error {
 	if demo {
 		start := time.Now()
-		if err := tpch.Load(ctx, c, sf); err != nil {
+		if err := tpchcache.Load(ctx, c, sf); err != nil {
 			return fmt.Errorf("--demo: %w", err)
 		}
 		for _, name := range []string{tpch.LineitemTable, tpch.OrdersTable} {

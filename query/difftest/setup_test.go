@@ -21,6 +21,7 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 	"github.com/quiverdb/quiver/tpch/tpchparquet"
 )
 
@@ -66,7 +67,7 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := tpch.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
+	if err := tpchcache.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
 		return err
 	}
 	recs := nullsTable(memory.DefaultAllocator)
