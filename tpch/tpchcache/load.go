@@ -14,7 +14,7 @@ import (
 	"github.com/quiverdb/quiver/tpch"
 )
 
-// Load generates tables (default: every table of tpch.Tables) at scale factor
+// Load generates tables (default: all eight, tpch.Tables) at scale factor
 // sf and puts each in c under its TPC-H name, with the cache's default
 // codec. Batches are generated as the cache encodes them, so memory holds
 // the compressed table, not the generated one.
