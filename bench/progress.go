@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 // progressf returns the logger the benchmarks write progress lines with:
@@ -28,7 +29,7 @@ func loadLineitem(ctx context.Context, sf float64, goroutines int, logf func(str
 	if err != nil {
 		return nil, cache.TableInfo{}, err
 	}
-	if err := tpch.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
+	if err := tpchcache.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
 		return nil, cache.TableInfo{}, err
 	}
 	info, err := c.Info(tpch.LineitemTable)
