@@ -140,8 +140,7 @@
 //   - merging CASE and COALESCE results (gather: one pass, where take
 //     would need the pieces concatenated first);
 //   - LIKE (no match_like kernel), dates and intervals, EXTRACT and
-//     substring (arrow-go's year, month, … kernels are temporal ones and
-//     its utf8_slice_codeunits has none of SQL's rules for start ≤ 0).
+//     substring (v18.8 has no field extraction or string slicing kernel).
 //
 // The hot paths (+, -, * on Int64 and on decimals that fit 64 bits, see
 // fast.go) run branch-free loops and fall back to the careful per-row
