@@ -446,6 +446,9 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		}
 		return wrap(b, x)(expr.Coalesce(args...))
 	}
+	if e, ok, err := b.scalarFunc(name, x, sc); ok { // build_funcs.go
+		return e, err
+	}
 	return nil, b.at(ErrUnsupported, x, "function %s", x.FnName.O)
 }
 

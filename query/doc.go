@@ -76,7 +76,10 @@
 // other types are converted as CAST to VARCHAR; looser than arithmetic,
 // tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
 // CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
-// DAY/WEEK/MONTH/QUARTER/YEAR; GROUP BY expressions, positions or aliases
+// DAY/WEEK/MONTH/QUARTER/YEAR; EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY FROM
+// d), date_part('dow', d) and year(d)-style functions, and
+// SUBSTRING(s FROM a FOR b) / substring(s, a[, b]) / substr, with
+// DuckDB's semantics (build_funcs.go); GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
