@@ -399,20 +399,23 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 // correlation splits a subquery's WHERE: conjuncts that read outer
 // columns (correlated) and the rest. Outer columns elsewhere in the
 // subquery are refused.
-func (b *builder) correlation(sel *ast.SelectStmt) (corr, rest []ast.ExprNode, err error) {
+func (b *builder) correlation(sel *ast.SelectStmt) (corr, rest []ast.ExprNode, outer map[*ast.ColumnNameExpr]bool, err error) {
 	free, err := b.freeRefs(sel)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	outer := map[*ast.ColumnNameExpr]bool{}
+	outer = map[*ast.ColumnNameExpr]bool{}
 	for _, c := range free {
 		if _, err := b.resolve(c); err != nil {
-			return nil, nil, err // resolves nowhere: the usual error
+			return nil, nil, nil, err // resolves nowhere: the usual error
 		}
 		outer[c] = true
 	}
 	if len(outer) == 0 {
-		return nil, conjuncts(sel.Where, nil), nil
+		if sel.Where == nil {
+			return nil, nil, outer, nil
+		}
+		return nil, conjuncts(sel.Where, nil), outer, nil
 	}
 	found := 0
 	if sel.Where != nil {
@@ -423,16 +426,16 @@ func (b *builder) correlation(sel *ast.SelectStmt) (corr, rest []ast.ExprNode, e
 				continue
 			}
 			if hasSubquery(t) {
-				return nil, nil, b.at(ErrUnsupported, t, "a subquery reading outer columns inside another subquery")
+				return nil, nil, nil, b.at(ErrUnsupported, t, "a subquery reading outer columns inside another subquery")
 			}
 			found += n
 			corr = append(corr, t)
 		}
 	}
 	if found != len(outer) {
-		return nil, nil, b.at(ErrUnsupported, sel, "a subquery reading outer columns outside the conjuncts of its WHERE")
+		return nil, nil, nil, b.at(ErrUnsupported, sel, "a subquery reading outer columns outside the conjuncts of its WHERE")
 	}
-	return corr, rest, nil
+	return corr, rest, outer, nil
 }
 
 func countRefs(n ast.Node, set map[*ast.ColumnNameExpr]bool) int {
@@ -475,19 +478,6 @@ func (b *builder) innerOuter(t ast.ExprNode, outer map[*ast.ColumnNameExpr]bool)
 	return nil, nil, false
 }
 
-// outerSet returns the outer column references of the conjuncts.
-func (b *builder) outerSet(corr []ast.ExprNode) map[*ast.ColumnNameExpr]bool {
-	set := map[*ast.ColumnNameExpr]bool{}
-	for _, t := range corr {
-		for _, c := range columnNodes(t) {
-			if _, err := b.resolve(c); err == nil {
-				set[c] = true
-			}
-		}
-	}
-	return set
-}
-
 // columnNodes returns the column references of n, not looking into
 // subqueries.
 func columnNodes(n ast.Node) []*ast.ColumnNameExpr {
@@ -518,11 +508,10 @@ func (b *builder) semiJoin(sq *ast.SubqueryExpr, kind joinKind, lhs ast.ExprNode
 	if !ok {
 		return nil, b.at(ErrUnsupported, sq, "set operations in a subquery")
 	}
-	corr, rest, err := b.correlation(sel)
+	corr, rest, outer, err := b.correlation(sel)
 	if err != nil {
 		return nil, err
 	}
-	outer := b.outerSet(corr)
 	if lhs != nil && len(sel.Fields.Fields) != 1 {
 		return nil, b.at(ErrInvalid, sq, "IN (subquery) needs a subquery of one column; this one has %d", len(sel.Fields.Fields))
 	}
@@ -610,7 +599,7 @@ func (b *builder) scalarJoin(sq *ast.SubqueryExpr) (ast.ExprNode, []ast.ExprNode
 	if !ok {
 		return nil, nil, b.at(ErrUnsupported, sq, "set operations in a subquery")
 	}
-	corr, rest, err := b.correlation(sel)
+	corr, rest, outer, err := b.correlation(sel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -627,7 +616,6 @@ func (b *builder) scalarJoin(sq *ast.SubqueryExpr) (ast.ExprNode, []ast.ExprNode
 	if strings.Contains(strings.ToLower(restore(value)), "count(") {
 		return nil, nil, b.at(ErrUnsupported, sq, "a correlated scalar subquery with count (its value over no rows is 0, not NULL)")
 	}
-	outer := b.outerSet(corr)
 	id := b.newID()
 	relName := fmt.Sprintf("$sub%d", id)
 	fields := []*ast.SelectField{{Expr: value, AsName: ast.NewCIStr("$value")}}
