@@ -3,6 +3,7 @@ package cache
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -192,19 +193,26 @@ func (h *hasher) hash(arr arrow.Array) {
 	}
 }
 
-// hashInts is the hot loop of every integer-like type.
+// hashInts is the hot loop of every integer-like type: branch-free, a
+// null row's hash is written and then overwritten.
 func hashInts[T signed | unsigned | decimalInt](h *hasher, a arrow.Array, vals []T) {
+	n := len(h.hs)
+	h.hs = slices.Grow(h.hs, len(vals))[:n+len(vals)]
+	hs := h.hs[n:]
 	if a.NullN() == 0 {
-		for _, x := range vals {
-			h.hs = append(h.hs, hll.Mix(uint64(x)))
+		for i, x := range vals {
+			hs[i] = hll.Mix(uint64(x))
 		}
 		return
 	}
+	bits, off := a.NullBitmapBytes(), a.Data().Offset()
+	k := 0
 	for i, x := range vals {
-		if a.IsValid(i) {
-			h.hs = append(h.hs, hll.Mix(uint64(x)))
-		}
+		hs[k] = hll.Mix(uint64(x))
+		j := off + i
+		k += int(bits[j>>3] >> (j & 7) & 1)
 	}
+	h.hs = h.hs[:n+k]
 }
 
 type decimalInt interface {

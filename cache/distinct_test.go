@@ -397,3 +397,48 @@ func TestDistinctRestore(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSketch is the cost Put adds per column of a batch, beside
+// BenchmarkComputeStats's on the same data (the same run measures both).
+func BenchmarkSketch(b *testing.B) {
+	const rows = 8192
+	mem := memory.NewGoAllocator()
+	for _, nullEvery := range []int{0, 8} {
+		ib := array.NewInt64Builder(mem)
+		sb := array.NewStringBuilder(mem)
+		for i := range rows {
+			if nullEvery > 0 && i%nullEvery == 0 {
+				ib.AppendNull()
+				sb.AppendNull()
+				continue
+			}
+			ib.Append(int64(i*7919%rows) - rows/2)
+			sb.Append(fmt.Sprintf("str_a_%d", i*7919%100000))
+		}
+		ints, strs := ib.NewArray(), sb.NewStringArray()
+		ib.Release()
+		sb.Release()
+		for _, col := range []struct {
+			name string
+			arr  arrow.Array
+		}{{"int64", ints}, {"string", strs}} {
+			b.Run(fmt.Sprintf("type=%s/nulls=%d/what=sketch", col.name, nullEvery), func(b *testing.B) {
+				var h hasher
+				s := &hll.Sketch{}
+				b.ReportAllocs()
+				for b.Loop() {
+					h.add(s, col.arr)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+			})
+			b.Run(fmt.Sprintf("type=%s/nulls=%d/what=stats", col.name, nullEvery), func(b *testing.B) {
+				for b.Loop() {
+					ComputeStats(col.arr)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/row")
+			})
+		}
+		ints.Release()
+		strs.Release()
+	}
+}
