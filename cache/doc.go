@@ -190,7 +190,7 @@
 // merged over the batches, and the estimated number of distinct values
 // (a HyperLogLog sketch per column, package hll, p = 12: 1.6% standard
 // error; distinct.go says how values hash, equal values equal in every
-// type, and why the package is ours).
+// type; package hll why it is our own).
 //
 // Rows and Nulls are exact. Bounds exist for integers, floats, decimals,
 // strings and binary (plain, large, view, fixed-size), dates, times,

@@ -59,6 +59,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Where = b.moveArith(s.Where) // rule_arith.go
 	where := b.splitWhere(s)
 	b.planScan(s, items, where)
 	if len(b.rows) > 0 && !b.scan.gatherable() {
