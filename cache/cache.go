@@ -171,9 +171,12 @@ type TableInfo struct {
 
 // ColumnInfo is one column's footprint and storage.
 type ColumnInfo struct {
-	Name       string
-	Type       arrow.DataType
-	Nulls      int64
+	Name  string
+	Type  arrow.DataType
+	Nulls int64
+	// Distinct estimates the column's distinct non-null values; -1 when
+	// unknown (see ColumnSummary, which Stats gives with the bounds).
+	Distinct   int64
 	Compressed int64
 	Decoded    int64
 	// Codec is the codec the column's chunks use (Auto's choice, or the

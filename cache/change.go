@@ -110,6 +110,11 @@ func (ch *Change) table() *table {
 		copy(merged.columns, old.columns)
 		for i := range merged.columns {
 			merged.columns[i].encodings = maps.Clone(old.columns[i].encodings)
+			if s := old.columns[i].sketch; s != nil { // unknown stays unknown
+				s = s.Clone()
+				s.Merge(ch.b.sketches[i])
+				merged.columns[i].sketch = s
+			}
 		}
 		merged.entries = append(merged.entries, old.entries...)
 		merged.rows, merged.compressed, merged.decoded = old.rows, old.compressed, old.decoded

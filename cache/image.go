@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/hll"
 )
 
 // An Image is a table as the cache stores it: the decisions of its first
@@ -31,6 +32,11 @@ type Image struct {
 type ColumnImage struct {
 	Codec      codec.Setting
 	Dictionary string // "", "kept" or "decoded"
+	// Sketch is the distinct-count sketch of the column over the whole
+	// table, after the change for a Change's Image (an Append's merges
+	// the table's and the new batches'); nil when unknown (distinct.go).
+	// Restore takes it as it is: a store writes it with the table.
+	Sketch *hll.Sketch
 }
 
 // BatchImage is one stored batch. Exactly one of Chunks and Load is set:
@@ -56,7 +62,7 @@ func (t *table) image(names [][]string, entries []*entry) Image {
 	img := Image{Name: t.name, Input: t.input, Schema: t.schema, Codec: t.setting, Encodings: t.encodings}
 	img.Columns = make([]ColumnImage, len(t.columns))
 	for i, c := range t.columns {
-		img.Columns[i] = ColumnImage{Codec: c.codec, Dictionary: c.dictionary}
+		img.Columns[i] = ColumnImage{Codec: c.codec, Dictionary: c.dictionary, Sketch: c.sketch}
 	}
 	img.Batches = make([]BatchImage, len(entries))
 	for i, e := range entries {
@@ -114,7 +120,7 @@ func restoredTable(c *Cache, img Image) (*table, error) {
 	t := &table{name: img.Name, input: img.Input, schema: img.Schema, setting: img.Codec, encodings: img.Encodings, gen: generations.Add(1)}
 	t.columns = make([]columnState, n)
 	for i, col := range img.Columns {
-		t.columns[i] = columnState{codec: col.Codec, dictionary: col.Dictionary, encodings: map[string]int{}}
+		t.columns[i] = columnState{codec: col.Codec, dictionary: col.Dictionary, encodings: map[string]int{}, sketch: col.Sketch}
 	}
 	for i, b := range img.Batches {
 		if len(b.Stats) != n || len(b.Decoded) != n || len(b.Encodings) != n {

@@ -54,12 +54,14 @@ func (p *pool) work() {
 	defer p.wg.Done()
 	enc := &chunkEncoder{encodings: p.b.encodings, mem: p.b.mem}
 	dec := &chunkDecoder{mem: p.b.mem}
+	sk := &sketcher{sketches: newSketches(p.b.out)}
+	defer p.b.mergeSketches(sk)
 	for j := range p.jobs {
 		if p.ctx.Err() != nil {
 			j.rec.Release()
 			continue
 		}
-		e, names, err := p.b.encodeRecord(p.ctx, enc, dec, j.rec)
+		e, names, err := p.b.encodeRecord(p.ctx, enc, dec, sk, j.rec)
 		j.rec.Release()
 		if err == nil {
 			err = p.b.reserve(e.size())

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quiverdb/quiver/hll"
 	"github.com/quiverdb/quiver/internal/arrowsize"
 )
 
@@ -46,6 +47,9 @@ type builder struct {
 	// Decided from the first batches (decide.go).
 	out     *arrow.Schema // in with decoded dictionary columns
 	columns []columnState
+	// sketches are the new batches' distinct-count sketches per column
+	// (distinct.go), merged in by each goroutine as it ends.
+	sketches []*hll.Sketch
 
 	mu        sync.Mutex
 	entries   []*entry
@@ -114,6 +118,7 @@ func (b *builder) run(ctx context.Context, r array.RecordReader) error {
 			return err
 		}
 	}
+	b.sketches = newSketches(b.out)
 	p := b.startPool(ctx, cancel)
 	for _, rec := range sample {
 		p.submit(rec)
@@ -162,6 +167,7 @@ func (b *builder) table() *table {
 	t := &table{name: b.name, input: b.in, schema: b.out, setting: b.setting, encodings: b.encodings, columns: b.columns}
 	for i := range t.columns {
 		t.columns[i].encodings = map[string]int{}
+		t.columns[i].sketch = b.sketches[i]
 	}
 	for i, e := range b.entries {
 		t.add(e, b.names[i])
@@ -177,7 +183,7 @@ func (b *builder) store(i int, e *entry, names []string) {
 }
 
 // encodeRecord encodes one batch with enc into an entry.
-func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chunkDecoder, rec arrow.RecordBatch) (*entry, []string, error) {
+func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chunkDecoder, sk *sketcher, rec arrow.RecordBatch) (*entry, []string, error) {
 	n := int(rec.NumCols())
 	e := &entry{rows: rec.NumRows(), stats: make([]ColumnStats, n), chunks: make([][]byte, n), decoded: make([]int64, n)}
 	names := make([]string, n)
@@ -196,6 +202,7 @@ func (b *builder) encodeRecord(ctx context.Context, enc *chunkEncoder, dec *chun
 		}
 		stored[i] = col
 		e.stats[i] = ComputeStats(col)
+		sk.add(i, col)
 		enc.use(b.columns[i].codec)
 		var info encoded
 		var err error

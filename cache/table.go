@@ -10,6 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/colenc"
+	"github.com/quiverdb/quiver/hll"
 )
 
 // table is an immutable snapshot of a cached table: Put builds a new one
@@ -30,6 +31,7 @@ type table struct {
 	// gen is the snapshot's number (generations), new with every Put,
 	// Append and Restore.
 	gen uint64
+	sum tableSummary // tablestats.go
 }
 
 // entry is one cached batch.
@@ -77,6 +79,11 @@ type columnState struct {
 	compressed int64
 	decoded    int64
 	encodings  map[string]int // batches per encoding name
+	// sketch is the column's distinct-count sketch over every batch
+	// (distinct.go); nil when unknown: a type without one, or a table
+	// restored from a store that kept none. Never modified once in a
+	// table: an Append merges into a copy.
+	sketch *hll.Sketch
 }
 
 func (t *table) info() TableInfo {
@@ -88,7 +95,7 @@ func (t *table) info() TableInfo {
 	for i, c := range t.columns {
 		f := t.schema.Field(i)
 		info.Columns[i] = ColumnInfo{
-			Name: f.Name, Type: f.Type, Nulls: c.nulls,
+			Name: f.Name, Type: f.Type, Nulls: c.nulls, Distinct: distinctOf(c, t.rows-c.nulls),
 			Compressed: c.compressed, Decoded: c.decoded,
 			Codec: c.codec, Encoding: encodingSummary(c.encodings), Dictionary: c.dictionary,
 		}

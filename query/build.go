@@ -96,6 +96,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if join {
 		plan = b.joined.plan
 	} else {
+		s.Where = b.moveArith(s.Where) // rule_arith.go
 		where = b.splitWhere(s)
 		b.planScan(s, items, where)
 		if len(b.rows) > 0 && !b.scan.gatherable() {

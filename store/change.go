@@ -109,10 +109,12 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	if ch.Base() != t.gen {
 		return cache.TableInfo{}, fmt.Errorf("%w: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", ErrNotStored, name, s.dir)
 	}
+	img := ch.Image()
 	next := *t.m
+	next.img.Columns = img.Columns // the sketches, merged with the new batches'
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
-	return s.apply(t, &next, ch.Image().Batches, ch, ch.Commit)
+	return s.apply(t, &next, img.Batches, ch, ch.Commit)
 }
 
 // Drop removes table name from the disk, then from the cache, and

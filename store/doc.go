@@ -44,17 +44,17 @@
 // file is named at Open by its length and a damaged chunk by its checksum
 // when it is read (the error names table, file, batch, column, offset).
 //
-// # Manifest (version 1)
+// # Manifest (version 2)
 //
 // Integers are unsigned LEB128 varints ("uv") unless said; strings are
 // uv length then bytes.
 //
 //	+--------+---------+------+----+---------+--------+--------+-------+-----+
 //	| magic  | version | name | id | nextSeq | input  | stored | codec | enc |
-//	| "QVMF" | u8 = 1  | str  | uv | uv      | schema | schema | str   | u8  |
+//	| "QVMF" | u8 = 2  | str  | uv | uv      | schema | schema | str   | u8  |
 //	|        |         |      |    |         | str †  | str †  |       |     |
 //	+--------+---------+------+----+---------+--------+--------+-------+-----+
-//	| ncols | ncols × (codec str, dictionary str)                           |
+//	| ncols | ncols × (codec str, dictionary str, sketch str ‡)             |
 //	| nnames| nnames × str          encoding names ("delta", "plain"…)      |
 //	| nfiles| nfiles × (seq uv, length uv)       chunk files it names       |
 //	| nbatch| nbatch × (file uv, offset uv, rows uv,                        |
@@ -67,22 +67,32 @@
 //	value: kind u8 (cache.Kind), then bool/uint uv, int zigzag varint,
 //	       float u64 LE bits, bytes/decimal str, null nothing
 //
-// For example (testdata/golden_v1 holds the whole of it), table "golden"
-// with id 1 put once begins
+// For example (testdata/golden_v2 holds the whole of it; golden_v1 is the
+// same table in version 1, which Open still reads), table "golden" with
+// id 1 put once begins
 //
-//	51 56 4d 46  01  06 67 6f 6c 64 65 6e  01  02  c8 01  ff ff ff ff b8 00…
-//	"QVMF"       v1  "golden" (6 bytes)    id  next  200 bytes of input
+//	51 56 4d 46  02  06 67 6f 6c 64 65 6e  01  02  c8 01  ff ff ff ff b8 00…
+//	"QVMF"       v2  "golden" (6 bytes)    id  next  200 bytes of input
 //	                                       1   seq 2 schema, an IPC stream
 //
-// and its chunk file t1-1.chunks begins 51 56 43 4b 01 ("QVCK", version 1),
-// then the first chunk of batch 0: 01 (chunk version 1), 01 (form fixed)…
+// and its chunk file t1-1.chunks begins 51 56 43 4b 01 ("QVCK", version
+// 1), then the first chunk of batch 0: 01 (chunk version 1), 01 (form
+// fixed)…
+//
+// ‡ the column's distinct-count sketch over the whole table, in package
+// hll's format (its own version byte; sparse for few values, 4,099 bytes
+// at most); empty when the column has none. Each change writes the
+// sketches of the table after it (an Append's merged with the table's),
+// so the counts survive a restart without reading a chunk. Version 1
+// manifests have no sketch field: their tables' distinct counts are
+// unknown (cache.ColumnSummary.Distinct -1) until the table is put again.
 //
 // † an Arrow IPC stream holding the schema alone. Statistics live in the
 // manifest, not the chunk files, so a scan after a restart skips batches
 // by their statistics without reading them, and count(*) reads nothing.
 //
 // A table of 8 int64 columns in 1000 batches has a manifest of about
-// 100 KB: each Append rewrites it whole (compaction, merging small appends,
+// 100 KB, plus at most 4 KiB of sketch per column: each Append rewrites it whole (compaction, merging small appends,
 // is not done yet).
 //
 // # A change

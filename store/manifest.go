@@ -14,12 +14,13 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/hll"
 )
 
 // Manifest format (doc.go draws it).
 const (
 	manifestMagic   = "QVMF"
-	manifestVersion = 1
+	manifestVersion = 2 // 1 had no sketches; Open reads both
 	// maxManifest bounds the bytes Open reads for one manifest.
 	maxManifest = 1 << 30
 )
@@ -79,6 +80,7 @@ func (m *manifest) encode() ([]byte, error) {
 	for _, c := range img.Columns {
 		b = appendString(b, c.Codec.String())
 		b = appendString(b, c.Dictionary)
+		b = appendSketch(b, c.Sketch)
 	}
 	// Encoding names repeat in every batch: a table of them, then indices.
 	var names []string
@@ -113,6 +115,17 @@ func (m *manifest) encode() ([]byte, error) {
 		}
 	}
 	return binary.LittleEndian.AppendUint32(b, uint32(xxh3.Hash(b))), nil
+}
+
+// appendSketch writes a column's distinct-count sketch as a string of its
+// bytes (package hll's format), empty when the column has none.
+func appendSketch(b []byte, s *hll.Sketch) []byte {
+	if s == nil {
+		return append(b, 0)
+	}
+	sk := s.AppendBinary(nil)
+	b = binary.AppendUvarint(b, uint64(len(sk)))
+	return append(b, sk...)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -186,8 +199,9 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if string(body[:4]) != manifestMagic {
 		return nil, corrupt("manifest magic %q, want %q", body[:4], manifestMagic)
 	}
-	if body[4] != manifestVersion {
-		return nil, corrupt("manifest format version %d, this build reads %d", body[4], manifestVersion)
+	version := body[4]
+	if version != 1 && version != manifestVersion {
+		return nil, corrupt("manifest format version %d, this build reads 1 and %d", version, manifestVersion)
 	}
 	r := &reader{b: body[5:]}
 	m := &manifest{}
@@ -202,6 +216,9 @@ func decodeManifest(b []byte) (*manifest, error) {
 	for i := range img.Columns {
 		text := r.string()
 		img.Columns[i].Dictionary = r.string()
+		if version >= 2 {
+			img.Columns[i].Sketch = r.sketch(i)
+		}
 		if r.err == nil {
 			s, err := codec.ParseSetting(text)
 			if err != nil {
@@ -348,6 +365,20 @@ func (r *reader) bytes() []byte {
 }
 
 func (r *reader) string() string { return string(r.bytes()) }
+
+// sketch reads column i's sketch; nil when the manifest has none.
+func (r *reader) sketch(i int) *hll.Sketch {
+	b := r.bytes()
+	if r.err != nil || len(b) == 0 {
+		return nil
+	}
+	s, err := hll.Parse(b)
+	if err != nil {
+		r.fail("column %d distinct-count sketch: %v", i, err)
+		return nil
+	}
+	return s
+}
 
 func (r *reader) stats(rows int64) cache.ColumnStats {
 	s := cache.ColumnStats{Rows: rows, Nulls: int64(r.uint(uint64(rows)))}

@@ -89,9 +89,15 @@ func TestManifestCorrupt(t *testing.T) {
 		}
 	}
 	b := append([]byte(nil), raw[:len(raw)-4]...)
-	b[4] = 2 // a version from the future
+	b[4] = 3 // a version from the future
 	if _, err := decodeManifest(binary.LittleEndian.AppendUint32(b, uint32(xxh3.Hash(b)))); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("version 2: %v", err)
+		t.Fatalf("version 3: %v", err)
+	}
+	// A sketch with a register past its largest value, under a valid
+	// checksum.
+	r := &reader{b: appendString(nil, "\x01\x0c\x02\x01\x05\x40")}
+	if s := r.sketch(0); s != nil || !errors.Is(r.err, ErrCorrupt) {
+		t.Fatalf("bad sketch read as %v, error %v", s, r.err)
 	}
 }
 
@@ -104,6 +110,7 @@ func FuzzDecodeManifest(f *testing.F) {
 	}
 	f.Add(raw[:len(raw)-4])
 	f.Add([]byte("QVMF\x01"))
+	f.Add([]byte("QVMF\x02"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		b := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), uint32(xxh3.Hash(body)))
 		m, err := decodeManifest(b)

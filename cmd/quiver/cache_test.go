@@ -1,6 +1,8 @@
 package main
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +16,7 @@ func TestCacheFootprint(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"table alltypes: 500 rows in 1 batches, codec lz4", "compressed", "  i64 ", " for ", "lengths", "ipc", "dictionary", "of the 1024.00 MiB budget in use"} {
+	for _, want := range []string{"table alltypes: 500 rows in 1 batches, codec lz4", "compressed", " distinct ", "  i64 ", " for ", "lengths", "ipc", "dictionary", "of the 1024.00 MiB budget in use"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -26,6 +28,12 @@ func TestCacheFootprint(t *testing.T) {
 	code, out, errs = runCLI("cache", "--rows", "20000")
 	if code != 0 || !strings.Contains(out, "table comet: 20000 rows in 3 batches, codec auto") {
 		t.Errorf("built-in relation: exit %d\n%s%s", code, out, errs)
+	}
+	// id: 17,500 distinct non-null values, estimated within 5%.
+	if m := regexp.MustCompile(`(?m)^  id +int64 +2500 +(\d+) `).FindStringSubmatch(out); m == nil {
+		t.Errorf("no distinct count for id:\n%s", out)
+	} else if n, _ := strconv.Atoi(m[1]); n < 16_625 || n > 18_375 {
+		t.Errorf("id: %d distinct, want about 17500", n)
 	}
 
 	for _, tc := range []struct {
