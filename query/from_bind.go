@@ -55,6 +55,7 @@ type relation struct {
 	pushed []ast.ExprNode // conjuncts over this table alone, for its scan
 	need   map[int]bool   // columns read above its scan
 	est    float64        // estimated rows out of its scan
+	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
 }
 
 // fromNode is the FROM clause as a tree: a relation, or a join of two.

@@ -143,7 +143,7 @@ func (b *builder) relPart(ri int) (*part, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &part{plan: plan, rels: 1 << ri, est: r.est * selectivity(len(r.pushed))}
+	p := &part{plan: plan, rels: 1 << ri, est: b.scanEstimate(r)}
 	for _, c := range cols {
 		p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
 	}
@@ -243,7 +243,15 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	case joinSemi, joinAnti, joinNullAwareAnti:
 		out.cols = probe.cols
 		out.rels = probe.rels
-		out.est = probe.est * 0.5
+		// The share of probe keys the build side has.
+		share := 0.5
+		if len(pk) > 0 {
+			share = min(1, b.keyDistinct(build, bk)/b.keyDistinct(probe, pk))
+		}
+		if kind != joinSemi {
+			share = max(0.1, 1-share)
+		}
+		out.est = max(1, probe.est*share)
 	case joinLeft:
 		out.cols = both.cols
 		out.est = probe.est
@@ -258,15 +266,21 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	return out, nil
 }
 
-// joinEstimate guesses an equi-join's rows: each probe row finds
-// build.est / domain matches, the domain being the rows of the larger
-// relation a key comes from (a foreign key joining a primary key).
+// joinEstimate guesses an equi-join's rows: |A|·|B| / max(V(A), V(B)),
+// V the distinct key tuples of a side (from_estimate.go).
 func joinEstimate(b *builder, probe, build *part, pk, bk []colRef) float64 {
-	domain := 1.0
-	for i := range pk {
-		domain = max(domain, b.baseRows(pk[i].rel), b.baseRows(bk[i].rel))
-	}
+	domain := max(1, b.keyDistinct(probe, pk), b.keyDistinct(build, bk))
 	return max(1, probe.est*build.est/domain)
+}
+
+// keyDistinct estimates the distinct tuples of key columns in a part:
+// the product of their distinct counts, at most the part's rows.
+func (b *builder) keyDistinct(p *part, keys []colRef) float64 {
+	v := 1.0
+	for _, k := range keys {
+		v *= b.distinct(k)
+	}
+	return max(1, min(v, p.est))
 }
 
 // baseRows is a relation's rows before any filter.

@@ -1,0 +1,151 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The relational planner's tests over the one test table (orders, see
+// testTable), joined with itself under aliases. Answers against DuckDB
+// are in difftest (TestJoins, TestTPCH22); here: plans, errors and
+// memory.
+
+func TestJoinAnswers(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		// ids 1..60; grp NULL every 7th row; qty = (id-1)%50, NULL every 11th
+		// (so 45 ids are a qty, and the groups are a 17, b 17, c 18, NULL 8).
+		{`SELECT count(*) FROM orders a JOIN orders b ON a.id = b.id`, []string{"60"}},
+		{`SELECT count(*) FROM orders a, orders b WHERE a.grp = b.grp`, []string{fmt.Sprint(18*18 + 17*17 + 17*17)}},
+		{`SELECT a.id, b.id FROM orders a JOIN orders b ON a.qty = b.qty AND a.id < b.id ORDER BY 1, 2 LIMIT 3`,
+			[]string{"1|51", "2|52", "3|53"}},
+		{`SELECT a.id, b.id FROM orders a LEFT JOIN orders b ON a.id = b.qty + 100 WHERE a.id <= 2 ORDER BY 1`,
+			[]string{"1|NULL", "2|NULL"}},
+		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"45"}},
+		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"15"}},
+		// qty holds NULLs: NOT IN keeps nothing.
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"0"}},
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders WHERE qty IS NOT NULL)`, []string{"15"}},
+		{`SELECT count(*) FROM orders WHERE id IN (SELECT qty FROM orders)`, []string{"45"}},
+		{`SELECT id FROM orders a WHERE a.qty = (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp) ORDER BY id`,
+			[]string{"46", "48", "50"}},
+		{`SELECT count(*) FROM orders WHERE id > (SELECT avg(id) FROM orders)`, []string{"30"}},
+		{`SELECT x.g, x.n FROM (SELECT grp AS g, count(*) AS n FROM orders GROUP BY grp) x WHERE x.n > 17 ORDER BY 1`,
+			[]string{"c|18"}},
+		{`WITH t AS (SELECT id FROM orders WHERE id < 4) SELECT count(*) FROM t a, t b`, []string{"9"}},
+		{`SELECT DISTINCT grp FROM orders ORDER BY 1`, []string{"a", "b", "c", "NULL"}},
+		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
+		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
+		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
+	} {
+		got, err := run(t, e, tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+func TestJoinPlans(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	for _, tc := range []struct {
+		sql  string
+		want []string // lines the plan contains, in order
+	}{
+		// Conjuncts over one table go into its scan; the equality is the key.
+		{`SELECT a.id FROM orders a, orders b WHERE a.id = b.qty AND a.grp = 'a' AND b.id < 10`, []string{
+			"HashJoin Inner on", "id = qty", "keeps rows where a.grp='a'", "keeps rows where b.id<10"}},
+		// The key every branch of an OR has comes out of it (TPC-H Q19).
+		{`SELECT count(*) FROM orders a, orders b WHERE (a.id = b.id AND a.qty < 5) OR (a.id = b.id AND b.qty > 40)`, []string{
+			"HashJoin Inner on id = id and"}},
+		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.grp <> a.grp)`, []string{
+			"HashJoin Semi on id = $c0 and"}},
+		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"HashJoin Anti"}},
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"HashJoin NullAwareAnti on id = $in"}},
+		{`SELECT id FROM orders a WHERE a.qty < (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp)`, []string{
+			"HashJoin Inner on grp = $k0 and qty < $value", "HashAggregate by grp: max(b.qty)"}},
+		// An uncorrelated scalar subquery is a constant of the plan.
+		{`SELECT count(*) FROM orders WHERE id > (SELECT max(qty) FROM orders)`, []string{"keeps rows where id>49"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{
+			"HashJoin Left on id = id", "keeps rows where b.qty>3"}},
+		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
+	} {
+		plan, err := e.Explain(context.Background(), tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		rest := plan
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: plan lacks %q (after the lines before it):\n%s", tc.sql, w, plan)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}
+
+func TestJoinErrors(t *testing.T) {
+	e, _ := newEngine(t, 20, 16)
+	for _, tc := range []struct {
+		sql  string
+		kind error
+		msg  string
+	}{
+		{`SELECT id FROM orders a, orders b`, ErrInvalid, `column "id" is ambiguous: it could be a.id or b.id`},
+		{`SELECT a.qtyy FROM orders a, orders b`, ErrInvalid, `no column "qtyy" in a, b (did you mean a.qty or b.qty?)`},
+		{`SELECT c.id FROM orders a, orders b`, ErrInvalid, `no table "c" in FROM`},
+		{`SELECT 1 FROM orders, orders`, ErrInvalid, `table name "orders" is used twice`},
+		{`SELECT 1 FROM orders a NATURAL JOIN orders b`, ErrUnsupported, `NATURAL JOIN`},
+		{`SELECT id FROM orders a WHERE a.id = (SELECT count(*) FROM orders b WHERE b.qty = a.id)`, ErrUnsupported, `count`},
+		{`SELECT id FROM orders WHERE id = (SELECT id FROM orders)`, ErrExec, `more than one row`},
+		{`SELECT id FROM orders WHERE id = (SELECT id, qty FROM orders)`, ErrInvalid, `returns one column`},
+		{`SELECT id FROM orders WHERE id IN (SELECT id, qty FROM orders)`, ErrInvalid, `one column`},
+		{`SELECT id FROM (SELECT id FROM orders)`, ErrInvalid, `needs an alias`},
+		{`SELECT id FROM orders UNION SELECT id, qty FROM orders`, ErrInvalid, `2 columns`},
+		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
+		{`SELECT id FROM orders a WHERE a.id = 1 OR EXISTS (SELECT * FROM orders b WHERE b.id = a.qty)`, ErrUnsupported, `subquery`},
+	} {
+		_, err := run(t, e, tc.sql)
+		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s:\n got %v\nwant %v containing %q", tc.sql, err, tc.kind, tc.msg)
+		}
+	}
+}
+
+// TestJoinMemory runs joins to the end, to an error and to a cancel with
+// a checked allocator (newEngine asserts nothing is left).
+func TestJoinMemory(t *testing.T) {
+	e, _ := newEngine(t, 500, 16)
+	for _, sql := range []string{
+		`SELECT a.id, b.grp FROM orders a JOIN orders b ON a.qty = b.qty`,
+		`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.id IS NULL`,
+		`SELECT id FROM orders WHERE id = (SELECT qty FROM orders)`,
+	} {
+		_, _ = run(t, e, sql)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := e.Query(ctx, `SELECT a.id FROM orders a JOIN orders b ON a.qty = b.qty`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Next()
+	cancel()
+	for r.Next() {
+	}
+	if !errors.Is(r.Err(), context.Canceled) {
+		t.Errorf("after cancel: %v", r.Err())
+	}
+	r.Release()
+}
