@@ -89,6 +89,6 @@
 //   - substring on a column whose statistics say ASCII: DuckDB (before
 //     its fix of duckdb#24766) takes a fast path that clamps the window's
 //     start into the string before applying the length, so
-//     substring('O', 3, -1) is 'O' there and ” in its general path and
+//     substring('O', 3, -1) is 'O' there and empty in its general path and
 //     in quiver. The generator writes only windows where the two agree.
 package difftest

@@ -24,12 +24,12 @@ import (
 //   - length > 0 makes it [first, first+length); length < 0 the |length|
 //     characters before first, [first+length, first) (DuckDB's reading;
 //     standard SQL and Postgres reject a negative length); length 0, or a
-//     window outside the string, gives ”; without a length the window runs
+//     window outside the string, gives the empty string; without a length the window runs
 //     to the end.
 //
 // NULL in any argument gives NULL. No row fails: the window's ends
 // saturate instead of overflowing (DuckDB refuses start and length past
-// ±2^32-1, where quiver answers ” or the whole string).
+// ±2^32-1, where quiver answers an empty or a whole string).
 type substringExpr struct {
 	s, start, length Expr // length nil: to the end of the string
 }
