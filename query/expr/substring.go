@@ -14,9 +14,10 @@ import (
 // substringExpr is substring(s, start[, length]), counting characters
 // (UTF-8 code points; a byte of invalid UTF-8 counts as one, as in LIKE).
 //
-// The rule is DuckDB's, checked against it (query/difftest): the
-// characters kept are those of a window over the string's characters
-// 0 … n-1, intersected with them:
+// The rule is DuckDB's general one, checked against it (query/difftest;
+// its fast path for ASCII columns differed in the corners until
+// duckdb#24766 was fixed): the characters kept are those of a window over
+// the string's characters 0 … n-1, intersected with them:
 //
 //   - start > 0 puts the window's first character at start-1 (1-based);
 //     start < 0 at n+start (counting from the end: -1 is the last); start 0
@@ -24,8 +25,8 @@ import (
 //   - length > 0 makes it [first, first+length); length < 0 the |length|
 //     characters before first, [first+length, first) (DuckDB's reading;
 //     standard SQL and Postgres reject a negative length); length 0, or a
-//     window outside the string, gives the empty string; without a length the window runs
-//     to the end.
+//     window outside the string, gives the empty string; without a length
+//     the window runs to the end.
 //
 // NULL in any argument gives NULL. No row fails: the window's ends
 // saturate instead of overflowing (DuckDB refuses start and length past
