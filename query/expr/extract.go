@@ -92,8 +92,16 @@ func Extract(part DatePart, e Expr) (Expr, error) {
 func (x *extractExpr) Type() arrow.DataType { return typInt64 }
 func (x *extractExpr) children() []Expr     { return []Expr{x.e} }
 func (x *extractExpr) String() string       { return text(x) }
+
+// writeText writes EXTRACT for the fields the parser takes in it, and
+// date_part for the others, so the text reads back as the same query.
 func (x *extractExpr) writeText(b *strings.Builder) {
-	b.WriteString("EXTRACT(" + strings.ToUpper(x.part.String()) + " FROM ")
+	switch x.part {
+	case PartYear, PartQuarter, PartMonth, PartWeek, PartDay:
+		b.WriteString("EXTRACT(" + strings.ToUpper(x.part.String()) + " FROM ")
+	default:
+		b.WriteString("date_part('" + x.part.String() + "', ")
+	}
 	writeExpr(b, x.e)
 	b.WriteByte(')')
 }

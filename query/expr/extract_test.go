@@ -85,6 +85,9 @@ func TestExtractNullsAndErrors(t *testing.T) {
 	if x.String() != "EXTRACT(WEEK FROM d)" || Inspect(x).Kind != KindExtract || Inspect(x).Part != PartWeek {
 		t.Errorf("String() = %q, Inspect = %+v", x, Inspect(x))
 	}
+	if s := must(Extract(PartDayOfWeek, Column(0, "d", typDate32))).String(); s != "date_part('dow', d)" {
+		t.Errorf("String() = %q", s)
+	}
 	// a term: no parentheses around it in a larger expression
 	if s := must(Arith(Add, x, lit(int64(1)))).String(); s != "EXTRACT(WEEK FROM d) + 1" {
 		t.Errorf("String() = %q", s)
