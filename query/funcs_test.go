@@ -183,6 +183,11 @@ func TestSubstringQuery(t *testing.T) {
 	if err != nil || strings.Join(got, " ") != "AI|6 RE|6 TR|6" {
 		t.Errorf("grouped substring: %v, %v", got, err)
 	}
+	// parameters: planned with NULLs, then bound
+	got, _, err = runOrdered(t, e, `SELECT substring(name, ?, ?), date_part(?, ship) FROM items WHERE id = 1`, int64(2), int64(3), "month")
+	if err != nil || strings.Join(got, " ") != "éll|1" {
+		t.Errorf("with parameters: %v, %v", got, err)
+	}
 	got, err = run(t, e, `SELECT substring('héllo wörld' FROM 8 FOR 3), substr('abc', 0), substring(NULL, 1, 2), substring('abc', NULL)`)
 	if err != nil || strings.Join(got, " ") != "örl|abc|NULL|NULL" {
 		t.Errorf("constants: %v, %v", got, err)

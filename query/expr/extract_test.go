@@ -42,8 +42,18 @@ func TestExtract(t *testing.T) {
 	}
 }
 
-// TestExtractYears crosses year boundaries in both directions within one
-// batch, where years() reuses the last row's year.
+// TestYearOf checks the table's answers, and the edges where it hands
+// over to civil, against civil.
+func TestYearOf(t *testing.T) {
+	for d := yearStarts[0] - 800; d <= yearStarts[yearsN]+800; d++ {
+		if y, _, _ := civil(d); yearOf(d) != y {
+			t.Fatalf("yearOf(%s) = %d", formatDate(int32(d)), yearOf(d))
+		}
+	}
+}
+
+// TestExtractYears runs years() across year boundaries in both
+// directions, and at the ends of Date32.
 func TestExtractYears(t *testing.T) {
 	days := []int32{mustDate("1995-12-31"), mustDate("1996-01-01"), mustDate("1995-12-31"), mustDate("1995-01-01"),
 		mustDate("1994-12-31"), mustDate("1996-12-31"), mustDate("1997-01-01"), -1, 0, 2147483647, -2147483648}
@@ -74,6 +84,9 @@ func TestExtractNullsAndErrors(t *testing.T) {
 	x := must(Extract(PartWeek, Column(0, "d", typDate32)))
 	if x.String() != "EXTRACT(WEEK FROM d)" || Inspect(x).Kind != KindExtract || Inspect(x).Part != PartWeek {
 		t.Errorf("String() = %q, Inspect = %+v", x, Inspect(x))
+	}
+	if s := must(Extract(PartDayOfWeek, Column(0, "d", typDate32))).String(); s != "date_part('dow', d)" {
+		t.Errorf("String() = %q", s)
 	}
 	// a term: no parentheses around it in a larger expression
 	if s := must(Arith(Add, x, lit(int64(1)))).String(); s != "EXTRACT(WEEK FROM d) + 1" {

@@ -156,7 +156,7 @@ func TestSubstringSliced(t *testing.T) {
 
 func TestIsASCII(t *testing.T) {
 	for _, s := range []string{"", "a", "abcdefgh", "abcdefghijklmnopq", strings.Repeat("x", 63)} {
-		if !isASCII([]byte(s)) {
+		if !isASCII(s) || !isASCII([]byte(s)) {
 			t.Errorf("isASCII(%q) = false", s)
 		}
 		for i := range len(s) {
