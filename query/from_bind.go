@@ -52,9 +52,9 @@ type relation struct {
 	node   ast.Node        // where the query names it, for errors
 	hidden bool            // made by the planner; its columns are not found by unqualified names
 
-	pushed []ast.ExprNode // conjuncts over this table alone, for its scan
-	need   map[int]bool   // columns read above its scan
-	est    float64        // estimated rows out of its scan
+	pushed []ast.ExprNode    // conjuncts over this table alone, for its scan
+	need   map[int]bool      // columns read above its scan
+	est    float64           // estimated rows out of its scan
 	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
 }
 
