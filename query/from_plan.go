@@ -71,6 +71,9 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 			extra = append(extra, ri)
 		}
 	}
+	if err := b.outerToInner(tree, terms); err != nil { // rule_outer.go
+		return nil, err
+	}
 	if err := b.classifyTree(tree, terms, extra); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,8 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
 		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"23"}},
 	} {
 		got, err := run(t, e, tc.sql)
 		if err != nil {
@@ -78,6 +80,12 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{
 			"HashJoin Left on id = id", "keeps rows where b.qty>3"}},
 		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
+		// A WHERE conjunct that rejects NULLs of the inner side makes a
+		// LEFT JOIN inner; one that does not (IS NULL) leaves it.
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{
+			"HashJoin Inner on", "keeps rows where b.grp='a'"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"HashJoin Left"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE coalesce(b.grp, 'x') = 'x'`, []string{"HashJoin Left"}},
 	} {
 		plan, err := e.Explain(context.Background(), tc.sql)
 		if err != nil {
