@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/bench"
+	"github.com/quiverdb/quiver/tpch"
 )
 
 const benchTPCHAbout = `Runs the 22 TPC-H queries (the spec's text with its validation parameters,
@@ -40,8 +41,8 @@ func runBenchTPCH(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *queries != "" {
 		for _, s := range strings.Split(*queries, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 || n > 22 {
-				return fmt.Errorf("%w: --queries: %q is not a TPC-H query number (1 to 22)", errUsage, s)
+			if err != nil || n < 1 || n > tpch.NumQueries {
+				return fmt.Errorf("%w: --queries: %q is not a TPC-H query number (1 to %d)", errUsage, s, tpch.NumQueries)
 			}
 			cfg.Queries = append(cfg.Queries, n)
 		}
