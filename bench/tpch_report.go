@@ -75,7 +75,7 @@ func (r *TPCHReport) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "Load average (1, 5, 15 min) before: %s; after: %s.\n", r.LoadBefore, r.LoadAfter)
 	}
 	b.WriteString("\n")
-	t := newTable("query", ">quiver ms", ">DuckDB ms", ">quiver ÷ DuckDB", "answer")
+	t := newTable("query", ">quiver ms", ">DuckDB ms", ">quiver ÷ DuckDB", "answer (DuckDB)", "quiver's answer")
 	for _, q := range r.Queries {
 		qms, dms, ratio := "-", "-", "-"
 		if len(q.Quiver) > 0 {
@@ -87,14 +87,16 @@ func (r *TPCHReport) Write(w io.Writer) error {
 		if x := q.Ratio(); x > 0 {
 			ratio = fmtTarget(x)
 		}
-		answer := q.Answer
+		status := "the same"
 		switch {
 		case q.Refused != "":
-			answer = "refused: " + q.Refused
+			status = "refused: " + q.Refused
 		case q.Differ != "":
-			answer = "ANSWERS DIFFER: " + q.Differ
+			status = "ANSWERS DIFFER: " + q.Differ
+		case r.Peer == "":
+			status = "(no peer)"
 		}
-		t.add(fmt.Sprintf("Q%d", q.N), qms, dms, ratio, answer)
+		t.add(fmt.Sprintf("Q%d", q.N), qms, dms, ratio, q.Answer, status)
 	}
 	t.write(&b)
 	switch g, n := r.GeoMean(); {
