@@ -67,7 +67,8 @@ func (c TPCHConfig) Validate() error {
 // otherwise the report says the peer is missing). A warm-up pass runs
 // each query once in each engine: a query quiver refuses is reported as
 // refused and not timed in quiver, and where both answer, their answers
-// must agree (rows and first value). Then each query runs cfg.Runs times
+// must agree (rows and first value), and at SF 1 match TPC-H's reference
+// answers (tpch_answers.go). Then each query runs cfg.Runs times
 // in each engine, back to back, and the report gives medians, ratios and
 // their geometric mean over the queries both engines answered. Answers
 // that differ are reported, and RunTPCH returns an error after writing
@@ -142,6 +143,14 @@ func measureTPCH(ctx context.Context, cfg TPCHConfig, e *engine.Engine, duck duc
 			}
 		} else {
 			r.Answer = got // "" when quiver refused it
+		}
+		if ref, ok := tpchAnswersSF1[n]; ok && cfg.SF == 1 && r.Differ == "" {
+			switch {
+			case r.Refused == "" && !sameDigest(got, ref):
+				r.Differ = fmt.Sprintf("quiver answered %q, TPC-H's reference answer is %q", got, ref)
+			case duck != nil && !sameDigest(r.Answer, ref):
+				r.Differ = fmt.Sprintf("DuckDB answered %q, TPC-H's reference answer is %q", r.Answer, ref)
+			}
 		}
 		logf("bench: Q%d checked", n)
 	}

@@ -71,6 +71,9 @@ func (r *TPCHReport) Write(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "%s.\n", r.PeerNote)
 	}
+	if r.Config.SF == 1 {
+		b.WriteString("Every answer's rows and first value were checked against TPC-H's reference answers at SF 1.\n")
+	}
 	if r.LoadBefore != "" {
 		fmt.Fprintf(&b, "Load average (1, 5, 15 min) before: %s; after: %s.\n", r.LoadBefore, r.LoadAfter)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/quiverdb/quiver/cache"
+	engine "github.com/quiverdb/quiver/query"
 )
 
 // TestRunTPCH runs the TPC-H benchmark at SF 0.002, so CI exercises the
@@ -84,3 +87,43 @@ func TestSameDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCHAnswersSF1 checks the reference digests against what DuckDB
+// v1.5.6 answered over the eight tables at SF 1 (doubles and unrounded
+// decimals where the answer set rounds to cents), and that at SF 1 an
+// engine's answer unlike the reference is reported.
+func TestTPCHAnswersSF1(t *testing.T) {
+	duck := map[int]string{
+		2: "100 rows, first 9938.53", 6: "1 rows, first 123141078.2283", 13: "42 rows, first 0",
+		14: "1 rows, first 16.380778626395543", 17: "1 rows, first 348406.0542857143",
+		19: "1 rows, first 3083843.0578", 22: "7 rows, first 13",
+	}
+	for n, got := range duck {
+		if !sameDigest(got, tpchAnswersSF1[n]) {
+			t.Errorf("Q%d: %q against the reference %q", n, got, tpchAnswersSF1[n])
+		}
+	}
+	if len(tpchAnswersSF1) != 22 {
+		t.Errorf("%d reference answers", len(tpchAnswersSF1))
+	}
+
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := TPCHConfig{SF: 1, Runs: 1, Queries: []int{6}}.withDefaults()
+	res, err := measureTPCH(context.Background(), cfg, engine.New(c, engine.Options{}), fixedPeer("1 rows, first 123141000.23"), progressf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := res[0]; q.Refused == "" || !strings.Contains(q.Differ, "DuckDB answered") || !strings.Contains(q.Differ, "reference answer") {
+		t.Errorf("Q6 at SF 1 against a wrong answer: refused %q, differ %q", q.Refused, q.Differ)
+	}
+}
+
+// fixedPeer answers every query with the same digest.
+type fixedPeer string
+
+func (p fixedPeer) run(context.Context, string) (string, error) { return string(p), nil }
+func (fixedPeer) version() string                               { return "fixed" }
+func (fixedPeer) close()                                        {}
