@@ -239,6 +239,21 @@ func TestWriteCSV(t *testing.T) {
 	if got, want := strings.Join(recs[1][:13], "|"), "1|156|4|1|17.00|17954.55|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22"; got != want {
 		t.Errorf("first row %q, want %q", got, want)
 	}
+
+	// A negative balance, and a table of the six others.
+	buf.Reset()
+	if err := WriteCSV(&buf, SupplierTable, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err = csv.NewReader(&buf).ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 100+1 || strings.Join(recs[0], ",") != "s_suppkey,s_name,s_address,s_nationkey,s_phone,s_acctbal,s_comment" {
+		t.Fatalf("%d CSV rows, header %q", len(recs), recs[0])
+	}
+	if got, want := strings.Join(recs[5], "|"), "5|Supplier#000000005|Gcdm2rJRzl5qlTVzc|11|21-151-690-3663|-283.84|. slyly regular pinto bea"; got != want {
+		t.Errorf("supplier 5 %q, want %q", got, want)
+	}
 }
 
 // TestSmallTableRanges checks the columns of the six small tables against

@@ -109,34 +109,44 @@ func (e *engines) open(ctx context.Context, dir string) error {
 
 // openTPCH returns a cache holding the eight TPC-H tables at scale factor
 // sf, with e.q over it, and opens e.db, an in-memory DuckDB, with the same
-// tables read from Parquet files written to dir.
+// tables read from Parquet files written to dir. The two engines load at
+// once, each generating the rows (one core each).
 func (e *engines) openTPCH(ctx context.Context, dir string, sf float64) (*cache.Cache, error) {
 	c, err := cache.New(cache.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if err := tpchcache.Load(ctx, c, sf); err != nil {
-		return nil, err
-	}
-	e.q = query.New(c, query.Options{})
 	// No extension is loaded or installed: nothing reaches the network.
 	e.db, err = sql.Open("duckdb", "?autoinstall_known_extensions=false&autoload_known_extensions=false&threads=2")
 	if err != nil {
 		return nil, err
 	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- tpchcache.Load(ctx, c, sf) }()
+	err = loadDuckTPCH(ctx, e.db, dir, sf)
+	if qerr := <-loaded; err == nil {
+		err = qerr
+	}
+	if err != nil {
+		e.db.Close()
+		return nil, err
+	}
+	e.q = query.New(c, query.Options{})
+	return c, nil
+}
+
+func loadDuckTPCH(ctx context.Context, db *sql.DB, dir string, sf float64) error {
 	for _, table := range tpch.Tables {
 		path := filepath.Join(dir, table+".parquet")
 		if err := writeFile(path, func(f *os.File) error { return tpchparquet.WriteTable(f, table, sf) }); err != nil {
-			e.db.Close()
-			return nil, err
+			return err
 		}
 		stmt := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet('%s')", table, path)
-		if _, err := e.db.ExecContext(ctx, stmt); err != nil {
-			e.db.Close()
-			return nil, fmt.Errorf("DuckDB: %s: %w", stmt, err)
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 func putRecords(ctx context.Context, c *cache.Cache, name string, recs []arrow.RecordBatch) error {
