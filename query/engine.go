@@ -250,7 +250,13 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0)}
 	if s := findScan(p); s != nil {
-		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }
+		prev := s.onDone // EXPLAIN ANALYZE's, per scan
+		s.onDone = func(m cache.ScanMetrics) {
+			r.scan.Store(&m)
+			if prev != nil {
+				prev(m)
+			}
+		}
 	}
 	var err error
 	r.root, err = p.open(ctx, rt, e.c)

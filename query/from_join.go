@@ -263,6 +263,9 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		out.est = probe.est * build.est * selectivity(len(residual))
 	}
 	n.estRows = out.est
+	if !b.opts.NoPruning {
+		linkRuntimeFilters(n) // runtime_filter.go
+	}
 	return out, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,4 +158,38 @@ func TestJoinMemory(t *testing.T) {
 		t.Errorf("after cancel: %v", r.Err())
 	}
 	r.Release()
+}
+
+// TestRuntimeFilter: the build side's key range reaches the probe side's
+// scan, which skips the batches outside it, and the answer is the one
+// without pruning.
+func TestRuntimeFilter(t *testing.T) {
+	e, _ := newEngine(t, 600, 16)
+	const sql = `SELECT count(*), sum(a.qty) FROM orders a JOIN orders b ON a.id = b.id WHERE b.id BETWEEN 100 AND 110`
+	plan, err := e.Explain(context.Background(), "EXPLAIN ANALYZE "+sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 38 batches of 16 ids: ids 100..110 are all in one (ids 97..112);
+	// the batches the scan read ahead while the build side was built are
+	// not skipped.
+	m := regexp.MustCompile(`runtime filters on id \(skipped (\d+) batches\)`).FindStringSubmatch(plan)
+	if m == nil {
+		t.Fatalf("no runtime filter on the probe scan:\n%s", plan)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 28 || n > 37 {
+		t.Errorf("the runtime filter skipped %d batches, want 28..37:\n%s", n, plan)
+	}
+	got, err := run(t, e, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := New(e.c, Options{Alloc: e.opts.Alloc, NoPruning: true})
+	want, err := run(t, off, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(got) != "[11|85]" {
+		t.Errorf("got %v, without pruning %v", got, want)
+	}
 }

@@ -228,6 +228,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 		return err
 	}
 	o.b = b
+	o.n.publishFilters(b.rec) // runtime_filter.go
 	o.st.buildRows.Store(int64(b.rows))
 	o.build.Close() // done with it: a scan stops, its buffers go
 	if o.n.kind == joinRight || o.n.kind == joinFull {

@@ -75,6 +75,9 @@ type hashJoinNode struct {
 	// estRows is the planner's estimate of the rows out, for EXPLAIN;
 	// negative: none.
 	estRows float64
+	// filters carry the build side's key ranges to scans below the probe
+	// side (runtime_filter.go).
+	filters []*runtimeFilter
 }
 
 func (n *hashJoinNode) schema() *arrow.Schema {
