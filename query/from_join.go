@@ -144,6 +144,9 @@ func (b *builder) relPart(ri int) (*part, error) {
 		return nil, err
 	}
 	p := &part{plan: plan, rels: 1 << ri, est: b.scanEstimate(r)}
+	if s := findScan(plan); s != nil {
+		s.estRows = p.est
+	}
 	for _, c := range cols {
 		p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
 	}

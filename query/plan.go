@@ -39,6 +39,7 @@ type scanNode struct {
 	rowsText    string
 	prune       *topKPrune       // skip batches a top-k sort cannot use (topk_prune.go)
 	filters     []*runtimeFilter // joins' build-side key ranges (runtime_filter.go)
+	estRows     float64          // the join planner's estimate of the rows out (0: none)
 	concurrency int
 	onDone      func(cache.ScanMetrics)
 
@@ -124,6 +125,9 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 		fmt.Fprintf(b, "; %d batches, pruning skips %d", n.batches, n.skipped)
 	}
 	b.WriteString(runtimeFilterText(n.filters, n.analyzed))
+	if n.estRows > 0 {
+		fmt.Fprintf(b, " (~%.0f rows)", n.estRows)
+	}
 	b.WriteString("\n")
 }
 
