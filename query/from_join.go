@@ -359,13 +359,17 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 	cur := parts[first]
 	rest := slices.Delete(slices.Clone(parts), first, first+1)
 	for len(rest) > 0 {
-		next := -1
+		// The connected part whose join with cur is estimated smallest
+		// (then the smaller part).
+		next, nextEst := -1, 0.0
 		for i, p := range rest {
-			if !b.connected(cur, p, conds, applied) {
+			keys := b.joinKeys(cur, p, conds, applied)
+			if len(keys.l) == 0 {
 				continue
 			}
-			if next < 0 || p.est < rest[next].est {
-				next = i
+			est := joinEstimate(b, cur, p, keys.l, keys.r)
+			if next < 0 || est < nextEst || (est == nextEst && p.est < rest[next].est) {
+				next, nextEst = i, est
 			}
 		}
 		if next < 0 {
@@ -401,20 +405,23 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 	return cur, left, pend, nil
 }
 
-// connected reports an unapplied equality between a column of a and one
-// of p.
-func (b *builder) connected(a, p *part, conds []*conjunct, applied []bool) bool {
+// keyPairs are the columns of equalities between two parts.
+type keyPairs struct{ l, r []colRef }
+
+// joinKeys returns the unapplied equalities between a column of a and
+// one of p.
+func (b *builder) joinKeys(a, p *part, conds []*conjunct, applied []bool) keyPairs {
+	var k keyPairs
 	for i, c := range conds {
 		if applied[i] || !c.rels.subsetOf(a.rels|p.rels) {
 			continue
 		}
-		if _, _, ok := b.equiKey(c.e, a.rels, p.rels); ok {
-			return true
+		if l, r, ok := b.equiKey(c.e, a.rels, p.rels); ok {
+			k.l, k.r = append(k.l, l), append(k.r, r)
 		}
 	}
-	return false
+	return k
 }
-
 // estimate guesses the rows a plan returns, for ordering joins.
 func estimate(p planNode) float64 {
 	switch n := p.(type) {
