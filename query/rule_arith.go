@@ -8,9 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/quiverdb/quiver/cache"
 )
@@ -406,33 +406,24 @@ func (iso *isolated) divide(op opcode.Op, k, c *big.Rat) (opcode.Op, *big.Rat, b
 	return op, new(big.Rat).SetInt(floor), true
 }
 
-// literal is the AST of the constant k in the column's terms: an integer,
-// or a decimal at iso.scale digits.
+// literal is the AST of the constant k in the column's terms: an int64,
+// or a decimal at iso.scale digits (as the parser would have made them,
+// without running it: a parser costs more than the rest of planning).
 func (iso *isolated) literal(k *big.Rat) (ast.ExprNode, bool) {
-	text := k.RatString()
-	if iso.decimal {
-		if s, ok := ratScale(k); !ok || s > iso.scale {
+	if !iso.decimal {
+		if !k.IsInt() || !k.Num().IsInt64() {
 			return nil, false
 		}
-		text = k.FloatString(int(iso.scale))
-	} else if !k.IsInt() {
+		return ast.NewValueExpr(k.Num().Int64(), "", ""), true
+	}
+	if s, ok := ratScale(k); !ok || s > iso.scale {
 		return nil, false
 	}
-	return parseLiteral(text)
-}
-
-// parseLiteral parses a number's text as the parser would have read it
-// in the statement (a negative one is a unary minus on the literal).
-func parseLiteral(text string) (ast.ExprNode, bool) {
-	stmts, _, err := parser.New().ParseSQL("SELECT " + text)
-	if err != nil || len(stmts) != 1 {
+	d := new(driver.MyDecimal)
+	if err := d.FromString([]byte(k.FloatString(int(iso.scale)))); err != nil {
 		return nil, false
 	}
-	sel, ok := stmts[0].(*ast.SelectStmt)
-	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
-		return nil, false
-	}
-	return sel.Fields.Fields[0].Expr, true
+	return ast.NewValueExpr(d, "", ""), true
 }
 
 // ratScale is the number of decimal digits after the point of r (at
