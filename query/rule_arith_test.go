@@ -68,6 +68,8 @@ func TestMoveArithRewrites(t *testing.T) {
 		{"price + 1.50 > 10", "price>8.50"},
 		{"price - 0.005 <= 10", "price<=10.005"},
 		{"price + 1 IN (2.25, 3)", "price in (1.25,2.00)"},
+		{"id + 1.0 > 5", "id>4"},                                     // a decimal sum, but an integral constant: exact
+		{"id + 0e0 BETWEEN 1 AND 5", "id+0e+00 between 1 and 5"},     // a float sum
 		{"id + 1 > 2.5", "id+1>2.5"},                                 // a decimal constant for an integer column
 		{"ratio + 1 > 2", "ratio+1>2"},                               // floats round
 		{"price * 2 > 10", "price*2>10"},                             // decimal division need not be exact
