@@ -442,3 +442,41 @@ func BenchmarkSketch(b *testing.B) {
 		strs.Release()
 	}
 }
+
+// TestDistinctSlices: a slice (an array with an offset, nulls at odd
+// bit positions) hashes its own rows, as a fresh array of them does.
+func TestDistinctSlices(t *testing.T) {
+	mem := checked(t)
+	var vals []Value
+	for i := range 200 {
+		if i%3 == 1 {
+			vals = append(vals, Null)
+		} else {
+			vals = append(vals, Int(int64(i)))
+		}
+	}
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String} {
+		vs := vals
+		if dt.ID() == arrow.STRING {
+			vs = make([]Value, len(vals))
+			for i, v := range vals {
+				vs[i] = v
+				if !v.IsNull() {
+					vs[i] = String(fmt.Sprint(v.I))
+				}
+			}
+		}
+		whole := makeArray(mem, dt, vs...)
+		part := array.NewSlice(whole, 5, 150)
+		fresh := makeArray(mem, dt, vs[5:150]...)
+		if !sketchOf(part).Equal(sketchOf(fresh)) {
+			t.Errorf("%s: a slice hashes other rows than its own", dt)
+		}
+		if sketchOf(part).Equal(sketchOf(whole)) {
+			t.Errorf("%s: the slice and the whole array agree: the test proves nothing", dt)
+		}
+		whole.Release()
+		part.Release()
+		fresh.Release()
+	}
+}
