@@ -220,11 +220,25 @@ type decimalInt interface {
 }
 
 func hashOffsets[O int32 | int64](h *hasher, a arrow.Array, offs []O, data []byte) {
-	for i := range len(offs) - 1 {
-		if a.IsValid(i) {
-			h.push(xxh3.Hash(data[offs[i]:offs[i+1]]))
+	n := len(h.hs)
+	rows := len(offs) - 1
+	h.hs = slices.Grow(h.hs, rows)[:n+rows]
+	hs := h.hs[n:]
+	if a.NullN() == 0 {
+		for i := range hs {
+			hs[i] = xxh3.Hash(data[offs[i]:offs[i+1]])
+		}
+		return
+	}
+	v := validity{bits: a.NullBitmapBytes(), off: a.Data().Offset()}
+	k := 0
+	for i := range rows {
+		if v.valid(i) {
+			hs[k] = xxh3.Hash(data[offs[i]:offs[i+1]])
+			k++
 		}
 	}
+	h.hs = h.hs[:n+k]
 }
 
 // hashFloat hashes integral floats as integers and folds -0.0 and NaNs.
