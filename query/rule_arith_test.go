@@ -76,6 +76,8 @@ func TestMoveArithRewrites(t *testing.T) {
 		{"id + qty > 10", "id+qty>10"},                               // columns on both sides
 		{"id + 9223372036854775000 > 0", "id+9223372036854775000>0"}, // could overflow past id's max 2000
 		{"qty * 2 > NULL", "qty*2>null"},
+		{"id + ? > 5", "id+?>5"}, // a placeholder: the plan must hold for every binding
+		{"id + 1 > ?", "id+1>?"},
 		{"day + INTERVAL 1 DAY > DATE '1997-01-01'", "date_add(day, interval 1 day)>DATE '1997-01-01'"},
 		{"id > 5", "id>5"},
 		{"(id + 1 > 3 OR id + 1 < 0)", "(id+1>3 or id+1<0)"}, // not a conjunct of comparisons
