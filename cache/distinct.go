@@ -41,6 +41,12 @@ import (
 //
 // Other types (lists, structs, intervals…) get no sketch: their distinct
 // count is unknown (-1).
+//
+// These hashes are part of the stored format: a store keeps sketches on
+// disk (package store) and an Append merges new batches' into them, so a
+// change to how any value hashes must bump hll.Version (old sketches then
+// read as unknown, never merged with new ones). TestDistinctHashesPinned
+// fails on such a change.
 
 // sketchable reports whether columns of type dt get a sketch.
 func sketchable(dt arrow.DataType) bool {

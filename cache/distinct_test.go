@@ -480,3 +480,28 @@ func TestDistinctSlices(t *testing.T) {
 		fresh.Release()
 	}
 }
+
+// TestDistinctHashesPinned pins the hash of one value of each kind:
+// sketches are stored and merged across versions, so these may change
+// only with hll.Version (distinct.go).
+func TestDistinctHashesPinned(t *testing.T) {
+	mem := checked(t)
+	for _, tc := range []struct {
+		dt   arrow.DataType
+		v    Value
+		want uint64
+	}{
+		{arrow.PrimitiveTypes.Int64, Int(42), 0x810879608e4259cc},
+		{arrow.PrimitiveTypes.Float64, Float(0.5), 0xb4c9fa8a0e054925},
+		{arrow.BinaryTypes.String, String("quiver"), 0x856361ebfc66cc0b},
+		{&arrow.Decimal128Type{Precision: 38, Scale: 0}, Decimal128(decimal128.New(1, 0)), 0x0cfbaea74a8cc0e5},
+	} {
+		arr := makeArray(mem, tc.dt, tc.v)
+		var h hasher
+		h.hash(arr)
+		arr.Release()
+		if len(h.hs) != 1 || h.hs[0] != tc.want {
+			t.Errorf("%s %v hashes to %#x, pinned %#x", tc.dt, tc.v, h.hs, tc.want)
+		}
+	}
+}
