@@ -88,13 +88,24 @@ func (h *hasher) add(s *hll.Sketch, arr arrow.Array) {
 	if s == nil || arr.Len() == arr.NullN() {
 		return
 	}
+	if n := arr.Len(); n > hashWindow { // bound the buffer: 8 bytes a row
+		for at := 0; at < n; at += hashWindow {
+			part := array.NewSlice(arr, int64(at), int64(min(at+hashWindow, n)))
+			h.add(s, part)
+			part.Release()
+		}
+		return
+	}
 	h.hs = h.hs[:0]
 	h.hash(arr)
 	s.InsertMany(h.hs)
 }
 
-// push appends one hash. A batch's hashes are held at once (8 bytes a
-// row, the buffer reused batch after batch), then inserted in one loop.
+// hashWindow is the most rows hashed into the buffer at once.
+const hashWindow = 64 << 10
+
+// push appends one hash. A window's hashes are held at once (8 bytes a
+// row, the buffer reused window after window), then inserted in one loop.
 func (h *hasher) push(x uint64) { h.hs = append(h.hs, x) }
 
 // hash appends the hashes of arr's non-null values.

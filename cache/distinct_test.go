@@ -505,3 +505,34 @@ func TestDistinctHashesPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinctLongBatch: a batch longer than the hash window is hashed
+// window by window, to the same sketch as its rows in small pieces.
+func TestDistinctLongBatch(t *testing.T) {
+	mem := checked(t)
+	b := array.NewInt64Builder(mem)
+	for i := range 3*hashWindow + 5 {
+		if i%9 == 0 {
+			b.AppendNull()
+		} else {
+			b.Append(int64(i))
+		}
+	}
+	arr := b.NewArray()
+	b.Release()
+	defer arr.Release()
+	pieces := &hll.Sketch{}
+	var h hasher
+	for at := 0; at < arr.Len(); at += 1000 {
+		part := array.NewSlice(arr, int64(at), int64(min(at+1000, arr.Len())))
+		h.add(pieces, part)
+		part.Release()
+	}
+	whole := sketchOf(arr)
+	if !whole.Equal(pieces) {
+		t.Fatal("a long batch's sketch differs from its pieces'")
+	}
+	if got := whole.Estimate(); math.Abs(float64(got)-float64(arr.Len()-arr.NullN())) > 0.05*float64(arr.Len()) {
+		t.Fatalf("estimate %d for %d values", got, arr.Len()-arr.NullN())
+	}
+}
