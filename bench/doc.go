@@ -5,7 +5,11 @@
 // IPC writer and reader on the same records (codecs.go), and Comet's cache
 // benchmark: materialize, footprint, projected reads and a pruned filter
 // per cache codec setting, against the uncompressed records and arrow-go
-// IPC streams (cache.go).
+// IPC streams (cache.go). Over TPC-H (package tpch, with DuckDB in the
+// same run when built with -tags duckdb): issue 5's lineitem queries
+// (query.go) and the 22 TPC-H queries over the eight tables, each query's
+// ratio to DuckDB and their geometric mean (tpch.go); both load DuckDB
+// through one peer (query_peer.go, query_duckdb.go).
 //
 // Every speed is MB/s of uncompressed Arrow buffer bytes (MB = 10^6 bytes):
 // the sum over the records of every buffer's length (validity bitmaps,

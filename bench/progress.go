@@ -8,6 +8,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 // progressf returns the logger the benchmarks write progress lines with:
@@ -23,19 +24,32 @@ func progressf(w io.Writer) func(format string, args ...any) {
 // loadLineitem generates TPC-H lineitem at sf into a new cache (codec
 // auto, goroutines for Put and scans) and logs what it holds.
 func loadLineitem(ctx context.Context, sf float64, goroutines int, logf func(string, ...any)) (*cache.Cache, cache.TableInfo, error) {
+	c, infos, err := loadTPCH(ctx, sf, goroutines, logf, tpch.LineitemTable)
+	if err != nil {
+		return nil, cache.TableInfo{}, err
+	}
+	return c, infos[0], nil
+}
+
+// loadTPCH generates the TPC-H tables named at sf into a new cache, as
+// loadLineitem does lineitem, and returns their infos in that order.
+func loadTPCH(ctx context.Context, sf float64, goroutines int, logf func(string, ...any), tables ...string) (*cache.Cache, []cache.TableInfo, error) {
 	start := time.Now()
 	c, err := cache.New(cache.Options{Budget: 1 << 62, Concurrency: goroutines})
 	if err != nil {
-		return nil, cache.TableInfo{}, err
+		return nil, nil, err
 	}
-	if err := tpch.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
-		return nil, cache.TableInfo{}, err
+	if err := tpchcache.Load(ctx, c, sf, tables...); err != nil {
+		return nil, nil, err
 	}
-	info, err := c.Info(tpch.LineitemTable)
-	if err != nil {
-		return nil, cache.TableInfo{}, err
+	infos := make([]cache.TableInfo, len(tables))
+	for i, t := range tables {
+		if infos[i], err = c.Info(t); err != nil {
+			return nil, nil, err
+		}
+		logf("bench: %s SF %v: %s rows in %d batches, %.1f MiB in the cache",
+			t, sf, commas(infos[i].Rows), infos[i].Batches, float64(infos[i].Compressed)/(1<<20))
 	}
-	logf("bench: lineitem SF %v: %s rows in %d batches, %.1f MiB in the cache, loaded in %v",
-		sf, commas(info.Rows), info.Batches, float64(info.Compressed)/(1<<20), time.Since(start).Round(time.Millisecond))
-	return c, info, nil
+	logf("bench: loaded in %v", time.Since(start).Round(time.Millisecond))
+	return c, infos, nil
 }

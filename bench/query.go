@@ -8,6 +8,7 @@ import (
 	"time"
 
 	engine "github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/tpch"
 )
 
 // QueryConfig configures RunQuery. Zero fields take the defaults given.
@@ -111,7 +112,7 @@ func RunQuery(ctx context.Context, cfg QueryConfig, out io.Writer) (*QueryReport
 		e := engine.New(c, engine.Options{ScanConcurrency: cfg.Goroutines})
 
 		start := time.Now()
-		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines)
+		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines, tpch.LineitemTable)
 		if err != nil {
 			rep.PeerNote = err.Error()
 			logf("bench: %v", err)

@@ -12,47 +12,38 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/quiverdb/quiver/tpch"
 	"github.com/quiverdb/quiver/tpch/tpchparquet"
 )
 
-// With -tags duckdb, RunQuery measures DuckDB (cgo, its static library
-// from the Go module proxy) in the same run: lineitem is written as
-// Parquet to a temporary directory and loaded into an in-memory DuckDB
-// table, so both engines answer from memory.
+// With -tags duckdb, RunQuery and RunTPCH measure DuckDB (cgo, its static
+// library from the Go module proxy) in the same run: each TPC-H table is
+// written as Parquet to a temporary directory and loaded into an
+// in-memory DuckDB table, so both engines answer from memory.
 
 type duckDB struct {
 	db  *sql.DB
 	ver string
 }
 
-func newDuckPeer(ctx context.Context, sf float64, threads int) (duckPeer, error) {
+// newDuckPeer opens an in-memory DuckDB with threads threads holding the
+// TPC-H tables named at scale factor sf.
+func newDuckPeer(ctx context.Context, sf float64, threads int, tables ...string) (duckPeer, error) {
 	dir, err := os.MkdirTemp("", "quiver-bench-duckdb")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "lineitem.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	err = tpchparquet.WriteTable(f, tpch.LineitemTable, sf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
 	// No extension is installed or loaded: nothing reaches the network.
 	db, err := sql.Open("duckdb", fmt.Sprintf("?autoinstall_known_extensions=false&autoload_known_extensions=false&threads=%d", threads))
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE lineitem AS SELECT * FROM read_parquet('%s')", path)); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("DuckDB: loading lineitem: %w", err)
+	for _, table := range tables {
+		if err := loadDuckTable(ctx, db, dir, table, sf); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	d := &duckDB{db: db}
 	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&d.ver); err != nil {
@@ -61,6 +52,26 @@ func newDuckPeer(ctx context.Context, sf float64, threads int) (duckPeer, error)
 	}
 	d.ver = "DuckDB " + d.ver
 	return d, nil
+}
+
+// loadDuckTable writes table as Parquet in dir and loads it into db.
+func loadDuckTable(ctx context.Context, db *sql.DB, dir, table string, sf float64) error {
+	path := filepath.Join(dir, table+".parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = tpchparquet.WriteTable(f, table, sf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet('%s')", table, path)); err != nil {
+		return fmt.Errorf("DuckDB: loading %s: %w", table, err)
+	}
+	return os.Remove(path)
 }
 
 func (d *duckDB) version() string { return d.ver }

@@ -9,6 +9,6 @@ import (
 
 // Without the duckdb tag there is no DuckDB: RunQuery measures quiver
 // alone and says why in the report.
-func newDuckPeer(context.Context, float64, int) (duckPeer, error) {
+func newDuckPeer(context.Context, float64, int, ...string) (duckPeer, error) {
 	return nil, errors.New(ErrNoDuckDB)
 }

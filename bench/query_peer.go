@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// duckPeer is DuckDB holding the same lineitem in its own memory
+// duckPeer is DuckDB holding the same TPC-H tables in its own memory
 // (query_duckdb.go, built with -tags duckdb; query_noduckdb.go says it
 // is missing otherwise).
 type duckPeer interface {
@@ -60,4 +61,34 @@ func decimalString(unscaled *big.Int, scale int) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// sameDigest says whether two digests (digest.String) agree: equal, or
+// the same rows and first values that are numbers equal within the last
+// place of the less precise one (quiver's decimal quotient against
+// DuckDB's double, Q14 and Q17) or a relative 1e-9 (two doubles).
+func sameDigest(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, va, ok1 := strings.Cut(a, ", first ")
+	rb, vb, ok2 := strings.Cut(b, ", first ")
+	if !ok1 || !ok2 || ra != rb {
+		return false
+	}
+	x, err1 := strconv.ParseFloat(va, 64)
+	y, err2 := strconv.ParseFloat(vb, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	places := min(fractionDigits(va), fractionDigits(vb))
+	return math.Abs(x-y) <= 0.5*math.Pow10(-places) || math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
+}
+
+func fractionDigits(s string) int {
+	_, frac, ok := strings.Cut(s, ".")
+	if !ok {
+		return 0
+	}
+	return len(frac)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/spill"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 var groupBySF = flag.Float64("groupby-sf", 0.1, "TPC-H scale factor of BenchmarkGroupBySpill (0.1: 600,572 rows, 150,000 orders; 1: 6M rows, 1.5M orders)")
@@ -41,7 +42,7 @@ func BenchmarkGroupBySpill(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := tpch.Load(context.Background(), c, sf, tpch.LineitemTable); err != nil {
+	if err := tpchcache.Load(context.Background(), c, sf, tpch.LineitemTable); err != nil {
 		b.Fatal(err)
 	}
 	info, err := c.Info(tpch.LineitemTable)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 // BenchmarkTPCH runs TPC-H queries over lineitem at SF 0.1 in the cache.
@@ -15,7 +15,7 @@ func BenchmarkTPCH(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := tpch.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
+	if err := tpchcache.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
 		b.Fatal(err)
 	}
 	e := New(c, Options{})
@@ -49,7 +49,7 @@ func BenchmarkRowFilter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := tpch.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
+	if err := tpchcache.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
 		b.Fatal(err)
 	}
 	for _, q := range []struct{ name, sql string }{

@@ -36,6 +36,13 @@ type builder struct {
 
 	rows     []cache.Predicate // the conjuncts of WHERE the scan evaluates (build_rowfilter.go)
 	rowsText string
+
+	// The relational planner (from_*.go), for a query that joins.
+	rels   []*relation  // the relations of FROM and of WHERE's subqueries
+	joined *part        // their join: the "table" the rest of the query reads
+	preset *relation    // a table the planner scans through this builder
+	ctes   []namedQuery // WITH names in scope
+	ids    *int         // numbers the planner's relations, shared by a statement's builders
 }
 
 // selectItem is one output column of the SELECT list.
@@ -49,35 +56,68 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
-	fixConcatPrecedence(s) // build_concat.go
-	if s.From == nil {
-		b.info = noTableInfo // one row of no columns (op_values.go)
-	} else if err := b.resolveTable(s); err != nil {
+	if s.With != nil {
+		if err := b.bindWith(s.With); err != nil {
+			return nil, err
+		}
+	}
+	fixConcatPrecedence(s)                     // build_concat.go
+	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
+	}
+	var where ast.ExprNode
+	join := b.joinsFrom(s)
+	switch {
+	case b.preset != nil: // a table of a join (from_join.go)
+		b.table, b.alias, b.info = b.preset.table, b.preset.name, b.preset.info
+	case s.From == nil:
+		b.info = noTableInfo // one row of no columns (op_values.go)
+	case join:
+		var err error
+		if where, err = b.planFrom(s); err != nil { // from_plan.go
+			return nil, err
+		}
+	default:
+		if err := b.resolveTable(s); err != nil {
+			return nil, err
+		}
 	}
 	items, err := b.selectItems(s)
 	if err != nil {
 		return nil, err
 	}
-	s.Where = b.moveArith(s.Where) // rule_arith.go
-	where := b.splitWhere(s)
-	b.planScan(s, items, where)
-	if len(b.rows) > 0 && !b.scan.gatherable() {
-		b.rows, b.rowsText, where = nil, "", s.Where
+	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
+		s.GroupBy = &ast.GroupByClause{}
+		for _, it := range items {
+			s.GroupBy.Items = append(s.GroupBy.Items, &ast.ByItem{Expr: it.node})
+		}
+	}
+	var plan planNode
+	if join {
+		plan = b.joined.plan
+	} else {
+		s.Where = b.moveArith(s.Where) // rule_arith.go
+		where = b.splitWhere(s)
 		b.planScan(s, items, where)
+		if len(b.rows) > 0 && !b.scan.gatherable() {
+			b.rows, b.rowsText, where = nil, "", s.Where
+			b.planScan(s, items, where)
+		}
+		plan = b.scan
 	}
 
 	// Columns reach the operators in their stored types. Each step
 	// converts what its expressions read (b.lay.flush): the predicate's
 	// columns below the filter, the rest above it, once the filter has cut
 	// the rows down; the filter gathers only what is read above it.
-	var plan planNode = b.scan
 	ts := &tableScope{}
 	if where != nil {
 		// The row filter's conjuncts prune too (cache.ScanOptions.Rows);
 		// pruning uses what it can of the rest.
-		if p, text := b.pushdown(where); p != nil && !b.opts.NoPruning {
-			b.scan.pushed, b.scan.pushedText = p, text
+		if b.scan != nil && !b.opts.NoPruning {
+			if p, text := b.pushdown(where); p != nil {
+				b.scan.pushed, b.scan.pushedText = p, text
+			}
 		}
 		pred, err := b.expr(where, ts)
 		if err != nil {
@@ -148,7 +188,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		b.planTopKPrune(s, sn, exprs)
+		if b.scan != nil {
+			b.planTopKPrune(s, sn, exprs)
+		}
 		plan = sn
 	}
 	if len(exprs) > len(items) || consts != nil { // drop the hidden sort keys
@@ -171,12 +213,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 // checkSupported refuses, by name and position, what the engine does not do.
 func (b *builder) checkSupported(s *ast.SelectStmt) error {
 	switch {
-	case s.With != nil:
-		return b.at(ErrUnsupported, s.With, "WITH (common table expressions)")
 	case s.Kind != ast.SelectStmtKindSelect:
 		return b.at(ErrUnsupported, s, "%v statements", s.Kind)
-	case s.Distinct:
-		return b.at(ErrUnsupported, s, "SELECT DISTINCT (use GROUP BY)")
+	case s.Distinct && (s.GroupBy != nil || hasAggregate(s)):
+		return b.at(ErrUnsupported, s, "SELECT DISTINCT with GROUP BY or aggregates")
 	case s.WindowSpecs != nil:
 		return b.at(ErrUnsupported, s, "WINDOW clauses")
 	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
@@ -224,6 +264,14 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 		if f.WildCard != nil {
 			if b.scanNoTable() {
 				return nil, b.at(ErrInvalid, f, "SELECT * without FROM")
+			}
+			if b.joined != nil {
+				more, err := b.joinedStar(f)
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, more...)
+				continue
 			}
 			if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
 				return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
@@ -306,6 +354,37 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.Expr
 	b.lay = newLayout(b.info.Schema, cols)
 }
 
+// colIndex finds the column a name refers to: in the joined relations
+// when the query joins (from_*.go), else in the table by name; -1 when
+// none, -2 when ambiguous.
+func (b *builder) colIndex(cn *ast.ColumnName) int {
+	if b.joined == nil {
+		return b.columnIndex(cn.Name.O)
+	}
+	ref, err := b.resolveName(cn)
+	if err != nil {
+		return -1
+	}
+	return b.joined.find(ref)
+}
+
+// joinedColumn resolves a column reference to a column of the joined
+// relations.
+func (b *builder) joinedColumn(n *ast.ColumnNameExpr) (int, error) {
+	ref, err := b.resolve(n)
+	if err != nil {
+		return 0, err
+	}
+	i := b.joined.find(ref)
+	if i < 0 {
+		return 0, b.at(ErrExec, n, "planner: column %s is not in the joined batches", restore(n))
+	}
+	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
+		return 0, b.at(ErrUnsupported, n, "column %s of type %s", n.Name.Name.O, t)
+	}
+	return i, nil
+}
+
 // columnIndex finds a column of the table by name: exactly, else
 // case-insensitively when unambiguous.
 func (b *builder) columnIndex(name string) int {
@@ -335,7 +414,7 @@ type columnCollector struct {
 
 func (v *columnCollector) Enter(n ast.Node) (ast.Node, bool) {
 	if c, ok := n.(*ast.ColumnNameExpr); ok {
-		if i := v.b.columnIndex(c.Name.Name.O); i >= 0 {
+		if i := v.b.colIndex(c.Name); i >= 0 {
 			v.used[i] = true
 		}
 	}
@@ -351,6 +430,9 @@ type tableScope struct{}
 // tableColumn resolves a column reference to a table column.
 func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	cn := n.Name
+	if b.joined != nil {
+		return b.joinedColumn(n)
+	}
 	if !b.qualifies(cn) {
 		return 0, b.at(ErrInvalid, n, "column %s: no such table in FROM", restore(n))
 	}
@@ -458,7 +540,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 					return nil, nil, b.at(ErrInvalid, it, "GROUP BY %d: the SELECT list has %d items", p.N, len(items))
 				}
 				node = items[p.N-1].node
-			} else if c, ok := node.(*ast.ColumnNameExpr); ok && b.columnIndex(c.Name.Name.O) == -1 {
+			} else if c, ok := node.(*ast.ColumnNameExpr); ok && b.colIndex(c.Name) == -1 {
 				for _, item := range items {
 					if item.alias != "" && strings.EqualFold(item.alias, c.Name.Name.O) {
 						node = item.node
@@ -610,7 +692,7 @@ func (s *aggScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) 
 	if i, ok := s.keyIndex[strings.ToLower(n.Name.Name.O)]; ok {
 		return s.col(i), nil
 	}
-	if b.columnIndex(n.Name.Name.O) < 0 {
+	if b.colIndex(n.Name) < 0 {
 		return tableScope{}.column(b, n) // the usual "no such column"
 	}
 	return nil, b.at(ErrInvalid, n, "column %s must appear in GROUP BY or be used in an aggregate", restore(n))

@@ -85,6 +85,8 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		return sc.column(b, x)
 	case *ast.AggregateFuncExpr:
 		return sc.aggregate(b, x)
+	case *valueNode: // a subquery's value (from_subquery.go)
+		return x.lit, nil
 	case *driver.ValueExpr:
 		return b.literal(x)
 	case *ast.ParenthesesExpr:
@@ -443,6 +445,9 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 			}
 		}
 		return wrap(b, x)(expr.Coalesce(args...))
+	}
+	if e, ok, err := b.scalarFunc(name, x, sc); ok { // build_funcs.go
+		return e, err
 	}
 	return nil, b.at(ErrUnsupported, x, "function %s", x.FnName.O)
 }

@@ -157,7 +157,7 @@ func (b *builder) readAbove(s *ast.SelectStmt, items []selectItem) map[int]use {
 			return
 		}
 		if c, ok := unparen(n).(*ast.ColumnNameExpr); ok && passable && !grouped {
-			if i := b.columnIndex(c.Name.Name.O); i >= 0 {
+			if i := b.colIndex(c.Name); i >= 0 {
 				need[i] |= useStored
 			}
 			return

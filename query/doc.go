@@ -73,16 +73,26 @@
 //
 // # Supported SQL
 //
-// SELECT with expressions, aliases and *; FROM one table (optionally
-// qualified by schema main or quiver.main, optionally aliased; unquoted
-// table names match ignoring case, quoted ones exactly: names.go), or no
-// FROM at all (one row: SELECT 1 + 1); WHERE with comparisons,
+// SELECT [DISTINCT] with expressions, aliases and * (or t.*); FROM one
+// table (optionally qualified by schema main or quiver.main, optionally
+// aliased; unquoted table names match ignoring case, quoted ones
+// exactly: names.go), several tables joined (comma, [INNER] JOIN … ON /
+// USING, LEFT and RIGHT [OUTER] JOIN, CROSS JOIN, self-joins under
+// aliases), derived tables, WITH names (each use planned on its own), or
+// no FROM at all (one row: SELECT 1 + 1); subqueries in WHERE: [NOT]
+// EXISTS, [NOT] IN (SELECT …) with SQL's NULL rules, and comparisons with
+// a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
+// scalar subquery anywhere); UNION [ALL], INTERSECT, EXCEPT (setop.go);
+// WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
 // prunes), arithmetic, || (string concatenation, NULL if either side is;
 // other types are converted as CAST to VARCHAR; looser than arithmetic,
 // tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
 // CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
-// DAY/WEEK/MONTH/QUARTER/YEAR; GROUP BY expressions, positions or aliases
+// DAY/WEEK/MONTH/QUARTER/YEAR; EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY FROM
+// d), date_part('dow', d) and year(d)-style functions, and
+// SUBSTRING(s FROM a FOR b) / substring(s, a[, b]) / substr, with
+// DuckDB's semantics (build_funcs.go); GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
@@ -93,10 +103,27 @@
 // semantics; integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
 //
-// Anything else — joins, subqueries, set operations, window functions,
-// DISTINCT, other functions, DML — fails at plan time with ErrUnsupported
-// naming the construct and its line and column; errors match ErrSyntax,
-// ErrUnsupported, ErrInvalid, ErrNoTable, ErrExec or ErrMemory.
+// Anything else — FULL OUTER and NATURAL joins, subqueries elsewhere
+// (in an OR, in SELECT when correlated, correlated ones with GROUP BY or
+// count), INTERSECT/EXCEPT ALL, window functions, other functions, DML —
+// fails at plan time with ErrUnsupported naming the construct and its
+// line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
+// ErrNoTable, ErrExec or ErrMemory.
+//
+// # Joins
+//
+// A query over one table is planned directly (build.go). One that joins
+// goes through the relational planner (from_*.go, drawn in from_bind.go):
+// names resolve once to (relation, column), with errors that name the
+// candidates ("ambiguous: a.id or b.id", "did you mean …"); the conjuncts
+// of WHERE and ON over one table go into that table's scan, where they
+// prune and filter rows as for a single table; equalities of columns of
+// two relations become hash join keys, the rest residuals at the first
+// join that has their columns; an OR's common conjuncts are factored out
+// (TPC-H Q19's key); subqueries become semi, anti, null-aware anti or
+// inner joins with a grouped relation (decorrelation). Relations are
+// joined greedily by estimated rows (from_estimate.go: the cache's
+// distinct counts and bounds), the smaller side built.
 //
 // # Memory
 //

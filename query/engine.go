@@ -64,7 +64,20 @@ type Options struct {
 	// MaxExprDepth bounds how deeply expressions nest; default
 	// DefaultMaxExprDepth, negative: no limit.
 	MaxExprDepth int
+	// MaxJoinPairs bounds the pairs of rows a nested-loop join (a join
+	// with no equality between its sides: CROSS JOIN, ON a < b) examines,
+	// probe rows times build rows; default DefaultMaxJoinPairs, negative:
+	// no limit. A query that would pass it fails with ErrInvalid naming
+	// the limit, before the probe batch that would pass it is joined.
+	// Hash joins are not bounded by it: their pairs have equal keys.
+	MaxJoinPairs int64
 }
+
+// DefaultMaxJoinPairs is the MaxJoinPairs of Options left zero: a
+// billion pairs, some seconds of evaluating a residual condition on this
+// engine, and far past what a join written on purpose without an equality
+// (a CROSS JOIN of a small table) examines.
+const DefaultMaxJoinPairs = 1_000_000_000
 
 // Engine answers SQL over the tables of a cache. It is safe for concurrent
 // use; each query reads the tables as they are when it starts.
@@ -89,6 +102,9 @@ func New(c *cache.Cache, opts Options) *Engine {
 	}
 	if opts.MaxExprDepth == 0 {
 		opts.MaxExprDepth = DefaultMaxExprDepth
+	}
+	if opts.MaxJoinPairs == 0 {
+		opts.MaxJoinPairs = DefaultMaxJoinPairs
 	}
 	return &Engine{c: c, opts: opts}
 }
@@ -118,13 +134,16 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
-	sel, ok := stmt.(*ast.SelectStmt)
-	if !ok {
-		b := &builder{sql: sql}
+	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	var p planNode
+	switch s := stmt.(type) {
+	case *ast.SelectStmt:
+		p, err = b.buildSelect(s)
+	case *ast.SetOprStmt:
+		p, err = b.buildSetOpr(s) // setop.go
+	default:
 		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
 	}
-	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
-	p, err := b.buildSelect(sel)
 	if err == nil && analyze {
 		p = &analyzeRoot{in: p} // explain_analyze.go
 	}
@@ -228,9 +247,16 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 // run opens the operators of plan p as a running query.
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills}
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills,
+		maxJoinPairs: max(e.opts.MaxJoinPairs, 0)}
 	if s := findScan(p); s != nil {
-		s.onDone = func(m cache.ScanMetrics) { r.scan.Store(&m) }
+		prev := s.onDone // EXPLAIN ANALYZE's, per scan
+		s.onDone = func(m cache.ScanMetrics) {
+			r.scan.Store(&m)
+			if prev != nil {
+				prev(m)
+			}
+		}
 	}
 	var err error
 	r.root, err = p.open(ctx, rt, e.c)

@@ -109,7 +109,7 @@ func (n *analyzeNode) annotation() string {
 			fmt.Fprintf(&b, ", row filter dropped %d rows", m.FilteredRows)
 		}
 		if m.SkippedLate > 0 {
-			fmt.Fprintf(&b, ", top-k skipped %d batches (%d rows)", m.SkippedLate, m.SkippedLateRows)
+			fmt.Fprintf(&b, ", skipped while running (top-k, runtime filters) %d batches (%d rows)", m.SkippedLate, m.SkippedLateRows)
 		}
 	}
 	if a, ok := n.op.(interface {
@@ -176,6 +176,12 @@ func (o *analyzeOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 // wrapper. Nodes it does not know keep their inputs unwrapped.
 func instrument(p planNode, nodes *[]*analyzeNode) planNode {
 	switch n := p.(type) {
+	case *scanNode:
+		n.analyzed = true // its runtime filters report what they skipped
+		a := &analyzeNode{in: p}
+		n.onDone = func(m cache.ScanMetrics) { a.scan = &m } // each scan its own (a join has several)
+		*nodes = append(*nodes, a)
+		return a
 	case *filterNode:
 		n.in = instrument(n.in, nodes)
 	case *convertNode:
@@ -188,6 +194,13 @@ func instrument(p planNode, nodes *[]*analyzeNode) planNode {
 		n.in = instrument(n.in, nodes)
 	case *limitNode:
 		n.in = instrument(n.in, nodes)
+	case *hashJoinNode:
+		n.probe = instrument(n.probe, nodes)
+		n.build = instrument(n.build, nodes)
+	case *unionNode:
+		for i := range n.inputs {
+			n.inputs[i] = instrument(n.inputs[i], nodes)
+		}
 	}
 	a := &analyzeNode{in: p}
 	*nodes = append(*nodes, a)
@@ -213,7 +226,7 @@ func (e *Engine) analyze(ctx context.Context, root *analyzeRoot) (string, error)
 	r.close() // operators report their metrics as they close
 	st := r.Stats()
 	for _, n := range nodes {
-		if _, ok := n.in.(*scanNode); ok {
+		if _, ok := n.in.(*scanNode); ok && n.scan == nil {
 			n.scan = &st.Scan
 		}
 	}

@@ -55,3 +55,12 @@ func (m *memTracker) advice() string {
 	}
 	return ": raise the limit, or add a LIMIT or a more selective WHERE"
 }
+
+// joinLimitError is the ErrMemory of a hash join whose build side does not
+// fit. The join does not spill (a grace hash join is still to come), so,
+// whatever the spill setting, the advice is not to let it spill.
+func (m *memTracker) joinLimitError(join string, need, held int64) error {
+	return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s: its build side needs %d more bytes beyond %s (%d bytes; the query holds %d); "+
+		"a hash join holds its build side in memory and does not spill: raise the limit, or make the build side smaller with a more selective WHERE",
+		join, need, m.names.limit, m.limit, held)}
+}

@@ -44,4 +44,4 @@ func (o *oneRowOp) Next(context.Context) (arrow.RecordBatch, error) {
 func (o *oneRowOp) Close() {}
 
 // scanNoTable reports whether the query being built has no FROM.
-func (b *builder) scanNoTable() bool { return b.table == "" }
+func (b *builder) scanNoTable() bool { return b.table == "" && b.joined == nil }

@@ -35,6 +35,9 @@ type runtime struct {
 	spill  *spill.Manager
 	spills *spillRegistry // the operators that may spill, for Stats
 	topK   *topKLink      // a top-k sort's threshold, for the scan's Skip
+	// maxJoinPairs bounds the pairs a nested-loop join examines
+	// (Options.MaxJoinPairs); 0: no limit.
+	maxJoinPairs int64
 }
 
 // memTracker counts the bytes a query's sort and aggregate hold against
@@ -48,15 +51,24 @@ type memTracker struct {
 
 // grow accounts n more bytes held, failing with ErrMemory past the limit.
 func (m *memTracker) grow(n int64, what string) error {
+	if held, ok := m.tryGrow(n); !ok {
+		return m.limitError(what, n, held) // memerr.go
+	}
+	return nil
+}
+
+// tryGrow accounts n more bytes held unless that passes the limit, and
+// returns the bytes held before.
+func (m *memTracker) tryGrow(n int64) (int64, bool) {
 	used := m.used.Add(n)
 	if m.limit > 0 && used > m.limit {
 		m.used.Add(-n)
-		return m.limitError(what, n, used-n) // memerr.go
+		return used - n, false
 	}
 	for {
 		p := m.peak.Load()
 		if used <= p || m.peak.CompareAndSwap(p, used) {
-			return nil
+			return used - n, true
 		}
 	}
 }

@@ -37,13 +37,16 @@ type scanNode struct {
 	pushedText  string
 	rows        []cache.Predicate // the row filter: conjuncts of WHERE the scan evaluates
 	rowsText    string
-	prune       *topKPrune // skip batches a top-k sort cannot use (topk_prune.go)
+	prune       *topKPrune       // skip batches a top-k sort cannot use (topk_prune.go)
+	filters     []*runtimeFilter // joins' build-side key ranges (runtime_filter.go)
+	estRows     float64          // the join planner's estimate of the rows out (0: none)
 	concurrency int
 	onDone      func(cache.ScanMetrics)
 
 	// Filled by Explain: what pruning does with the pushed predicate.
 	batches, skipped int
 	explained        bool
+	analyzed         bool // EXPLAIN ANALYZE ran it: runtime filters count what they skipped
 }
 
 func (n *scanNode) schema() *arrow.Schema { return arrow.NewSchema(n.fields, nil) }
@@ -72,6 +75,7 @@ func (n *scanNode) options(rt *runtime) cache.ScanOptions {
 	if n.prune != nil && rt.topK != nil {
 		o.Skip = rt.topK.skip
 	}
+	o.Skip = scanSkip(n.filters, o.Skip)
 	return o
 }
 
@@ -119,6 +123,10 @@ func (n *scanNode) explain(b *strings.Builder, depth int) {
 	}
 	if n.explained {
 		fmt.Fprintf(b, "; %d batches, pruning skips %d", n.batches, n.skipped)
+	}
+	b.WriteString(runtimeFilterText(n.filters, n.analyzed))
+	if n.estRows > 0 {
+		fmt.Fprintf(b, " (~%.0f rows)", n.estRows)
 	}
 	b.WriteString("\n")
 }

@@ -75,6 +75,9 @@ type hashJoinNode struct {
 	// estRows is the planner's estimate of the rows out, for EXPLAIN;
 	// negative: none.
 	estRows float64
+	// filters carry the build side's key ranges to scans below the probe
+	// side (runtime_filter.go).
+	filters []*runtimeFilter
 }
 
 func (n *hashJoinNode) schema() *arrow.Schema {
@@ -100,7 +103,7 @@ func (n *hashJoinNode) schema() *arrow.Schema {
 }
 
 func (n *hashJoinNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
-	return nil, fmt.Errorf("%w: hash join not built yet", ErrUnsupported)
+	return openHashJoin(ctx, rt, c, n) // op_hashjoin.go
 }
 
 func (n *hashJoinNode) explain(b *strings.Builder, depth int) {

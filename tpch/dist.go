@@ -42,10 +42,16 @@ func (d *distribution) pickIndex(s *streams, sd int) int {
 	return i
 }
 
-// The lists orders and lineitem draw from.
+// The lists the tables draw from; read only.
 var (
-	distPriority = loadDist("o_oprio")
-	distInstruct = loadDist("instruct")
-	distShipMode = loadDist("smode")
-	distRFlag    = loadDist("rflag")
+	distPriority  = loadDist("o_oprio")
+	distInstruct  = loadDist("instruct")
+	distShipMode  = loadDist("smode")
+	distRFlag     = loadDist("rflag")
+	distColors    = loadDist("colors")
+	distPartType  = loadDist("p_types")
+	distContainer = loadDist("p_cntr")
+	distSegment   = loadDist("msegmnt")
+	distNations   = loadDist("nations")
+	distRegions   = loadDist("regions")
 )

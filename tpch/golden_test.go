@@ -42,6 +42,44 @@ const goldenLineitemSF1 = `1|155190|7706|1|17|21168.23|0.04|0.02|N|O|1996-03-13|
 6|139636|2150|1|37|61998.31|0.08|0.03|A|F|1992-04-27|1992-05-15|1992-05-02|TAKE BACK RETURN|TRUCK|p furiously special foxes|
 `
 
+// The first rows of the other tables at SF1 as dbgen writes them (go-tpc
+// checks its port against the same lines).
+const goldenPartSF1 = `1|goldenrod lavender spring chocolate lace|Manufacturer#1|Brand#13|PROMO BURNISHED COPPER|7|JUMBO PKG|901.00|ly. slyly ironi|
+2|blush thistle blue yellow saddle|Manufacturer#1|Brand#13|LARGE BRUSHED BRASS|1|LG CASE|902.00|lar accounts amo|
+3|spring green yellow purple cornsilk|Manufacturer#4|Brand#42|STANDARD POLISHED BRASS|21|WRAP CASE|903.00|egular deposits hag|
+`
+
+const goldenPartsuppSF1 = `1|2|3325|771.64|, even theodolites. regular, final theodolites eat after the carefully pending foxes. furiously regular deposits sleep slyly. carefully bold realms above the ironic dependencies haggle careful|
+1|2502|8076|993.49|ven ideas. quickly even packages print. pending multipliers must have to are fluff|
+1|5002|3956|337.09|after the fluffily ironic deposits? blithely special dependencies integrate furiously even excuses. blithely silent theodolites could have to haggle pending, express requests; fu|
+1|7502|4069|357.84|al, regular dependencies serve carefully after the quickly final pinto beans. furiously even deposits sleep quickly final, silent pinto beans. fluffily reg|
+2|3|8895|378.49|nic accounts. final accounts sleep furiously about the ironic, bold packages. regular, regular accounts|
+`
+
+const goldenSupplierSF1 = `1|Supplier#000000001| N kD4on9OM Ipw3,gf0JBoQDd7tgrzrddZ|17|27-918-335-1736|5755.94|each slyly above the careful|
+2|Supplier#000000002|89eJ5ksX3ImxJQBvxObC,|5|15-679-861-2259|4032.68| slyly bold instructions. idle dependen|
+3|Supplier#000000003|q1,G3Pj6OjIuUYfUoH18BFTKP5aU9bEV3|1|11-383-516-1199|4192.40|blithely silent requests after the express dependencies are sl|
+4|Supplier#000000004|Bk7ah4CK8SYQTepEmvMkkgMwg|15|25-843-787-7479|4641.08|riously even requests above the exp|
+5|Supplier#000000005|Gcdm2rJRzl5qlTVzc|11|21-151-690-3663|-283.84|. slyly regular pinto bea|
+`
+
+const goldenCustomerSF1 = `1|Customer#000000001|IVhzIApeRb ot,c,E|15|25-989-741-2988|711.56|BUILDING|to the even, regular platelets. regular, ironic epitaphs nag e|
+2|Customer#000000002|XSTf4,NCwDVaWNe6tEgvwfmRchLXak|13|23-768-687-3665|121.65|AUTOMOBILE|l accounts. blithely ironic theodolites integrate boldly: caref|
+3|Customer#000000003|MG9kdTD2WBHm|1|11-719-748-3364|7498.12|AUTOMOBILE| deposits eat slyly ironic, even instructions. express foxes detect slyly. blithely even accounts abov|
+`
+
+const goldenNationSF1 = `0|ALGERIA|0| haggle. carefully final deposits detect slyly agai|
+1|ARGENTINA|1|al foxes promise slyly according to the regular accounts. bold requests alon|
+2|BRAZIL|1|y alongside of the pending deposits. carefully special packages are about the ironic forges. slyly special |
+`
+
+const goldenRegionSF1 = `0|AFRICA|lar deposits. blithely final packages cajole. regular waters are final requests. regular accounts are according to |
+1|AMERICA|hs use ironic, even requests. s|
+2|ASIA|ges. thinly even pinto beans ca|
+3|EUROPE|ly final courts cajole furiously final excuse|
+4|MIDDLE EAST|uickly special accounts cajole carefully blithely close requests. carefully final asymptotes haggle furiousl|
+`
+
 // dbgenLines formats the first n rows of table at sf as dbgen's .tbl
 // lines (quantity as a whole number, as dbgen writes it).
 func dbgenLines(t *testing.T, table string, sf float64, n int) string {
@@ -72,7 +110,11 @@ func dbgenLines(t *testing.T, table string, sf float64, n int) string {
 func TestGoldenSF1(t *testing.T) {
 	for _, tc := range []struct {
 		table, want string
-	}{{OrdersTable, goldenOrdersSF1}, {LineitemTable, goldenLineitemSF1}} {
+	}{
+		{OrdersTable, goldenOrdersSF1}, {LineitemTable, goldenLineitemSF1},
+		{PartTable, goldenPartSF1}, {PartsuppTable, goldenPartsuppSF1}, {SupplierTable, goldenSupplierSF1},
+		{CustomerTable, goldenCustomerSF1}, {NationTable, goldenNationSF1}, {RegionTable, goldenRegionSF1},
+	} {
 		want := strings.Count(tc.want, "\n")
 		if got := dbgenLines(t, tc.table, 1, want); got != tc.want {
 			t.Errorf("%s at SF1:\ngot\n%s\nwant (dbgen)\n%s", tc.table, got, tc.want)

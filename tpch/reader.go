@@ -22,7 +22,8 @@ func Orders(mem memory.Allocator, sf float64) (array.RecordReader, error) {
 	return NewReader(mem, OrdersTable, sf)
 }
 
-// NewReader returns table at scale factor sf as a stream of batches.
+// NewReader returns table (one of Tables) at scale factor sf as a stream
+// of batches.
 func NewReader(mem memory.Allocator, table string, sf float64) (array.RecordReader, error) {
 	schema, err := Schema(table)
 	if err != nil {
@@ -35,8 +36,39 @@ func NewReader(mem memory.Allocator, table string, sf float64) (array.RecordRead
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	r := &reader{mem: mem, schema: schema, gen: newGenerator(sc), lines: table == LineitemTable}
-	return pull.Records(schema, r.nextBatch), nil
+	var next func() arrow.RecordBatch // nil at the end
+	switch table {
+	case LineitemTable, OrdersTable:
+		r := &reader{mem: mem, schema: schema, gen: newGenerator(sc), lines: table == LineitemTable}
+		next = r.nextBatch
+	default:
+		g := newRowGen(table, sc)
+		next = func() arrow.RecordBatch { return rowBatch(mem, schema, g) }
+	}
+	return pull.Records(schema, func() (arrow.RecordBatch, error) {
+		if rec := next(); rec != nil {
+			return rec, nil
+		}
+		return nil, io.EOF
+	}), nil
+}
+
+func newRowGen(table string, sc scale) rowGen {
+	switch table {
+	case RegionTable:
+		return newRegionGen()
+	case NationTable:
+		return newNationGen()
+	case PartTable:
+		return newPartGen(sc)
+	case SupplierTable:
+		return newSupplierGen(sc)
+	case PartsuppTable:
+		return newPartsuppGen(sc)
+	case CustomerTable:
+		return newCustomerGen(sc)
+	}
+	panic("tpch: no generator for " + table)
 }
 
 // reader generates the batches of orders or their lines. A lineitem
@@ -51,15 +83,15 @@ type reader struct {
 	next int // next line of o to emit; o.n when o is used up
 }
 
-// nextBatch returns the next batch, or io.EOF when the table is done.
-func (r *reader) nextBatch() (arrow.RecordBatch, error) {
+// nextBatch returns the next batch, or nil when the table is done.
+func (r *reader) nextBatch() arrow.RecordBatch {
 	if r.gen.done() && (!r.lines || r.next >= r.o.n) {
-		return nil, io.EOF
+		return nil
 	}
 	if r.lines {
-		return r.lineBatch(), nil
+		return r.lineBatch()
 	}
-	return r.orderBatch(), nil
+	return r.orderBatch()
 }
 
 func (r *reader) lineBatch() arrow.RecordBatch {

@@ -9,12 +9,18 @@ import (
 
 // Table names.
 const (
-	LineitemTable = "lineitem"
+	RegionTable   = "region"
+	NationTable   = "nation"
+	PartTable     = "part"
+	SupplierTable = "supplier"
+	PartsuppTable = "partsupp"
+	CustomerTable = "customer"
 	OrdersTable   = "orders"
+	LineitemTable = "lineitem"
 )
 
-// Tables lists the tables this package generates.
-var Tables = []string{LineitemTable, OrdersTable}
+// Tables lists the tables this package generates, smallest first.
+var Tables = []string{RegionTable, NationTable, PartTable, SupplierTable, PartsuppTable, CustomerTable, OrdersTable, LineitemTable}
 
 // BatchRows is the rows of every batch but a table's last.
 const BatchRows = 8192
@@ -60,9 +66,82 @@ var OrdersSchema = arrow.NewSchema([]arrow.Field{
 	field("o_comment", arrow.BinaryTypes.String),
 }, nil)
 
+// RegionSchema is region as TPC-H 1.4 defines it; every column is NOT
+// NULL, as in every table here.
+var RegionSchema = arrow.NewSchema([]arrow.Field{
+	field("r_regionkey", arrow.PrimitiveTypes.Int64),
+	field("r_name", arrow.BinaryTypes.String),
+	field("r_comment", arrow.BinaryTypes.String),
+}, nil)
+
+// NationSchema is nation.
+var NationSchema = arrow.NewSchema([]arrow.Field{
+	field("n_nationkey", arrow.PrimitiveTypes.Int64),
+	field("n_name", arrow.BinaryTypes.String),
+	field("n_regionkey", arrow.PrimitiveTypes.Int64),
+	field("n_comment", arrow.BinaryTypes.String),
+}, nil)
+
+// PartSchema is part.
+var PartSchema = arrow.NewSchema([]arrow.Field{
+	field("p_partkey", arrow.PrimitiveTypes.Int64),
+	field("p_name", arrow.BinaryTypes.String),
+	field("p_mfgr", arrow.BinaryTypes.String),
+	field("p_brand", arrow.BinaryTypes.String),
+	field("p_type", arrow.BinaryTypes.String),
+	field("p_size", arrow.PrimitiveTypes.Int32),
+	field("p_container", arrow.BinaryTypes.String),
+	field("p_retailprice", money),
+	field("p_comment", arrow.BinaryTypes.String),
+}, nil)
+
+// SupplierSchema is supplier.
+var SupplierSchema = arrow.NewSchema([]arrow.Field{
+	field("s_suppkey", arrow.PrimitiveTypes.Int64),
+	field("s_name", arrow.BinaryTypes.String),
+	field("s_address", arrow.BinaryTypes.String),
+	field("s_nationkey", arrow.PrimitiveTypes.Int64),
+	field("s_phone", arrow.BinaryTypes.String),
+	field("s_acctbal", money),
+	field("s_comment", arrow.BinaryTypes.String),
+}, nil)
+
+// PartsuppSchema is partsupp.
+var PartsuppSchema = arrow.NewSchema([]arrow.Field{
+	field("ps_partkey", arrow.PrimitiveTypes.Int64),
+	field("ps_suppkey", arrow.PrimitiveTypes.Int64),
+	field("ps_availqty", arrow.PrimitiveTypes.Int32),
+	field("ps_supplycost", money),
+	field("ps_comment", arrow.BinaryTypes.String),
+}, nil)
+
+// CustomerSchema is customer.
+var CustomerSchema = arrow.NewSchema([]arrow.Field{
+	field("c_custkey", arrow.PrimitiveTypes.Int64),
+	field("c_name", arrow.BinaryTypes.String),
+	field("c_address", arrow.BinaryTypes.String),
+	field("c_nationkey", arrow.PrimitiveTypes.Int64),
+	field("c_phone", arrow.BinaryTypes.String),
+	field("c_acctbal", money),
+	field("c_mktsegment", arrow.BinaryTypes.String),
+	field("c_comment", arrow.BinaryTypes.String),
+}, nil)
+
 // Schema returns the schema of table.
 func Schema(table string) (*arrow.Schema, error) {
 	switch table {
+	case RegionTable:
+		return RegionSchema, nil
+	case NationTable:
+		return NationSchema, nil
+	case PartTable:
+		return PartSchema, nil
+	case SupplierTable:
+		return SupplierSchema, nil
+	case PartsuppTable:
+		return PartsuppSchema, nil
+	case CustomerTable:
+		return CustomerSchema, nil
 	case LineitemTable:
 		return LineitemSchema, nil
 	case OrdersTable:

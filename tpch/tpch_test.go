@@ -2,9 +2,9 @@ package tpch
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"hash/maphash"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/quiverdb/quiver/cache"
 )
 
 func mustDate(s string) time.Time {
@@ -82,6 +80,13 @@ func TestRowCounts(t *testing.T) {
 		{OrdersTable, 0.01, 15000},
 		{LineitemTable, 0.001, 6005},
 		{OrdersTable, 0.002, 3000},
+		{RegionTable, 0.01, 5},
+		{NationTable, 0.001, 25},
+		{PartTable, 0.01, 2000},
+		{PartsuppTable, 0.01, 8000},
+		{SupplierTable, 0.01, 100},
+		{CustomerTable, 0.01, 1500},
+		{CustomerTable, 0.06, 9000},
 	} {
 		rows, batches, _ := readAll(t, tc.table, tc.sf, nil)
 		if rows != tc.rows {
@@ -99,6 +104,9 @@ func TestDeterministic(t *testing.T) {
 		_, _, b := readAll(t, table, 0.005, nil)
 		if a != b {
 			t.Errorf("%s: two readers at the same SF differ", table)
+		}
+		if table == NationTable || table == RegionTable {
+			continue // the same at every scale factor
 		}
 		if _, _, c := readAll(t, table, 0.006, nil); c == a {
 			t.Errorf("%s: SF 0.005 and 0.006 hash the same", table)
@@ -208,7 +216,7 @@ func TestBadArguments(t *testing.T) {
 			t.Errorf("SF %v: no error", sf)
 		}
 	}
-	if _, err := NewReader(nil, "part", 1); err == nil || !strings.Contains(err.Error(), "lineitem, orders") {
+	if _, err := NewReader(nil, "parts", 1); err == nil || !strings.Contains(err.Error(), "region, nation, part, supplier, partsupp, customer, orders, lineitem") {
 		t.Errorf("unknown table: %v", err)
 	}
 }
@@ -231,27 +239,91 @@ func TestWriteCSV(t *testing.T) {
 	if got, want := strings.Join(recs[1][:13], "|"), "1|156|4|1|17.00|17954.55|0.04|0.02|N|O|1996-03-13|1996-02-12|1996-03-22"; got != want {
 		t.Errorf("first row %q, want %q", got, want)
 	}
+
+	// A negative balance, and a table of the six others.
+	buf.Reset()
+	if err := WriteCSV(&buf, SupplierTable, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err = csv.NewReader(&buf).ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 100+1 || strings.Join(recs[0], ",") != "s_suppkey,s_name,s_address,s_nationkey,s_phone,s_acctbal,s_comment" {
+		t.Fatalf("%d CSV rows, header %q", len(recs), recs[0])
+	}
+	if got, want := strings.Join(recs[5], "|"), "5|Supplier#000000005|Gcdm2rJRzl5qlTVzc|11|21-151-690-3663|-283.84|. slyly regular pinto bea"; got != want {
+		t.Errorf("supplier 5 %q, want %q", got, want)
+	}
 }
 
-func TestLoad(t *testing.T) {
-	ctx := context.Background()
-	c, err := cache.New(cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Load(ctx, c, 0.002); err != nil {
-		t.Fatal(err)
-	}
-	for table, want := range map[string]int64{LineitemTable: 11957, OrdersTable: 3000} {
-		info, err := c.Info(table)
-		if err != nil {
-			t.Fatal(err)
+// TestSmallTableRanges checks the columns of the six small tables against
+// TPC-H 4.2.3 at SF 0.01, and partsupp's supplier keys against the
+// spec's formula.
+func TestSmallTableRanges(t *testing.T) {
+	const parts, suppliers = 2000, 100
+	readAll(t, PartTable, 0.01, func(rec arrow.RecordBatch) {
+		key, size := col[*array.Int64](rec, 0), col[*array.Int32](rec, 5)
+		mfgr, brand, price := col[*array.String](rec, 2), col[*array.String](rec, 3), col[*array.Decimal128](rec, 7)
+		name := col[*array.String](rec, 1)
+		for i := range int(rec.NumRows()) {
+			check(t, "p_size", int64(size.Value(i)), 1, 50)
+			m, b := mfgr.Value(i), brand.Value(i)
+			if len(m) != 14 || !strings.HasPrefix(b, "Brand#"+m[13:]) || b[7] < '1' || b[7] > '5' {
+				t.Fatalf("p_mfgr %q, p_brand %q", m, b)
+			}
+			if p := key.Value(i); cents(price, i) != 90000+(p/10)%20001+100*(p%1000) {
+				t.Fatalf("p_retailprice %d for part %d", cents(price, i), p)
+			}
+			if words := strings.Fields(name.Value(i)); len(words) != 5 {
+				t.Fatalf("p_name %q", name.Value(i))
+			}
 		}
-		if info.Rows != want {
-			t.Errorf("%s: %d rows, want %d", table, info.Rows, want)
+	})
+	seen := map[[2]int64]bool{}
+	readAll(t, PartsuppTable, 0.01, func(rec arrow.RecordBatch) {
+		part, supp := col[*array.Int64](rec, 0), col[*array.Int64](rec, 1)
+		qty, cost := col[*array.Int32](rec, 2), col[*array.Decimal128](rec, 3)
+		for i := range int(rec.NumRows()) {
+			p, s := part.Value(i), supp.Value(i)
+			// TPC-H 4.2.3: PS_SUPPKEY = (PS_PARTKEY + (i * ((S/4) +
+			// (int)(PS_PARTKEY-1)/S))) modulo S + 1, i the supplier 0..3.
+			j := int64(len(seen) % 4)
+			if want := (p+j*(suppliers/4+(p-1)/suppliers))%suppliers + 1; s != want {
+				t.Fatalf("ps_suppkey %d for part %d, supplier %d; want %d", s, p, j, want)
+			}
+			if seen[[2]int64{p, s}] {
+				t.Fatalf("(%d, %d) twice", p, s)
+			}
+			seen[[2]int64{p, s}] = true
+			check(t, "ps_partkey", p, 1, parts)
+			check(t, "ps_availqty", int64(qty.Value(i)), 1, 9999)
+			check(t, "ps_supplycost", cents(cost, i), 100, 100000)
 		}
+	})
+	people := func(table string, nationCol int, balCol int) {
+		readAll(t, table, 0.01, func(rec arrow.RecordBatch) {
+			nation, phone := col[*array.Int64](rec, nationCol), col[*array.String](rec, nationCol+1)
+			bal := col[*array.Decimal128](rec, balCol)
+			for i := range int(rec.NumRows()) {
+				n := nation.Value(i)
+				check(t, table+" nation key", n, 0, 24)
+				ph := phone.Value(i)
+				if len(ph) != 15 || ph[:2] != strconv.FormatInt(n+10, 10) || ph[2] != '-' || ph[6] != '-' || ph[10] != '-' {
+					t.Fatalf("%s phone %q for nation %d", table, ph, n)
+				}
+				check(t, table+" account balance", cents(bal, i), -99999, 999999)
+			}
+		})
 	}
-	if err := Load(ctx, c, 0.002, "nation"); err == nil {
-		t.Error("loaded an unknown table")
+	people(SupplierTable, 3, 5)
+	people(CustomerTable, 3, 5)
+	regions := map[int64]int{}
+	readAll(t, NationTable, 0.01, func(rec arrow.RecordBatch) {
+		for i := range int(rec.NumRows()) {
+			regions[col[*array.Int64](rec, 2).Value(i)]++
+		}
+	})
+	if len(regions) != 5 || regions[0] != 5 || regions[4] != 5 {
+		t.Errorf("nations per region %v, want 5 in each of 0-4", regions)
 	}
 }

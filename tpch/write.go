@@ -63,8 +63,12 @@ func formatValue(col arrow.Array, i int) string {
 	case *array.Int32:
 		return strconv.FormatInt(int64(c.Value(i)), 10)
 	case *array.Decimal128:
-		cents := int64(c.Value(i).LowBits()) // generated money is ≥ 0 and < 2^63
-		return fmt.Sprintf("%d.%02d", cents/100, cents%100)
+		cents := int64(c.Value(i).LowBits()) // generated money fits in an int64
+		sign := ""
+		if cents < 0 {
+			sign, cents = "-", -cents
+		}
+		return fmt.Sprintf("%s%d.%02d", sign, cents/100, cents%100)
 	case *array.Date32:
 		return c.Value(i).FormattedString()
 	case *array.String:

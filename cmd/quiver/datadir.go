@@ -42,7 +42,7 @@ func checkStartTables(st *store.Store, demo bool, tables []string) error {
 	stored := st.Tables()
 	var names []string
 	if demo {
-		names = append(names, tpch.LineitemTable, tpch.OrdersTable)
+		names = append(names, tpch.Tables...)
 	}
 	for _, t := range tables {
 		name, _, _ := strings.Cut(t, "=")

@@ -176,3 +176,28 @@ func TestInspectDataDir(t *testing.T) {
 		t.Fatalf("inspect of a damaged directory: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 }
+
+// TestServeDemoShadowsStored: --demo loads all eight TPC-H tables, so a
+// stored table named like any of them (here nation) refuses the start.
+func TestServeDemoShadowsStored(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := cache.New(cache.Options{})
+	st, err := store.Open(dir, c, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.Append(1)
+	col := b.NewArray()
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1)
+	r, _ := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+	if _, err := st.Put(context.Background(), "nation", r, cache.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--metrics", "", "--data-dir", dir, "--demo"}, &bytes.Buffer{}, &errOut); code != 2 || !strings.Contains(errOut.String(), `"nation" is stored`) {
+		t.Errorf("--demo with a stored nation: exit %d, %q", code, errOut.String())
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/server"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 const serveAbout = `Runs quiver's Arrow Flight SQL server: SQL over the tables in an in-memory
@@ -26,7 +27,8 @@ Arrow's Flight SQL JDBC driver reads only codec none, apache/arrow-java#926).
 
 With no flags it listens on 127.0.0.1:31337 with an empty cache: load tables
 with 'quiver load', --table NAME=FILE (CSV, Parquet or Arrow IPC) or --demo
-(TPC-H lineitem and orders generated in-process at --sf).
+(TPC-H's eight tables, region, nation, part, supplier, partsupp, customer,
+orders and lineitem, generated in-process at --sf as TPC-H's dbgen does).
 
 Result codec: the session option "quiver.result.codec" (none, lz4, zstd:N,
 auto), default --codec; Spark's and Kyuubi's keys
@@ -85,7 +87,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	configFile := fs.String("config", "", "read flags from this JSON `FILE`")
 	listen := fs.String("listen", server.DefaultListen, "`host:port` to serve Flight SQL on")
 	fs.Var(&tables, "table", "load `NAME=FILE` (CSV, Parquet or Arrow IPC) at start; repeatable")
-	demo := fs.Bool("demo", false, "load TPC-H lineitem and orders generated in-process")
+	demo := fs.Bool("demo", false, "load the eight TPC-H tables generated in-process")
 	sf := fs.Float64("sf", 0.01, "TPC-H scale factor for --demo (0.01: 60,175 lineitem rows)")
 	resultCodec := fs.String("codec", "auto", "result codec for sessions that set none: none, lz4, zstd:N, auto")
 	cacheCodec := fs.String("cache-codec", "auto", "codec of the cached tables")
@@ -209,10 +211,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func loadStartTables(ctx context.Context, c *cache.Cache, log *slog.Logger, demo bool, sf float64, tables []string) error {
 	if demo {
 		start := time.Now()
-		if err := tpch.Load(ctx, c, sf); err != nil {
+		if err := tpchcache.Load(ctx, c, sf); err != nil {
 			return fmt.Errorf("--demo: %w", err)
 		}
-		for _, name := range []string{tpch.LineitemTable, tpch.OrdersTable} {
+		for _, name := range tpch.Tables {
 			info, _ := c.Info(name)
 			log.Info("loaded", "table", name, "rows", info.Rows, "compressed_bytes", info.Compressed, "decoded_bytes", info.Decoded)
 		}

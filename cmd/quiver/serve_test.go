@@ -109,7 +109,7 @@ func TestServeDemoAnswersFlightSQL(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), "quiver_cache_tables 2") {
+	if !strings.Contains(string(body), "quiver_cache_tables 8") {
 		t.Errorf("metrics: %s", body)
 	}
 }

@@ -1,6 +1,7 @@
 // Package take copies chosen rows of Arrow arrays by index: the rows a filter
-// selected, in ascending order. The cache's row filter and the query
-// engine's filter both use it.
+// selected, in ascending order, or the rows of the pairs a hash join
+// matched, in any order and repeated. The cache's row filter and the query
+// engine's filter and join use it.
 //
 // Why not arrow-go's take alone: its take checks every index against the
 // array's length first (a quarter of a filter's time over int32 columns
@@ -60,7 +61,8 @@ func Selection(dst []int32, mask *array.Boolean) []int32 {
 	return dst
 }
 
-// Record returns the rows sel names (ascending, in range) of rec.
+// Record returns the rows sel names (in range; any order, repeats
+// allowed) of rec.
 func Record(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, rec.NumCols())
 	for i, col := range rec.Columns() {
@@ -75,7 +77,8 @@ func Record(ctx context.Context, mem memory.Allocator, rec arrow.RecordBatch, se
 	return out, nil
 }
 
-// Array returns the rows sel names (ascending, in range) of arr: through
+// Array returns the rows sel names (in range; any order, repeats allowed)
+// of arr: through
 // Rows, else arrow-go's take, else concatenated runs.
 func Array(ctx context.Context, mem memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, error) {
 	if out := Rows(mem, arr, sel); out != nil {

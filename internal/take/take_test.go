@@ -60,7 +60,9 @@ func equalInts(a, b []int32) bool {
 // TestRecordMatchesRowByRow: every type testrec builds that Supported
 // accepts is taken to the selected rows, value for value and null for
 // null, on whole and sliced columns: through the loops here, arrow-go's
-// take, or concatenated runs. The rest are refused with an error.
+// take, or concatenated runs. The rest are refused with an error. Each
+// column is taken twice: at an ascending selection (a filter's) and at
+// rows in random order with repeats (a hash join's pairs).
 func TestRecordMatchesRowByRow(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -75,6 +77,15 @@ func TestRecordMatchesRowByRow(t *testing.T) {
 			for i := range col.Len() {
 				if rng.IntN(3) > 0 {
 					sel = append(sel, int32(i))
+				}
+			}
+			if lo%2 == 1 { // pairs of a join: any order, repeated rows, runs
+				sel = sel[:0]
+				for len(sel) < col.Len() {
+					r := int32(rng.IntN(col.Len()))
+					for k := range 1 + rng.IntN(3) {
+						sel = append(sel, min(r+int32(k), int32(col.Len()-1)))
+					}
 				}
 			}
 			rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{f}, nil), []arrow.Array{col}, int64(col.Len()))

@@ -14,6 +14,16 @@
 //	for each batch { err = h.Add(keyColumns, argColumns) }
 //	recs, err := h.Result(8192) // keys, then one column per spec, first-seen group order
 //
+// The hash table alone serves a hash join's build side: a KeyTable
+// (keytable.go) numbers the distinct key tuples it is given, and Probers,
+// one per goroutine, look tuples up without inserting, all at once
+// (lookup.go), reading the table's keys through views of their own.
+//
+//	kt, _ := agg.NewKeyTable([]arrow.DataType{int64})
+//	err = kt.Insert(keys, rows, ids)   // ids[r] for each r in rows
+//	p := kt.NewProber(); defer p.Release()
+//	err = p.Lookup(keys, rows, ids)    // ids[r], or agg.NoKey
+//
 // # Semantics
 //
 // NULL keys form their own group. count(x) counts non-NULL values;

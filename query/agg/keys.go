@@ -39,6 +39,14 @@ type keyColumn interface {
 	gather(mem memory.Allocator, idx []uint32) arrow.Array
 	// release drops the storage.
 	release()
+	// view returns a reader of the stored keys with an input binding and
+	// scratch of its own, charged to a: views bind, hash and compare
+	// concurrently while nothing appends to the store (a hash join's
+	// probers, KeyTable). Only bind, hash, equal and releaseInput may be
+	// called on a view.
+	view(a *account) keyColumn
+	// releaseInput drops what bind allocated (all a view holds).
+	releaseInput()
 }
 
 // newKeyColumn returns the key store for an engine type. Floats are stored
@@ -225,8 +233,17 @@ func (c *fixedKeys[T]) gather(mem memory.Allocator, idx []uint32) arrow.Array {
 func (c *fixedKeys[T]) release() {
 	c.vals = drop(c.acct, c.vals)
 	c.valid = drop(c.acct, c.valid)
+	c.releaseInput()
+	c.nulls = 0
+}
+
+func (c *fixedKeys[T]) view(a *account) keyColumn {
+	return &fixedKeys[T]{acct: a, dt: c.dt, hashFn: c.hashFn, vals: c.vals, valid: c.valid, nulls: c.nulls}
+}
+
+func (c *fixedKeys[T]) releaseInput() {
 	c.conv = drop(c.acct, c.conv)
-	c.in, c.inValid, c.nulls = nil, nil, 0
+	c.in, c.inValid = nil, nil
 }
 
 // unpackBools writes a's values as 0/1 bytes into dst.

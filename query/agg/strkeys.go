@@ -276,10 +276,19 @@ func (c *stringKeys) varBytes(from, to int) int64 {
 func (c *stringKeys) release() {
 	c.offs = drop(c.acct, c.offs)
 	c.heads = drop(c.acct, c.heads)
-	c.inHeads = drop(c.acct, c.inHeads)
 	c.data = drop(c.acct, c.data)
 	c.valid = drop(c.acct, c.valid)
-	c.nulls, c.in = 0, strInput{}
+	c.releaseInput()
+	c.nulls = 0
+}
+
+func (c *stringKeys) view(a *account) keyColumn {
+	return &stringKeys{acct: a, dt: c.dt, offs: c.offs, heads: c.heads, data: c.data, valid: c.valid, nulls: c.nulls}
+}
+
+func (c *stringKeys) releaseInput() {
+	c.inHeads = drop(c.acct, c.inHeads)
+	c.in = strInput{}
 }
 
 // reserve returns s with room for n more elements, growing it (charged)

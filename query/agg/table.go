@@ -151,14 +151,18 @@ func (t *table) insert(rows []uint32, h []uint64, gids []uint32) error {
 const prefetchSlots = 1 << 16
 
 func (t *table) prefetch(rows []uint32, h []uint64) {
+	// Kept so the loads are not optimized away; per table, since tables
+	// of parallel workers prefetch at once (a package variable raced).
+	t.sink = touchSlots(t.slots, t.mask, rows, h)
+}
+
+// touchSlots loads the home slot of every row and returns their sum.
+func touchSlots(slots []uint64, mask uint64, rows []uint32, h []uint64) uint64 {
 	var x uint64
-	slots, mask := t.slots, t.mask
 	for _, r := range rows {
 		x += slots[h[r]&mask]
 	}
-	// Kept so the loads are not optimized away; per table, since tables
-	// of parallel workers prefetch at once (a package variable raced).
-	t.sink = x
+	return x
 }
 
 // renumber gives the groups created by a batch, from old on, ids in the

@@ -9,16 +9,22 @@
 //	go test -tags duckdb -run TestGenerated ./query/difftest/ -args -seed 7 -queries 3000
 //	go test -tags duckdb -run TestGeneratorRepeats -v ./query/difftest/ -args -show 20
 //
-// The first takes about 10 s on 2 cores once built (loading both engines
-// about 2 s, 21 TPC-H queries, 1,200 generated ones); the first build
-// compiles and links DuckDB's bindings, about a minute more. It needs gcc
+// The first took about 10 s on 2 cores once built before the eight TPC-H
+// tables (loading both engines about 2 s, 21 TPC-H queries, 1,200
+// generated ones). Measured with a load average of 9 on those cores, the
+// eight tables at SF 0.01 load in 6 s and their 22 queries run in 1 s;
+// TestTPCH22SF01 takes 14 s, 10 s of it loading SF 0.1, and -short skips
+// it. The first build compiles and links DuckDB's bindings, about a
+// minute more. It needs gcc
 // and g++ (Debian's, on the machine as it comes) and nothing else
 // installed. DuckDB is told not to load or install extensions, so the
 // tests never reach the network.
 //
 // # Data
 //
-// TPC-H lineitem at SF 0.01 (package tpch, 60,175 rows) and table t, 3,000
+// TPC-H's eight tables at SF 0.01 (package tpch; lineitem 60,175 rows,
+// orders 15,000, partsupp 8,000, part 2,000, customer 1,500, supplier 100,
+// nation 25, region 5) and table t, 3,000
 // rows of every engine type (int64, int32, float64, decimal(12,2), utf8,
 // date32, bool) with NULLs in every nullable column, in batches of 256
 // rows so that pruning has batches to skip; and table w, 3,000 rows of
@@ -34,11 +40,21 @@
 //
 // # Queries
 //
-// TestTPCH runs TPC-H Q1 and Q6 and single-table rewrites of others
-// (tpch_test.go). TestGenerated runs a seeded random set (-seed, -queries)
+// TestTPCH22 runs the 22 TPC-H queries as package tpch holds them (the
+// spec's text, validation parameters) and compares the answers
+// (tpch22_test.go); TestTPCH22SF01 does it again at SF 0.1. Queries
+// quiver cannot answer yet (joins, subqueries: the planner of issue 12)
+// are in the map pendingTPCH, and for those the test asserts that quiver
+// refuses them with query.ErrUnsupported and that DuckDB answers them, so
+// a query that starts to run fails the test until it leaves the map.
+// TestTPCH22Parse, with no build tag, checks that quiver's parser takes
+// all 22. TestTPCH runs TPC-H Q1 and Q6 and single-table rewrites of
+// others (tpch_test.go). TestGenerated runs a seeded random set (-seed, -queries)
 // of filters, projections, aggregates with GROUP BY on 0–2 keys and
 // HAVING, and orderings with NULLS FIRST/LAST, LIMIT and OFFSET, over t, w
-// and lineitem (gen_test.go). TestNarrowTypes passes, sorts and groups
+// and lineitem (gen_test.go); its expressions include EXTRACT, date_part
+// and substring. TestFuncs runs those functions' corners and TPC-H's uses
+// of them and of LIKE (funcs_test.go). TestNarrowTypes passes, sorts and groups
 // every type of w (narrow_test.go).
 //
 // # Comparison
@@ -84,4 +100,9 @@
 //     backslash. String literals follow MySQL's backslash escapes in
 //     quiver, not in DuckDB.
 //   - SELECT without FROM is not supported by quiver.
+//   - substring on a column whose statistics say ASCII: DuckDB (before
+//     its fix of duckdb#24766) takes a fast path that clamps the window's
+//     start into the string before applying the length, so
+//     substring('O', 3, -1) is 'O' there and empty in its general path and
+//     in quiver. The generator writes only windows where the two agree.
 package difftest

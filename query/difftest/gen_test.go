@@ -189,6 +189,10 @@ func (g *gen) expr(t typ, depth int) string {
 			return fmt.Sprintf("(%s %% %d)", g.expr(tInt, d), 2+g.r.IntN(8))
 		case 5:
 			return fmt.Sprintf("COALESCE(%s, %s)", g.expr(tInt, d), g.expr(tInt, d))
+		case 6:
+			if _, ok := g.col(tDate); ok {
+				return g.datePart(d)
+			}
 		}
 	case tFloat:
 		switch g.r.IntN(5) {
@@ -239,6 +243,8 @@ func (g *gen) expr(t typ, depth int) string {
 			return fmt.Sprintf("CAST(%s AS CHAR)", g.expr(tInt, d))
 		case 2:
 			return fmt.Sprintf("%s || %s", g.expr(tStr, d), g.pick("'-'", "''", g.expr(tStr, d), g.expr(tInt, d)))
+		case 3:
+			return g.substring(d)
 		}
 	case tDate:
 		switch g.r.IntN(3) {
@@ -250,6 +256,46 @@ func (g *gen) expr(t typ, depth int) string {
 		return fmt.Sprintf("CASE WHEN %s THEN %s ELSE %s END", g.pred(d), g.expr(t, d), g.expr(t, d))
 	}
 	return c.name
+}
+
+// datePart is a field of a date: EXTRACT with the fields both parsers
+// take, date_part with the rest, or a function named for its field.
+func (g *gen) datePart(depth int) string {
+	dt := g.expr(tDate, depth)
+	switch g.r.IntN(3) {
+	case 0:
+		return fmt.Sprintf("EXTRACT(%s FROM %s)", g.pick("YEAR", "QUARTER", "MONTH", "WEEK", "DAY"), dt)
+	case 1:
+		return fmt.Sprintf("date_part('%s', %s)", g.pick("year", "month", "day", "dow", "isodow", "doy", "week",
+			"quarter", "isoyear", "yearweek", "decade", "century", "millennium", "era"), dt)
+	}
+	return fmt.Sprintf("%s(%s)", g.pick("year", "month", "day", "dayofweek", "dayofyear", "weekofyear", "quarter", "isodow"), dt)
+}
+
+// substring cuts a string with a window that may start before it, end
+// after it or run backwards (DuckDB's negative length). DuckDB's fast
+// path for columns whose statistics say ASCII clamps the start into the
+// string before applying the length (duckdb#24766, fixed after the
+// version we test), so windows that start more than one character before
+// the string, or past its end and run backwards, are left to the fixed
+// queries over t.s, which holds non-ASCII text (edge_test.go).
+func (g *gen) substring(depth int) string {
+	s := g.expr(tStr, depth)
+	start := fmt.Sprint(g.r.IntN(8) - 1) // -1 … 6
+	switch g.r.IntN(5) {
+	case 0:
+		return fmt.Sprintf("substring(%s, %d)", s, g.r.IntN(11)-4)
+	case 1:
+		for _, c := range g.colsOf(tInt) { // one whose values are ≥ 0
+			if c.name == "k" || c.name == "n" || c.name == "l_linenumber" {
+				start = c.name
+			}
+		}
+		return fmt.Sprintf("substring(%s FROM %s FOR %d)", s, start, g.r.IntN(5))
+	case 2:
+		return fmt.Sprintf("substr(%s, %d, %d)", s, g.r.IntN(3), -g.r.IntN(4)) // backwards from 0 … 2
+	}
+	return fmt.Sprintf("%s(%s, %s, %d)", g.pick("substring", "substr"), s, start, g.r.IntN(6))
 }
 
 func (g *gen) pick2(a, b typ) typ {

@@ -21,10 +21,11 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 	"github.com/quiverdb/quiver/tpch/tpchparquet"
 )
 
-// sf is the scale factor of lineitem in both engines.
+// sf is the scale factor of the TPC-H tables in both engines.
 const sf = 0.01
 
 // engines are quiver and DuckDB over the same tables.
@@ -55,18 +56,15 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer env.db.Close()
-	fmt.Fprintf(os.Stderr, "difftest: lineitem (SF %v), t and w loaded into quiver and DuckDB in %v\n", sf, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "difftest: the eight TPC-H tables (SF %v), t and w loaded into quiver and DuckDB in %v\n", sf, time.Since(start).Round(time.Millisecond))
 	return m.Run(), nil
 }
 
-// open loads lineitem, t and w into a quiver cache and, through Parquet
-// files in dir, into an in-memory DuckDB (w in its engine types).
+// open loads the TPC-H tables, t and w into a quiver cache and, through
+// Parquet files in dir, into an in-memory DuckDB (w in its engine types).
 func (e *engines) open(ctx context.Context, dir string) error {
-	c, err := cache.New(cache.Options{})
+	c, err := e.openTPCH(ctx, dir, sf)
 	if err != nil {
-		return err
-	}
-	if err := tpch.Load(ctx, c, sf, tpch.LineitemTable); err != nil {
 		return err
 	}
 	recs := nullsTable(memory.DefaultAllocator)
@@ -91,12 +89,6 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err := putRecords(ctx, c, "w", narrow); err != nil {
 		return err
 	}
-	e.q = query.New(c, query.Options{})
-
-	lineitem := filepath.Join(dir, "lineitem.parquet")
-	if err := writeFile(lineitem, func(f *os.File) error { return tpchparquet.WriteTable(f, tpch.LineitemTable, sf) }); err != nil {
-		return err
-	}
 	t, w := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "w.parquet")
 	if err := writeParquet(t, recs); err != nil {
 		return err
@@ -104,17 +96,53 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err := writeParquet(w, wide); err != nil {
 		return err
 	}
-	// No extension is loaded or installed: nothing reaches the network.
-	e.db, err = sql.Open("duckdb", "?autoinstall_known_extensions=false&autoload_known_extensions=false&threads=2")
-	if err != nil {
-		return err
-	}
 	for _, stmt := range []string{
-		fmt.Sprintf("CREATE TABLE lineitem AS SELECT * FROM read_parquet('%s')", lineitem),
 		fmt.Sprintf("CREATE TABLE t AS SELECT * FROM read_parquet('%s')", t),
 		fmt.Sprintf("CREATE TABLE w AS SELECT * FROM read_parquet('%s')", w),
 	} {
 		if _, err := e.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// openTPCH returns a cache holding the eight TPC-H tables at scale factor
+// sf, with e.q over it, and opens e.db, an in-memory DuckDB, with the same
+// tables read from Parquet files written to dir. The two engines load at
+// once, each generating the rows (one core each).
+func (e *engines) openTPCH(ctx context.Context, dir string, sf float64) (*cache.Cache, error) {
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		return nil, err
+	}
+	// No extension is loaded or installed: nothing reaches the network.
+	e.db, err = sql.Open("duckdb", "?autoinstall_known_extensions=false&autoload_known_extensions=false&threads=2")
+	if err != nil {
+		return nil, err
+	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- tpchcache.Load(ctx, c, sf) }()
+	err = loadDuckTPCH(ctx, e.db, dir, sf)
+	if qerr := <-loaded; err == nil {
+		err = qerr
+	}
+	if err != nil {
+		e.db.Close()
+		return nil, err
+	}
+	e.q = query.New(c, query.Options{})
+	return c, nil
+}
+
+func loadDuckTPCH(ctx context.Context, db *sql.DB, dir string, sf float64) error {
+	for _, table := range tpch.Tables {
+		path := filepath.Join(dir, table+".parquet")
+		if err := writeFile(path, func(f *os.File) error { return tpchparquet.WriteTable(f, table, sf) }); err != nil {
+			return err
+		}
+		stmt := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet('%s')", table, path)
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -179,6 +180,30 @@ func conformCases() []exprCase {
 	for _, iv := range [][2]int32{{1, 0}, {-1, 0}, {0, 90}, {0, -90}, {13, -1}, {-25, 10}, {120000, 0}} {
 		add(fmt.Sprintf("dt1 + %d months %d days", iv[0], iv[1]), func() (Expr, error) { return AddInterval(col("dt1"), iv[0], iv[1]) })
 	}
+	for p := PartYear; int(p) < len(partNames); p++ {
+		add(fmt.Sprintf("EXTRACT(%s FROM dt1)", p), func() (Expr, error) { return Extract(p, col("dt1")) })
+	}
+	add("year of interval", func() (Expr, error) { return Extract(PartYear, must(AddInterval(col("dt1"), 1, 0))) })
+
+	// substring: literal and column windows, negative and huge ones
+	i64 := func(v int64) Expr { return lit(v) }
+	for _, w := range [][2]Expr{
+		{i64(1), i64(2)}, {i64(2), i64(3)}, {i64(0), i64(2)}, {i64(0), i64(1)}, {i64(-2), i64(2)},
+		{i64(-10), i64(8)}, {i64(3), i64(-2)}, {i64(-1), i64(-3)}, {i64(1), i64(0)},
+		{i64(math.MaxInt64), i64(math.MaxInt64)}, {i64(math.MinInt64), i64(math.MinInt64)},
+		{i64(2), i64(math.MinInt64)}, {i64(-3), i64(math.MaxInt64)},
+		{col("i3"), col("i3")}, {col("i3"), i64(2)}, {col("i2"), col("i1")}, {i64(1), lit(nil)},
+	} {
+		add(fmt.Sprintf("substring(s1, %s, %s)", w[0], w[1]), func() (Expr, error) { return Substring(col("s1"), w[0], w[1]) })
+	}
+	for _, st := range []Expr{i64(1), i64(3), i64(0), i64(-2), col("i3"), col("i2"), i64(math.MinInt64)} {
+		add(fmt.Sprintf("substring(s1, %s)", st), func() (Expr, error) { return Substring(col("s1"), st, nil) })
+	}
+	add("substring of a literal", func() (Expr, error) { return Substring(lit("héllo wörld"), col("i3"), col("i3")) })
+	add("substring of CASE", func() (Expr, error) {
+		return Substring(must(Case([]When{{col("b1"), col("s1")}}, col("s2"))), i64(2), col("i3"))
+	})
+
 	add("shipdate <= date - interval", func() (Expr, error) {
 		return Compare(Le, col("dt1"), must(AddInterval(date("1998-12-01"), 0, -90)))
 	})

@@ -61,6 +61,11 @@
 //   - Dates: AddInterval adds months (clamping the day to the month's end:
 //     2024-01-31 + 1 month = 2024-02-29), then days.
 //   - LIKE: % any run, _ one character (UTF-8), \ escapes; case-sensitive.
+//   - Extract takes a DatePart of a date as an Int64, with DuckDB's
+//     values: dow counts from Sunday 0, week is the ISO week.
+//   - Substring counts characters (UTF-8 code points), 1-based; a start ≤ 0
+//     and a negative length follow DuckDB (see substringExpr); it slices
+//     bytes directly when a batch's strings are all ASCII.
 //
 // # Evaluation
 //
@@ -134,7 +139,8 @@
 //     missing, and date64 to date32 refuses instants inside a day;
 //   - merging CASE and COALESCE results (gather: one pass, where take
 //     would need the pieces concatenated first);
-//   - LIKE (no match_like kernel), dates and intervals.
+//   - LIKE (no match_like kernel), dates and intervals, EXTRACT and
+//     substring (v18.8 has no field extraction or string slicing kernel).
 //
 // The hot paths (+, -, * on Int64 and on decimals that fit 64 bits, see
 // fast.go) run branch-free loops and fall back to the careful per-row

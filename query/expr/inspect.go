@@ -25,8 +25,10 @@ const (
 	KindCoalesce
 	KindNegate
 	KindAddInterval
-	KindStored // AsStored: Args[0] in a stored type
-	KindConcat // l || r
+	KindStored    // AsStored: Args[0] in a stored type
+	KindConcat    // l || r
+	KindExtract   // EXTRACT(Part FROM Args[0])
+	KindSubstring // substring(Args[0], Args[1][, Args[2]])
 )
 
 // Node describes one expression node.
@@ -34,7 +36,8 @@ type Node struct {
 	Kind Kind
 	// Args are the operands in order: l, r (Arith, Compare, And, Or,
 	// Concat); e
-	// (Not, IsNull, IsNotNull, Like, Cast, Negate, AddInterval); e then the
+	// (Not, IsNull, IsNotNull, Like, Cast, Negate, AddInterval, Extract);
+	// s, start and the length if given (Substring); e then the
 	// items (In); e, lo, hi (Between); cond1, then1, ..., else (Case, the
 	// else a NULL literal when absent); the arguments (Coalesce).
 	Args []Expr
@@ -52,6 +55,8 @@ type Node struct {
 	Negated bool
 	// Months and Days are AddInterval's interval.
 	Months, Days int32
+	// Part is the field an Extract takes.
+	Part DatePart
 	// Implicit marks a cast that coercion inserted.
 	Implicit bool
 }
@@ -97,6 +102,10 @@ func Inspect(e Expr) Node {
 		return Node{Kind: KindStored, Args: x.children()}
 	case *concatExpr:
 		return Node{Kind: KindConcat, Args: x.children()}
+	case *extractExpr:
+		return Node{Kind: KindExtract, Args: x.children(), Part: x.part}
+	case *substringExpr:
+		return Node{Kind: KindSubstring, Args: x.children()}
 	}
 	return Node{Kind: KindOther}
 }

@@ -24,7 +24,8 @@ func mayFail(e Expr) bool {
 		}
 	case *intervalExpr:
 		return true
-	case *compareExpr, *boolExpr, *nullTest, *inExpr, *betweenExpr, *likeExpr, *caseExpr, *coalesceExpr:
+	case *compareExpr, *boolExpr, *nullTest, *inExpr, *betweenExpr, *likeExpr, *caseExpr, *coalesceExpr,
+		*extractExpr:
 	default:
 		return true // not ours
 	}

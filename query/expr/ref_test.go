@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -136,6 +137,22 @@ func ref(e Expr, row []any) (any, error) {
 			return nil, nil
 		}
 		return refInterval(vs[0].(int32), n.Months, n.Days)
+	case KindExtract:
+		if vs[0] == nil {
+			return nil, nil
+		}
+		return refExtract(n.Part, vs[0].(int32)), nil
+	case KindSubstring:
+		for _, v := range vs {
+			if v == nil {
+				return nil, nil
+			}
+		}
+		length, hasLen := int64(0), len(vs) == 3
+		if hasLen {
+			length = vs[2].(int64)
+		}
+		return refSubstring(vs[0].(string), vs[1].(int64), length, hasLen), nil
 	}
 	panic("ref: unknown expression " + e.String())
 }
@@ -474,4 +491,91 @@ func refParse(s string, to arrow.DataType) (any, error) {
 		return nil, ErrInvalidCast
 	}
 	panic("refParse")
+}
+
+// refExtract takes part from a date with the time package.
+func refExtract(part DatePart, days int32) int64 {
+	t := time.Unix(int64(days)*86400, 0).UTC()
+	y := int64(t.Year())
+	isoYear, week := t.ISOWeek()
+	switch part {
+	case PartYear:
+		return y
+	case PartQuarter:
+		return int64(t.Month()+2) / 3
+	case PartMonth:
+		return int64(t.Month())
+	case PartDay:
+		return int64(t.Day())
+	case PartDayOfWeek:
+		return int64(t.Weekday())
+	case PartISODayOfWeek:
+		if t.Weekday() == time.Sunday {
+			return 7
+		}
+		return int64(t.Weekday())
+	case PartDayOfYear:
+		return int64(t.YearDay())
+	case PartWeek:
+		return int64(week)
+	case PartISOYear:
+		return int64(isoYear)
+	case PartYearWeek:
+		if isoYear < 0 {
+			return int64(isoYear)*100 - int64(week)
+		}
+		return int64(isoYear)*100 + int64(week)
+	case PartDecade:
+		return y / 10
+	case PartCentury, PartMillennium:
+		per := int64(100)
+		if part == PartMillennium {
+			per = 1000
+		}
+		if y > 0 {
+			return (y + per - 1) / per
+		}
+		return -(-y/per + 1)
+	case PartEra:
+		if y > 0 {
+			return 1
+		}
+		return 0
+	}
+	panic("refExtract: " + part.String())
+}
+
+// refSubstring keeps the characters of s whose 0-based index k lies in
+// the window substringExpr describes, computed in big integers.
+func refSubstring(s string, start, length int64, hasLen bool) string {
+	var chars []string
+	for i := 0; i < len(s); {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		chars = append(chars, s[i:i+w])
+		i += w
+	}
+	n := big.NewInt(int64(len(chars)))
+	first := big.NewInt(start)
+	switch {
+	case start > 0:
+		first.Sub(first, big.NewInt(1))
+	case start < 0:
+		first.Add(first, n)
+	default:
+		first.SetInt64(-1)
+	}
+	lo, hi := new(big.Int).Set(first), new(big.Int).Add(first, big.NewInt(length))
+	switch {
+	case !hasLen:
+		hi.Set(n)
+	case length < 0:
+		lo, hi = hi, first
+	}
+	var b strings.Builder
+	for k, c := range chars {
+		if kk := big.NewInt(int64(k)); kk.Cmp(lo) >= 0 && kk.Cmp(hi) < 0 {
+			b.WriteString(c)
+		}
+	}
+	return b.String()
 }

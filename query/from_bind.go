@@ -1,0 +1,441 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// Binding a FROM clause with more than one item, or with a derived table
+// (from_*.go). The single-table path (build.go) stays as it was: a query
+// over one table plans its scan, pruning and row filter directly. A query
+// that joins goes through these steps, each in its own file:
+//
+//	from_bind.go      the FROM items become relations (a table of the cache
+//	                  or a derived table) and a tree of joins; a column
+//	                  name resolves to (relation, column) once, here
+//	from_subquery.go  subqueries in WHERE become relations and joins:
+//	                  EXISTS/IN to semi joins, NOT EXISTS to anti joins,
+//	                  NOT IN to a null-aware anti join, a correlated scalar
+//	                  subquery to a grouped relation joined on its
+//	                  correlation keys; an uncorrelated scalar subquery runs
+//	                  once while planning and becomes a constant
+//	from_where.go     the conjuncts of WHERE and ON are sorted: those over
+//	                  one table go into its scan (pruning and row filter as
+//	                  for one table), equalities between columns of two
+//	                  relations become join keys, the rest are applied at
+//	                  the first join that has all their columns
+//	from_join.go      the relations are joined greedily by estimated rows:
+//	                  the largest is the probe side, and the smallest
+//	                  relation connected to what is joined so far is joined
+//	                  next, the smaller side built
+//
+// Above the joins the builder goes on as for one table (build.go), with
+// the joined batches as its "table": residual WHERE, GROUP BY, HAVING,
+// ORDER BY, LIMIT.
+
+// relation is one source of rows of a SELECT: a table of the cache, or a
+// derived table (a subquery in FROM, a WITH name, or a subquery the
+// planner turned into a join).
+type relation struct {
+	name   string          // what qualifies its columns: the alias, else the table's name
+	table  string          // the cache's table; "" for a derived table
+	info   cache.TableInfo // a table's
+	plan   planNode        // a derived table's plan
+	schema *arrow.Schema   // its columns
+	node   ast.Node        // where the query names it, for errors
+	hidden bool            // made by the planner; its columns are not found by unqualified names
+
+	pushed []ast.ExprNode    // conjuncts over this table alone, for its scan
+	need   map[int]bool      // columns read above its scan
+	est    float64           // estimated rows out of its scan
+	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
+}
+
+// fromNode is the FROM clause as a tree: a relation, or a join of two.
+type fromNode struct {
+	rel         int // index in builder.rels; -1 for a join
+	kind        joinKind
+	left, right *fromNode
+	on          ast.ExprNode
+
+	conds     []*conjunct // a region's conditions left after pushing (classifyTree)
+	joinConds []*conjunct // an outer join's ON conditions over both sides
+}
+
+// bindFrom binds the FROM clause of s: its relations go to b.rels and its
+// joins to a tree.
+func (b *builder) bindFrom(s *ast.SelectStmt) (*fromNode, error) {
+	return b.bindRefs(s.From.TableRefs)
+}
+
+func (b *builder) bindRefs(n ast.ResultSetNode) (*fromNode, error) {
+	switch x := n.(type) {
+	case *ast.Join:
+		if x.Right == nil {
+			return b.bindRefs(x.Left)
+		}
+		if x.NaturalJoin {
+			return nil, b.at(ErrUnsupported, x, "NATURAL JOIN (name the columns with USING or ON)")
+		}
+		l, err := b.bindRefs(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindRefs(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		j := &fromNode{rel: -1, kind: joinInner, left: l, right: r}
+		if x.On != nil {
+			j.on = x.On.Expr
+		}
+		if len(x.Using) > 0 {
+			on, err := b.usingCondition(l, r, x.Using)
+			if err != nil {
+				return nil, err
+			}
+			j.on = on
+		}
+		switch x.Tp {
+		case ast.LeftJoin:
+			j.kind = joinLeft
+		case ast.RightJoin: // a RIGHT JOIN b is b LEFT JOIN a
+			j.kind, j.left, j.right = joinLeft, r, l
+		}
+		if j.kind == joinLeft && j.on == nil {
+			return nil, b.at(ErrInvalid, x, "an outer join needs ON or USING")
+		}
+		return j, nil
+	case *ast.TableSource:
+		rel, err := b.bindSource(x)
+		if err != nil {
+			return nil, err
+		}
+		for _, other := range b.rels {
+			if !other.hidden && strings.EqualFold(other.name, rel.name) {
+				return nil, b.at(ErrInvalid, x, "table name %q is used twice in FROM (give one an alias)", rel.name)
+			}
+		}
+		b.rels = append(b.rels, rel)
+		return &fromNode{rel: len(b.rels) - 1}, nil
+	}
+	return nil, b.at(ErrUnsupported, n, "FROM %s", restore(n))
+}
+
+// bindSource makes the relation of one FROM item.
+func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
+	if src.Lateral {
+		return nil, b.at(ErrUnsupported, src, "LATERAL")
+	}
+	switch x := src.Source.(type) {
+	case *ast.TableName:
+		if x.Schema.O == "" {
+			if cte := b.cte(x.Name.O); cte != nil {
+				name := x.Name.O
+				if src.AsName.O != "" {
+					name = src.AsName.O
+				}
+				if cte.plan != nil { // a set operation's result (setop.go)
+					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
+				}
+				return b.derived(cte.query, name, src)
+			}
+		}
+		table, err := b.lookupTable(x) // names.go
+		if err != nil {
+			return nil, err
+		}
+		info, err := b.c.Info(table)
+		if errors.Is(err, cache.ErrNotFound) {
+			return nil, b.at(ErrNoTable, x, "%q", x.Name.O)
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := table
+		if src.AsName.O != "" {
+			name = src.AsName.O
+		}
+		return &relation{name: name, table: table, info: info, schema: info.Schema, node: src,
+			est: float64(info.Rows)}, nil
+	case *ast.SelectStmt:
+		if src.AsName.O == "" {
+			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+		}
+		return b.derived(x, src.AsName.O, src)
+	case *ast.SetOprStmt:
+		if src.AsName.O == "" {
+			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+		}
+		p, err := b.child().buildSetOpr(x)
+		if err != nil {
+			return nil, err
+		}
+		return &relation{name: src.AsName.O, plan: p, schema: p.schema(), node: src, est: estimate(p)}, nil
+	}
+	return nil, b.at(ErrUnsupported, src.Source, "FROM %s", restore(src.Source))
+}
+
+// derived plans a subquery of FROM (or a WITH name) as a relation.
+func (b *builder) derived(s *ast.SelectStmt, name string, at ast.Node) (*relation, error) {
+	sub := b.child()
+	p, err := sub.buildSelect(s)
+	if err != nil {
+		return nil, err
+	}
+	sch := p.schema()
+	return &relation{name: name, plan: p, schema: sch, node: at, est: estimate(p)}, nil
+}
+
+// child returns a builder for a subquery of b's statement: same text,
+// cache, options, parameters and tick count, and b's WITH names.
+func (b *builder) child() *builder {
+	return &builder{ctx: b.ctx, sql: b.sql, c: b.c, opts: b.opts, params: b.params, nparams: b.nparams,
+		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids}
+}
+
+// newID numbers the relations the planner makes, unique in a statement.
+func (b *builder) newID() int {
+	if b.ids == nil {
+		b.ids = new(int)
+	}
+	*b.ids++
+	return *b.ids
+}
+
+// cte returns the WITH query of that name in scope, or nil.
+func (b *builder) cte(name string) *namedQuery {
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if strings.EqualFold(b.ctes[i].name, name) {
+			return &b.ctes[i]
+		}
+	}
+	return nil
+}
+
+// namedQuery is one WITH name, or a plan the planner names (a set
+// operation's result, setop.go).
+type namedQuery struct {
+	name  string
+	query *ast.SelectStmt
+	plan  planNode
+}
+
+// bindWith adds the WITH clause's names to b's scope. A name may be used
+// any number of times; each use is planned as a derived table of its own.
+func (b *builder) bindWith(w *ast.WithClause) error {
+	if w.IsRecursive {
+		return b.at(ErrUnsupported, w, "WITH RECURSIVE")
+	}
+	for _, c := range w.CTEs {
+		sel, ok := c.Query.Query.(*ast.SelectStmt)
+		if !ok {
+			return b.at(ErrUnsupported, c.Query, "WITH %s AS (set operation)", c.Name.O)
+		}
+		if len(c.ColNameList) > 0 {
+			if len(c.ColNameList) != len(sel.Fields.Fields) {
+				return b.at(ErrInvalid, c.Query, "WITH %s names %d columns, its query returns %d", c.Name.O, len(c.ColNameList), len(sel.Fields.Fields))
+			}
+			for i, f := range sel.Fields.Fields {
+				if f.WildCard != nil {
+					return b.at(ErrUnsupported, f, "a column list on WITH %s AS (SELECT * …)", c.Name.O)
+				}
+				f.AsName = c.ColNameList[i]
+			}
+		}
+		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel})
+	}
+	return nil
+}
+
+// usingCondition turns JOIN … USING (a, b) into ON l.a = r.a AND l.b = r.b,
+// each column found on each side.
+func (b *builder) usingCondition(l, r *fromNode, cols []*ast.ColumnName) (ast.ExprNode, error) {
+	var on ast.ExprNode
+	for _, c := range cols {
+		lq, err := b.sideQualifier(l, c)
+		if err != nil {
+			return nil, err
+		}
+		rq, err := b.sideQualifier(r, c)
+		if err != nil {
+			return nil, err
+		}
+		eq := equality(qualified(lq, c.Name.O), qualified(rq, c.Name.O))
+		on = and(on, eq)
+	}
+	return on, nil
+}
+
+// sideQualifier finds the one relation of a side of a join that has the
+// column.
+func (b *builder) sideQualifier(side *fromNode, c *ast.ColumnName) (string, error) {
+	var found []string
+	side.walk(func(rel int) {
+		if _, ok := columnByName(b.rels[rel].schema, c.Name.O); ok {
+			found = append(found, b.rels[rel].name)
+		}
+	})
+	switch len(found) {
+	case 0:
+		return "", b.at(ErrInvalid, c, "USING (%s): no such column on that side of the join", c.Name.O)
+	case 1:
+		return found[0], nil
+	}
+	return "", b.at(ErrInvalid, c, "USING (%s): the column is in %s", c.Name.O, strings.Join(found, " and "))
+}
+
+// walk calls fn with each relation of the tree, left to right.
+func (n *fromNode) walk(fn func(rel int)) {
+	if n.rel >= 0 {
+		fn(n.rel)
+		return
+	}
+	n.left.walk(fn)
+	n.right.walk(fn)
+}
+
+// colRef is a column of a relation.
+type colRef struct{ rel, col int }
+
+// resolve finds the relation column a name refers to among b.rels, or
+// fails naming the candidates.
+func (b *builder) resolve(n *ast.ColumnNameExpr) (colRef, error) {
+	ref, err := b.resolveName(n.Name)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return colRef{}, b.at(e.Kind, n, "%s", e.Msg)
+		}
+	}
+	return ref, err
+}
+
+// resolveName is resolve without a position for its errors.
+func (b *builder) resolveName(cn *ast.ColumnName) (colRef, error) {
+	if strings.HasPrefix(cn.Name.L, sentinelPrefix) {
+		return colRef{}, &Error{Kind: ErrInvalid, Msg: "NULLS FIRST/LAST only follows an ORDER BY item"}
+	}
+	var found []colRef
+	qualified := cn.Table.O != ""
+	for ri, r := range b.rels {
+		if qualified {
+			if !strings.EqualFold(r.name, cn.Table.O) {
+				continue
+			}
+			if cn.Schema.O != "" && (r.table == "" || cache.FoldName(cn.Schema.O) != SchemaName || !strings.EqualFold(r.name, r.table)) {
+				continue
+			}
+		} else if r.hidden {
+			continue
+		}
+		if c, ok := columnByName(r.schema, cn.Name.O); ok {
+			found = append(found, colRef{ri, c})
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		names := make([]string, len(found))
+		for i, f := range found {
+			names[i] = b.rels[f.rel].name + "." + b.rels[f.rel].schema.Field(f.col).Name
+		}
+		return colRef{}, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("column %q is ambiguous: it could be %s", cn.Name.O, strings.Join(names, " or "))}
+	}
+	if qualified && !slices.ContainsFunc(b.rels, func(r *relation) bool { return strings.EqualFold(r.name, cn.Table.O) }) {
+		return colRef{}, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("column %s.%s: no table %q in FROM (tables: %s)", cn.Table.O, cn.Name.O, cn.Table.O, b.relNames())}
+	}
+	msg := fmt.Sprintf("no column %q in %s", cn.Name.O, b.relNames())
+	if s := b.suggest(cn.Name.O); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return colRef{}, &Error{Kind: ErrInvalid, Msg: msg}
+}
+
+// relNames lists the relations a name may come from.
+func (b *builder) relNames() string {
+	var names []string
+	for _, r := range b.rels {
+		if !r.hidden {
+			names = append(names, r.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// suggest returns the qualified names of the columns closest to name (by
+// edit distance, at most a third of its length), or "".
+func (b *builder) suggest(name string) string {
+	best, bestD := []string(nil), len(name)/3+1
+	for _, r := range b.rels {
+		if r.hidden {
+			continue
+		}
+		for _, f := range r.schema.Fields() {
+			d := editDistance(strings.ToLower(name), strings.ToLower(f.Name))
+			switch {
+			case d < bestD:
+				best, bestD = []string{r.name + "." + f.Name}, d
+			case d == bestD:
+				best = append(best, r.name+"."+f.Name)
+			}
+		}
+	}
+	if len(best) > 3 {
+		best = best[:3]
+	}
+	return strings.Join(best, " or ")
+}
+
+// editDistance is Levenshtein's distance between two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// columnByName finds a column by name: exactly, else case-insensitively
+// when that is unambiguous.
+func columnByName(s *arrow.Schema, name string) (int, bool) {
+	found := -1
+	for i, f := range s.Fields() {
+		if f.Name == name {
+			return i, true
+		}
+		if strings.EqualFold(f.Name, name) {
+			if found >= 0 {
+				found = -2
+			} else if found == -1 {
+				found = i
+			}
+		}
+	}
+	return found, found >= 0
+}
+
+// qualified is the column expression rel.col.
+func qualified(rel, col string) *ast.ColumnNameExpr {
+	return &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: ast.NewCIStr(rel), Name: ast.NewCIStr(col)}}
+}

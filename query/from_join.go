@@ -1,0 +1,448 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// part is a plan being joined: its batches' columns are relation
+// columns, as stored or, where a key or a residual needed one, also in
+// their engine types (a copy the planner appended).
+type part struct {
+	plan planNode
+	cols []partCol
+	rels relSet
+	est  float64
+}
+
+type partCol struct {
+	colRef
+	engine bool // the engine-typed copy
+}
+
+// find returns the position of a relation column as stored, or -1.
+func (p *part) find(ref colRef) int {
+	return slices.IndexFunc(p.cols, func(c partCol) bool { return c.colRef == ref && !c.engine })
+}
+
+// enginePos returns the position of a relation column in its engine
+// type: the stored column when that is an engine type, else its copy, or
+// -1.
+func (p *part) enginePos(ref colRef) int {
+	if i := slices.IndexFunc(p.cols, func(c partCol) bool { return c.colRef == ref && c.engine }); i >= 0 {
+		return i
+	}
+	i := p.find(ref)
+	if i < 0 {
+		return -1
+	}
+	t := p.plan.schema().Field(i).Type
+	if et, ok := expr.EngineType(t); ok && arrow.TypeEqual(et, t) {
+		return i
+	}
+	return -1
+}
+
+// ensureEngine gives each column of refs an engine-typed position in p,
+// appending one ToEngine step for those whose stored type is not one.
+func (b *builder) ensureEngine(p *part, refs []colRef) error {
+	var n *convertNode
+	sch := p.plan.schema()
+	for _, r := range refs {
+		if p.enginePos(r) >= 0 || (n != nil && slices.ContainsFunc(p.cols[len(sch.Fields()):], func(c partCol) bool { return c.colRef == r })) {
+			continue
+		}
+		i := p.find(r)
+		if i < 0 {
+			return fmt.Errorf("%w: planner: column %s.%s is not in the plan", ErrExec, b.rels[r.rel].name, b.rels[r.rel].schema.Field(r.col).Name)
+		}
+		f := sch.Field(i)
+		et, ok := expr.EngineType(f.Type)
+		if !ok {
+			return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("column %s.%s of type %s", b.rels[r.rel].name, f.Name, f.Type)}
+		}
+		if n == nil {
+			n = &convertNode{in: p.plan}
+		}
+		n.cols = append(n.cols, i)
+		n.fields = append(n.fields, arrow.Field{Name: f.Name, Type: et, Nullable: f.Nullable})
+		p.cols = append(p.cols, partCol{colRef: r, engine: true})
+	}
+	if n != nil {
+		p.plan = n
+	}
+	return nil
+}
+
+// partScope resolves column names to the columns of a part (or of two
+// parts side by side, for a join's residual).
+type partScope struct{ p *part }
+
+func (s partScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	ref, err := b.resolve(n)
+	if err != nil {
+		return nil, err
+	}
+	i := s.p.enginePos(ref)
+	if i < 0 {
+		return nil, b.at(ErrExec, n, "planner: column %s has no engine-typed copy here", restore(n))
+	}
+	f := s.p.plan.schema().Field(i)
+	return expr.Column(i, f.Name, f.Type), nil
+}
+
+func (s partScope) stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	return s.column(b, n)
+}
+
+func (partScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, error) {
+	return nil, b.at(ErrInvalid, n, "aggregate %s not allowed in WHERE or ON", restore(n))
+}
+
+func (partScope) whole(*builder, ast.ExprNode) (expr.Expr, error) { return nil, nil }
+
+// relPart plans one relation: a table's scan with the conjuncts pushed
+// into it (through the single-table builder: pruning, row filter), its
+// columns read above as stored; a derived table's plan as it is.
+func (b *builder) relPart(ri int) (*part, error) {
+	r := b.rels[ri]
+	if r.table == "" {
+		p := &part{plan: r.plan, rels: 1 << ri, est: r.est}
+		for c := range r.schema.Fields() {
+			p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
+		}
+		return p, nil
+	}
+	cols := make([]int, 0, len(r.need))
+	for c := range r.need {
+		cols = append(cols, c)
+	}
+	slices.Sort(cols)
+	if len(cols) == 0 { // only its rows count (a cross join's count(*))
+		cols = []int{0}
+	}
+	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, Fields: &ast.FieldList{}}
+	for _, c := range cols {
+		name := r.schema.Field(c).Name
+		sel.Fields.Fields = append(sel.Fields.Fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}}})
+	}
+	for _, t := range r.pushed {
+		sel.Where = and(sel.Where, t)
+	}
+	sub := b.child()
+	sub.preset = r
+	plan, err := sub.buildSelect(sel)
+	if err != nil {
+		return nil, err
+	}
+	p := &part{plan: plan, rels: 1 << ri, est: b.scanEstimate(r)}
+	if s := findScan(plan); s != nil {
+		s.estRows = p.est
+	}
+	for _, c := range cols {
+		p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
+	}
+	return p, nil
+}
+
+// selectivity guesses the share of rows n conjuncts keep. (Estimates
+// from column statistics are to come.)
+func selectivity(n int) float64 {
+	s := 1.0
+	for range n {
+		s *= 0.3
+	}
+	return s
+}
+
+// filterPart applies conjuncts over a part's columns.
+func (b *builder) filterPart(p *part, conds []*conjunct) (*part, error) {
+	if len(conds) == 0 {
+		return p, nil
+	}
+	var pred ast.ExprNode
+	var refs []colRef
+	for _, c := range conds {
+		pred = and(pred, c.e)
+		refs = append(refs, b.colRefsOf(c.e)...)
+	}
+	if err := b.ensureEngine(p, refs); err != nil {
+		return nil, err
+	}
+	e, err := b.expr(pred, partScope{p})
+	if err != nil {
+		return nil, err
+	}
+	return &part{plan: &filterNode{in: p.plan, pred: e, what: "Filter"}, cols: p.cols, rels: p.rels,
+		est: p.est * selectivity(len(conds))}, nil
+}
+
+// joinParts joins two parts by kind on the conditions: those that are
+// equalities of a column of each side with the same engine type are
+// keys, the rest the residual. For an inner join the smaller estimated
+// side is built.
+func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprNode) (*part, error) {
+	if kind == joinInner && build.est > probe.est {
+		probe, build = build, probe
+	}
+	var pk, bk []colRef
+	var residual []ast.ExprNode
+	var refs []colRef
+	for _, c := range conds {
+		l, r, ok := b.equiKey(c, probe.rels, build.rels)
+		if ok {
+			lt, lok := b.engineType(l)
+			rt, rok := b.engineType(r)
+			if lok && rok && arrow.TypeEqual(lt, rt) {
+				pk, bk = append(pk, l), append(bk, r)
+				continue
+			}
+		}
+		residual = append(residual, c)
+		refs = append(refs, b.colRefsOf(c)...)
+	}
+	var pRefs, bRefs []colRef
+	for _, r := range refs {
+		if probe.rels.has(r.rel) {
+			pRefs = append(pRefs, r)
+		} else {
+			bRefs = append(bRefs, r)
+		}
+	}
+	if err := b.ensureEngine(probe, append(pk, pRefs...)); err != nil {
+		return nil, err
+	}
+	if err := b.ensureEngine(build, append(bk, bRefs...)); err != nil {
+		return nil, err
+	}
+	n := &hashJoinNode{probe: probe.plan, build: build.plan, kind: kind}
+	for i := range pk {
+		n.probeKeys = append(n.probeKeys, probe.enginePos(pk[i]))
+		n.buildKeys = append(n.buildKeys, build.enginePos(bk[i]))
+	}
+	both := &part{cols: append(slices.Clip(probe.cols), build.cols...), rels: probe.rels | build.rels}
+	both.plan = &schemaOnly{arrow.NewSchema(append(slices.Clip(probe.plan.schema().Fields()), build.plan.schema().Fields()...), nil)}
+	if len(residual) > 0 {
+		var pred ast.ExprNode
+		for _, c := range residual {
+			pred = and(pred, c)
+		}
+		e, err := b.expr(pred, partScope{both})
+		if err != nil {
+			return nil, err
+		}
+		n.residual = e
+	}
+	out := &part{plan: n, rels: probe.rels | build.rels}
+	switch kind {
+	case joinSemi, joinAnti, joinNullAwareAnti:
+		out.cols = probe.cols
+		out.rels = probe.rels
+		// The share of probe keys the build side has.
+		share := 0.5
+		if len(pk) > 0 {
+			share = min(1, b.keyDistinct(build, bk)/b.keyDistinct(probe, pk))
+		}
+		if kind != joinSemi {
+			share = max(0.1, 1-share)
+		}
+		out.est = max(1, probe.est*share)
+	case joinLeft:
+		out.cols = both.cols
+		out.est = probe.est
+	default:
+		out.cols = both.cols
+		out.est = joinEstimate(b, probe, build, pk, bk)
+	}
+	if len(pk) == 0 && kind == joinInner {
+		out.est = probe.est * build.est * selectivity(len(residual))
+	}
+	n.estRows = out.est
+	if !b.opts.NoPruning {
+		linkRuntimeFilters(n) // runtime_filter.go
+	}
+	return out, nil
+}
+
+// joinEstimate guesses an equi-join's rows: |A|·|B| / max(V(A), V(B)),
+// V the distinct key tuples of a side (from_estimate.go).
+func joinEstimate(b *builder, probe, build *part, pk, bk []colRef) float64 {
+	domain := max(1, b.keyDistinct(probe, pk), b.keyDistinct(build, bk))
+	return max(1, probe.est*build.est/domain)
+}
+
+// keyDistinct estimates the distinct tuples of key columns in a part:
+// the product of their distinct counts, at most the part's rows.
+func (b *builder) keyDistinct(p *part, keys []colRef) float64 {
+	v := 1.0
+	for _, k := range keys {
+		v *= b.distinct(k)
+	}
+	return max(1, min(v, p.est))
+}
+
+// baseRows is a relation's rows before any filter.
+func (b *builder) baseRows(rel int) float64 {
+	r := b.rels[rel]
+	if r.table != "" {
+		return float64(r.info.Rows)
+	}
+	return r.est
+}
+
+// engineType is a relation column's engine type.
+func (b *builder) engineType(r colRef) (arrow.DataType, bool) {
+	return expr.EngineType(b.rels[r.rel].schema.Field(r.col).Type)
+}
+
+// schemaOnly stands for the batches of a join's two sides side by side
+// while its residual is planned; it never runs.
+type schemaOnly struct{ s *arrow.Schema }
+
+func (n *schemaOnly) schema() *arrow.Schema { return n.s }
+func (n *schemaOnly) open(context.Context, *runtime, *cache.Cache) (operator, error) {
+	return nil, fmt.Errorf("%w: planner: a schema-only node ran", ErrExec)
+}
+func (n *schemaOnly) explain(*strings.Builder, int) {}
+
+// joinRegion joins parts greedily: the largest estimated part is the
+// first probe side; then, as long as parts are left, the smallest part
+// connected to what is joined by an equality is joined to it (or, when
+// none is connected, the smallest part, as a cross join), with every
+// condition whose relations are then all joined. A pending semi or anti
+// join is applied as soon as its outer relations are joined. It returns
+// the conditions no join applied (those over a single derived part, or
+// over no relation at all).
+func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJoin) (*part, []*conjunct, []*pendingJoin, error) {
+	applied := make([]bool, len(conds))
+	var err error
+	applyPending := func(p *part) (*part, error) {
+		for i := 0; i < len(pend); i++ {
+			pj := pend[i]
+			if !pj.outer.subsetOf(p.rels) {
+				continue
+			}
+			build, err := b.relPart(pj.rel)
+			if err != nil {
+				return nil, err
+			}
+			if p, err = b.joinParts(p, build, pj.kind, pj.conds); err != nil {
+				return nil, err
+			}
+			pend = slices.Delete(pend, i, i+1)
+			i--
+		}
+		return p, nil
+	}
+	for i, p := range parts {
+		if parts[i], err = applyPending(p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if len(parts) == 0 {
+		return nil, conds, pend, nil
+	}
+	first := 0
+	for i, p := range parts {
+		if p.est > parts[first].est {
+			first = i
+		}
+	}
+	cur := parts[first]
+	rest := slices.Delete(slices.Clone(parts), first, first+1)
+	for len(rest) > 0 {
+		next := -1
+		for i, p := range rest {
+			if !b.connected(cur, p, conds, applied) {
+				continue
+			}
+			if next < 0 || p.est < rest[next].est {
+				next = i
+			}
+		}
+		if next < 0 {
+			for i, p := range rest {
+				if next < 0 || p.est < rest[next].est {
+					next = i
+				}
+			}
+		}
+		other := rest[next]
+		rest = slices.Delete(rest, next, next+1)
+		var on []ast.ExprNode
+		both := cur.rels | other.rels
+		for i, c := range conds {
+			if !applied[i] && c.rels != 0 && c.rels.subsetOf(both) {
+				on = append(on, c.e)
+				applied[i] = true
+			}
+		}
+		if cur, err = b.joinParts(cur, other, joinInner, on); err != nil {
+			return nil, nil, nil, err
+		}
+		if cur, err = applyPending(cur); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var left []*conjunct
+	for i, c := range conds {
+		if !applied[i] {
+			left = append(left, c)
+		}
+	}
+	return cur, left, pend, nil
+}
+
+// connected reports an unapplied equality between a column of a and one
+// of p.
+func (b *builder) connected(a, p *part, conds []*conjunct, applied []bool) bool {
+	for i, c := range conds {
+		if applied[i] || !c.rels.subsetOf(a.rels|p.rels) {
+			continue
+		}
+		if _, _, ok := b.equiKey(c.e, a.rels, p.rels); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// estimate guesses the rows a plan returns, for ordering joins.
+func estimate(p planNode) float64 {
+	switch n := p.(type) {
+	case *scanNode:
+		if n.noTable() {
+			return 1
+		}
+		return float64(n.info.Rows)
+	case *hashJoinNode:
+		return n.estRows
+	case *filterNode:
+		return estimate(n.in) * selectivity(1)
+	case *aggregateNode:
+		if len(n.keys) == 0 {
+			return 1
+		}
+		return max(1, estimate(n.in)/10)
+	case *limitNode:
+		if n.limit >= 0 {
+			return min(float64(n.limit), estimate(n.in))
+		}
+		return estimate(n.in)
+	case *projectNode:
+		return estimate(n.in)
+	case *sortNode:
+		return estimate(n.in)
+	case *convertNode:
+		return estimate(n.in)
+	}
+	return 1000
+}

@@ -1,0 +1,334 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// joinsFrom reports whether a SELECT goes through the relational planner
+// (from_*.go) rather than the single-table path: FROM has more than one
+// item, a derived table or a WITH name, or WHERE has a subquery.
+func (b *builder) joinsFrom(s *ast.SelectStmt) bool {
+	if s.From == nil || b.preset != nil {
+		return false
+	}
+	refs := s.From.TableRefs
+	if refs.Right != nil {
+		return true
+	}
+	src, ok := refs.Left.(*ast.TableSource)
+	if !ok {
+		_, isJoin := refs.Left.(*ast.Join)
+		return isJoin
+	}
+	if tn, ok := src.Source.(*ast.TableName); !ok || (tn.Schema.O == "" && b.cte(tn.Name.O) != nil) {
+		return true
+	}
+	return s.Where != nil && hasSubquery(s.Where)
+}
+
+// planFrom plans FROM and WHERE of a query that joins: the joined part
+// becomes the builder's table (b.joined, b.info, b.lay), and the
+// conjuncts of WHERE no join or scan took are returned, for the filter
+// above the joins.
+func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
+	tree, err := b.bindFrom(s)
+	if err != nil {
+		return nil, err
+	}
+	firstSub := len(b.rels)
+	var terms []ast.ExprNode
+	var pend []*pendingJoin
+	if s.Where != nil {
+		for _, t := range conjuncts(s.Where, nil) {
+			for _, f := range factorOr(t) {
+				repl, pj, err := b.subqueryConjunct(f)
+				if err != nil {
+					return nil, err
+				}
+				terms = append(terms, repl...)
+				if pj != nil {
+					pend = append(pend, pj)
+				}
+			}
+		}
+	}
+	if len(b.rels) > maxRelations {
+		return nil, b.at(ErrUnsupported, s, "%d relations in one SELECT (at most %d, subqueries included)", len(b.rels), maxRelations)
+	}
+	// The relations of scalar subqueries join the top region; those of
+	// semi and anti joins wait in pend.
+	var extra []int
+	for ri := firstSub; ri < len(b.rels); ri++ {
+		isSemi := false
+		for _, pj := range pend {
+			isSemi = isSemi || pj.rel == ri
+		}
+		if !isSemi {
+			extra = append(extra, ri)
+		}
+	}
+	if err := b.outerToInner(tree, terms); err != nil { // rule_outer.go
+		return nil, err
+	}
+	if err := b.classifyTree(tree, terms, extra); err != nil {
+		return nil, err
+	}
+	for _, r := range b.rels {
+		r.need = map[int]bool{}
+	}
+	b.markNeeded(s, tree, pend)
+
+	top, left, pend, err := b.planRegion(tree, extra, pend)
+	if err != nil {
+		return nil, err
+	}
+	if len(pend) > 0 {
+		return nil, b.at(ErrUnsupported, s, "the subquery %s: its outer columns are on the inner side of an outer join", pend[0].text)
+	}
+	b.joined = top
+	b.info = cache.TableInfo{Schema: top.plan.schema()}
+	all := make([]int, len(top.cols))
+	for i := range all {
+		all[i] = i
+	}
+	b.lay = newLayout(b.info.Schema, all)
+	for i, c := range top.cols {
+		if c.engine {
+			b.lay.engine[top.find(c.colRef)] = i
+		}
+	}
+	var where ast.ExprNode
+	for _, c := range left {
+		where = and(where, c.e)
+	}
+	return where, nil
+}
+
+// flattenInner collects the items of a run of inner joins (relations,
+// and outer joins taken whole) and their ON conditions.
+func flattenInner(n *fromNode, leaves []*fromNode, ons []ast.ExprNode) ([]*fromNode, []ast.ExprNode) {
+	if n.rel >= 0 || n.kind != joinInner {
+		return append(leaves, n), ons
+	}
+	leaves, ons = flattenInner(n.left, leaves, ons)
+	leaves, ons = flattenInner(n.right, leaves, ons)
+	if n.on != nil {
+		ons = append(ons, n.on)
+	}
+	return leaves, ons
+}
+
+// relsOf is the set of relations of a FROM tree.
+func relsOf(n *fromNode) relSet {
+	var s relSet
+	n.walk(func(rel int) { s |= 1 << rel })
+	return s
+}
+
+// splitTerms splits conditions into conjuncts, factoring common terms
+// out of ORs.
+func splitTerms(e ast.ExprNode) []ast.ExprNode {
+	var out []ast.ExprNode
+	if e == nil {
+		return nil
+	}
+	for _, t := range conjuncts(e, nil) {
+		out = append(out, factorOr(t)...)
+	}
+	return out
+}
+
+// classifyTree sorts the conditions of a region of inner joins (terms:
+// WHERE's, for the top one) and of the outer joins in it: conjuncts over
+// one table of the region go into its scan; an outer join's ON
+// conjuncts over its inner side alone go into that side.
+func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) error {
+	leaves, ons := flattenInner(n, nil, nil)
+	var pushable relSet
+	for _, l := range leaves {
+		if l.rel >= 0 {
+			pushable |= 1 << l.rel
+		}
+	}
+	for _, on := range ons {
+		if hasSubquery(on) {
+			return b.at(ErrUnsupported, on, "subqueries in ON")
+		}
+		terms = append(terms, splitTerms(on)...)
+	}
+	conds, err := b.classify(terms, pushable)
+	if err != nil {
+		return err
+	}
+	n.conds = conds
+	for _, l := range leaves {
+		if l.rel >= 0 {
+			continue
+		}
+		if hasSubquery(l.on) {
+			return b.at(ErrUnsupported, l.on, "subqueries in ON")
+		}
+		inner := relsOf(l.right)
+		var own, innerTerms []ast.ExprNode
+		for _, t := range splitTerms(l.on) {
+			rs, err := b.refsOf(t)
+			if err != nil {
+				return err
+			}
+			if rs != 0 && rs.subsetOf(inner) {
+				innerTerms = append(innerTerms, t)
+			} else {
+				own = append(own, t)
+			}
+		}
+		if err := b.classifyTree(l.left, nil, nil); err != nil {
+			return err
+		}
+		if err := b.classifyTree(l.right, innerTerms, nil); err != nil {
+			return err
+		}
+		l.joinConds = nil
+		for _, t := range own {
+			rs, err := b.refsOf(t)
+			if err != nil {
+				return err
+			}
+			l.joinConds = append(l.joinConds, &conjunct{e: t, rels: rs})
+		}
+	}
+	return nil
+}
+
+// markNeeded records the columns of each relation that anything above
+// its scan reads.
+func (b *builder) markNeeded(s *ast.SelectStmt, tree *fromNode, pend []*pendingJoin) {
+	mark := func(n ast.Node) {
+		for _, r := range b.colRefsOf(n) {
+			b.rels[r.rel].need[r.col] = true
+		}
+	}
+	for _, f := range s.Fields.Fields {
+		if f.WildCard == nil {
+			mark(f.Expr)
+			continue
+		}
+		for _, r := range b.rels {
+			if r.hidden || (f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, r.name)) {
+				continue
+			}
+			for c := range r.schema.Fields() {
+				r.need[c] = true
+			}
+		}
+	}
+	if s.GroupBy != nil {
+		for _, it := range s.GroupBy.Items {
+			mark(it.Expr)
+		}
+	}
+	if s.Having != nil {
+		mark(s.Having.Expr)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			mark(it.Expr)
+		}
+	}
+	var walk func(n *fromNode)
+	walk = func(n *fromNode) {
+		for _, c := range n.conds {
+			mark(c.e)
+		}
+		for _, c := range n.joinConds {
+			mark(c.e)
+		}
+		if n.rel < 0 {
+			walk(n.left)
+			walk(n.right)
+		}
+	}
+	walk(tree)
+	for _, pj := range pend {
+		for _, c := range pj.conds {
+			mark(c)
+		}
+	}
+}
+
+// planRegion plans a region of inner joins: its relations, its outer
+// joins, and extra relations (of scalar subqueries), joined greedily.
+func (b *builder) planRegion(n *fromNode, extra []int, pend []*pendingJoin) (*part, []*conjunct, []*pendingJoin, error) {
+	leaves, _ := flattenInner(n, nil, nil)
+	var parts []*part
+	for _, l := range leaves {
+		var p *part
+		var err error
+		if l.rel >= 0 {
+			p, err = b.relPart(l.rel)
+		} else {
+			p, err = b.planLeftJoin(l)
+		}
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		parts = append(parts, p)
+	}
+	for _, ri := range extra {
+		p, err := b.relPart(ri)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		parts = append(parts, p)
+	}
+	return b.joinRegion(parts, n.conds, pend)
+}
+
+// planLeftJoin plans l LEFT JOIN r ON …: the left side is probed, every
+// row of it kept.
+func (b *builder) planLeftJoin(n *fromNode) (*part, error) {
+	side := func(m *fromNode) (*part, error) {
+		p, left, _, err := b.planRegion(m, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b.filterPart(p, left)
+	}
+	lp, err := side(n.left)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := side(n.right)
+	if err != nil {
+		return nil, err
+	}
+	conds := make([]ast.ExprNode, len(n.joinConds))
+	for i, c := range n.joinConds {
+		conds[i] = c.e
+	}
+	return b.joinParts(lp, rp, joinLeft, conds)
+}
+
+// joinedStar expands * (every column of the FROM items, in order) or
+// t.* (t's) over joined relations.
+func (b *builder) joinedStar(f *ast.SelectField) ([]selectItem, error) {
+	var items []selectItem
+	q := f.WildCard.Table.O
+	found := false
+	for _, r := range b.rels {
+		if r.hidden || (q != "" && !strings.EqualFold(q, r.name)) {
+			continue
+		}
+		found = true
+		for _, fld := range r.schema.Fields() {
+			items = append(items, selectItem{node: qualified(r.name, fld.Name), name: fld.Name})
+		}
+	}
+	if !found {
+		return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause (tables: %s)", q, b.relNames())
+	}
+	return items, nil
+}

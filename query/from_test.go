@@ -1,0 +1,195 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The relational planner's tests over the one test table (orders, see
+// testTable), joined with itself under aliases. Answers against DuckDB
+// are in difftest (TestJoins, TestTPCH22); here: plans, errors and
+// memory.
+
+func TestJoinAnswers(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		// ids 1..60; grp NULL every 7th row; qty = (id-1)%50, NULL every 11th
+		// (so 45 ids are a qty, and the groups are a 17, b 17, c 18, NULL 8).
+		{`SELECT count(*) FROM orders a JOIN orders b ON a.id = b.id`, []string{"60"}},
+		{`SELECT count(*) FROM orders a, orders b WHERE a.grp = b.grp`, []string{fmt.Sprint(18*18 + 17*17 + 17*17)}},
+		{`SELECT a.id, b.id FROM orders a JOIN orders b ON a.qty = b.qty AND a.id < b.id ORDER BY 1, 2 LIMIT 3`,
+			[]string{"1|51", "2|52", "3|53"}},
+		{`SELECT a.id, b.id FROM orders a LEFT JOIN orders b ON a.id = b.qty + 100 WHERE a.id <= 2 ORDER BY 1`,
+			[]string{"1|NULL", "2|NULL"}},
+		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"45"}},
+		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"15"}},
+		// qty holds NULLs: NOT IN keeps nothing.
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"0"}},
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders WHERE qty IS NOT NULL)`, []string{"15"}},
+		{`SELECT count(*) FROM orders WHERE id IN (SELECT qty FROM orders)`, []string{"45"}},
+		{`SELECT id FROM orders a WHERE a.qty = (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp) ORDER BY id`,
+			[]string{"46", "48", "50"}},
+		{`SELECT count(*) FROM orders WHERE id > (SELECT avg(id) FROM orders)`, []string{"30"}},
+		{`SELECT x.g, x.n FROM (SELECT grp AS g, count(*) AS n FROM orders GROUP BY grp) x WHERE x.n > 17 ORDER BY 1`,
+			[]string{"c|18"}},
+		{`WITH t AS (SELECT id FROM orders WHERE id < 4) SELECT count(*) FROM t a, t b`, []string{"9"}},
+		{`SELECT DISTINCT grp FROM orders ORDER BY 1`, []string{"a", "b", "c", "NULL"}},
+		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
+		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
+		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"23"}},
+	} {
+		got, err := run(t, e, tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s:\n got %v\nwant %v", tc.sql, got, tc.want)
+		}
+	}
+}
+
+func TestJoinPlans(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	for _, tc := range []struct {
+		sql  string
+		want []string // lines the plan contains, in order
+	}{
+		// Conjuncts over one table go into its scan; the equality is the key.
+		{`SELECT a.id FROM orders a, orders b WHERE a.id = b.qty AND a.grp = 'a' AND b.id < 10`, []string{
+			"HashJoin Inner on", "id = qty", "keeps rows where a.grp='a'", "keeps rows where b.id<10"}},
+		// The key every branch of an OR has comes out of it (TPC-H Q19).
+		{`SELECT count(*) FROM orders a, orders b WHERE (a.id = b.id AND a.qty < 5) OR (a.id = b.id AND b.qty > 40)`, []string{
+			"HashJoin Inner on id = id and"}},
+		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.grp <> a.grp)`, []string{
+			"HashJoin Semi on id = $c0 and"}},
+		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"HashJoin Anti"}},
+		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"HashJoin NullAwareAnti on id = $in"}},
+		{`SELECT id FROM orders a WHERE a.qty < (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp)`, []string{
+			"HashJoin Inner on grp = $k0 and qty < $value", "HashAggregate by grp: max(b.qty)"}},
+		// An uncorrelated scalar subquery is a constant of the plan.
+		{`SELECT count(*) FROM orders WHERE id > (SELECT max(qty) FROM orders)`, []string{"keeps rows where id>49"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{
+			"HashJoin Left on id = id", "keeps rows where b.qty>3"}},
+		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
+		// A WHERE conjunct that rejects NULLs of the inner side makes a
+		// LEFT JOIN inner; one that does not (IS NULL) leaves it.
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{
+			"HashJoin Inner on", "keeps rows where b.grp='a'"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"HashJoin Left"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE coalesce(b.grp, 'x') = 'x'`, []string{"HashJoin Left"}},
+	} {
+		plan, err := e.Explain(context.Background(), tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		rest := plan
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: plan lacks %q (after the lines before it):\n%s", tc.sql, w, plan)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}
+
+func TestJoinErrors(t *testing.T) {
+	e, _ := newEngine(t, 20, 16)
+	for _, tc := range []struct {
+		sql  string
+		kind error
+		msg  string
+	}{
+		{`SELECT id FROM orders a, orders b`, ErrInvalid, `column "id" is ambiguous: it could be a.id or b.id`},
+		{`SELECT a.qtyy FROM orders a, orders b`, ErrInvalid, `no column "qtyy" in a, b (did you mean a.qty or b.qty?)`},
+		{`SELECT c.id FROM orders a, orders b`, ErrInvalid, `no table "c" in FROM`},
+		{`SELECT 1 FROM orders, orders`, ErrInvalid, `table name "orders" is used twice`},
+		{`SELECT 1 FROM orders a NATURAL JOIN orders b`, ErrUnsupported, `NATURAL JOIN`},
+		{`SELECT id FROM orders a WHERE a.id = (SELECT count(*) FROM orders b WHERE b.qty = a.id)`, ErrUnsupported, `count`},
+		{`SELECT id FROM orders WHERE id = (SELECT id FROM orders)`, ErrExec, `more than one row`},
+		{`SELECT id FROM orders WHERE id = (SELECT id, qty FROM orders)`, ErrInvalid, `returns one column`},
+		{`SELECT id FROM orders WHERE id IN (SELECT id, qty FROM orders)`, ErrInvalid, `one column`},
+		{`SELECT id FROM (SELECT id FROM orders)`, ErrInvalid, `needs an alias`},
+		{`SELECT id FROM orders UNION SELECT id, qty FROM orders`, ErrInvalid, `2 columns`},
+		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
+		{`SELECT id FROM orders a WHERE a.id = 1 OR EXISTS (SELECT * FROM orders b WHERE b.id = a.qty)`, ErrUnsupported, `subquery`},
+	} {
+		_, err := run(t, e, tc.sql)
+		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s:\n got %v\nwant %v containing %q", tc.sql, err, tc.kind, tc.msg)
+		}
+	}
+}
+
+// TestJoinMemory runs joins to the end, to an error and to a cancel with
+// a checked allocator (newEngine asserts nothing is left).
+func TestJoinMemory(t *testing.T) {
+	e, _ := newEngine(t, 500, 16)
+	for _, sql := range []string{
+		`SELECT a.id, b.grp FROM orders a JOIN orders b ON a.qty = b.qty`,
+		`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.id IS NULL`,
+		`SELECT id FROM orders WHERE id = (SELECT qty FROM orders)`,
+	} {
+		_, _ = run(t, e, sql)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := e.Query(ctx, `SELECT a.id FROM orders a JOIN orders b ON a.qty = b.qty`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Next()
+	cancel()
+	for r.Next() {
+	}
+	if !errors.Is(r.Err(), context.Canceled) {
+		t.Errorf("after cancel: %v", r.Err())
+	}
+	r.Release()
+}
+
+// TestRuntimeFilter: the build side's key range reaches the probe side's
+// scan, which skips the batches outside it, and the answer is the one
+// without pruning.
+func TestRuntimeFilter(t *testing.T) {
+	e, _ := newEngine(t, 600, 16)
+	const sql = `SELECT count(*), sum(a.qty) FROM orders a JOIN orders b ON a.id = b.id WHERE b.id BETWEEN 100 AND 110`
+	plan, err := e.Explain(context.Background(), "EXPLAIN ANALYZE "+sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 38 batches of 16 ids: ids 100..110 are all in one (ids 97..112);
+	// the batches the scan read ahead while the build side was built are
+	// not skipped.
+	m := regexp.MustCompile(`runtime filters on id \(skipped (\d+) batches\)`).FindStringSubmatch(plan)
+	if m == nil {
+		t.Fatalf("no runtime filter on the probe scan:\n%s", plan)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 28 || n > 37 {
+		t.Errorf("the runtime filter skipped %d batches, want 28..37:\n%s", n, plan)
+	}
+	got, err := run(t, e, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := New(e.c, Options{Alloc: e.opts.Alloc, NoPruning: true})
+	want, err := run(t, off, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(got) != "[11|85]" {
+		t.Errorf("got %v, without pruning %v", got, want)
+	}
+}

@@ -1,0 +1,270 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/query/agg"
+)
+
+// joinBuild is a join's build side, drained: all its rows in one batch,
+// and with keys a table of their distinct key tuples (agg.KeyTable) and,
+// per tuple, the build rows holding it, so that the rows matching a probe
+// row are one range of order. Everything it holds counts in the query's
+// memory tracker (held); it does not spill.
+type joinBuild struct {
+	rec  arrow.RecordBatch // every build row; nil when there are none
+	rows int
+	kt   *agg.KeyTable // nil without keys
+	// The rows of key tuple id are order[start[id]:start[id+1]], ascending
+	// (so gathering one key's rows copies runs). Without keys order is
+	// nil: every probe row meets every build row, [0, rows).
+	start, order []int32
+	hasNull      bool  // some build row has a NULL key: it matches nothing
+	held         int64 // bytes accounted to the tracker
+}
+
+// buildCollector gathers the build side batch by batch: its columns, and
+// each row's key tuple id (agg.NoKey for a NULL key).
+type buildCollector struct {
+	o     *hashJoinOp
+	b     *joinBuild
+	cols  [][]arrow.Array // per column, its arrays, one per batch
+	sizes []int64         // per column, the bytes of its arrays
+	ids   []uint32        // per build row
+	keys  []arrow.Array
+	rows  []uint32 // of the batch being inserted: those with no NULL key
+}
+
+// drainBuild reads the build side to its end into a joinBuild. On error
+// everything it held is released.
+func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
+	b := &joinBuild{}
+	c := &buildCollector{o: o, b: b, cols: make([][]arrow.Array, o.n.build.schema().NumFields())}
+	c.sizes = make([]int64, len(c.cols))
+	err := c.collect(ctx)
+	if err == nil {
+		err = c.finish()
+	}
+	for _, col := range c.cols {
+		releaseAll(col)
+	}
+	if err != nil {
+		o.releaseBuild(b)
+		return nil, err
+	}
+	return b, nil
+}
+
+func (c *buildCollector) collect(ctx context.Context) error {
+	o := c.o
+	if len(o.n.buildKeys) > 0 {
+		types := make([]arrow.DataType, len(o.n.buildKeys))
+		for i, k := range o.n.buildKeys {
+			types[i] = o.n.build.schema().Field(k).Type
+		}
+		kt, err := agg.NewKeyTable(types)
+		if err != nil {
+			return &Error{Kind: ErrInvalid, Msg: "hash join keys", Err: err}
+		}
+		c.b.kt = kt
+		c.keys = make([]arrow.Array, len(types))
+	}
+	return drain(ctx, o.build, func(rec arrow.RecordBatch) error {
+		n := int(rec.NumRows())
+		if n == 0 {
+			return nil
+		}
+		if c.b.rows+n > math.MaxInt32 {
+			return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
+		}
+		var bytes int64
+		for i, col := range rec.Columns() {
+			col.Retain()
+			c.cols[i] = append(c.cols[i], col)
+			size := arrowsize.Data(col.Data())
+			c.sizes[i] += size
+			bytes += size
+		}
+		c.b.rows += n
+		if err := o.hold(c.b, bytes); err != nil {
+			return err
+		}
+		if c.b.kt != nil {
+			return c.insert(rec)
+		}
+		return nil
+	})
+}
+
+// insert adds the key tuples of one build batch to the table and their ids
+// to c.ids; rows with a NULL key get agg.NoKey.
+func (c *buildCollector) insert(rec arrow.RecordBatch) error {
+	o, b := c.o, c.b
+	n := int(rec.NumRows())
+	for i, k := range o.n.buildKeys {
+		c.keys[i] = rec.Column(k)
+	}
+	c.rows = nonNullRows(c.rows[:0], c.keys, n)
+	b.hasNull = b.hasNull || len(c.rows) < n
+	base := len(c.ids)
+	before := cap(c.ids)
+	c.ids = slices.Grow(c.ids, n)[:base+n]
+	ids := c.ids[base:]
+	for i := range ids {
+		ids[i] = agg.NoKey
+	}
+	used := b.kt.MemoryUsage()
+	if err := b.kt.Insert(c.keys, c.rows, ids); err != nil {
+		return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
+	}
+	// Rows with a NULL key were left out: their ids stay NoKey. The
+	// table's growth and the ids' are held too.
+	grown := b.kt.MemoryUsage() - used + int64(cap(c.ids)-before)*4
+	return o.hold(b, grown)
+}
+
+// nonNullRows appends to dst the rows of keys (n rows each) where no key
+// is NULL.
+func nonNullRows(dst []uint32, keys []arrow.Array, n int) []uint32 {
+	nulls := false
+	for _, k := range keys {
+		nulls = nulls || k.NullN() > 0
+	}
+	if !nulls {
+		for r := range n {
+			dst = append(dst, uint32(r))
+		}
+		return dst
+	}
+	for r := range n {
+		ok := true
+		for _, k := range keys {
+			ok = ok && k.IsValid(r)
+		}
+		if ok {
+			dst = append(dst, uint32(r))
+		}
+	}
+	return dst
+}
+
+// finish puts the build rows into one batch, a column at a time (so that
+// at most one column is held twice), and groups the rows by key tuple.
+func (c *buildCollector) finish() error {
+	o, b := c.o, c.b
+	if b.rows > 0 {
+		schema := o.n.build.schema()
+		out := make([]arrow.Array, len(c.cols))
+		for i, parts := range c.cols {
+			if len(parts) == 1 {
+				out[i] = parts[0]
+				parts[0].Retain()
+				continue
+			}
+			if err := o.hold(b, c.sizes[i]); err != nil { // the copy, while both exist
+				releaseAll(out[:i])
+				return err
+			}
+			arr, err := array.Concatenate(parts, o.rt.mem)
+			if err != nil {
+				releaseAll(out[:i])
+				return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: gathering the build side's column %s", o.title(), schema.Field(i).Name), Err: err}
+			}
+			out[i] = arr
+			releaseAll(parts)
+			c.cols[i] = nil
+			o.unhold(b, c.sizes[i]) // the parts; the copy holds as much
+		}
+		b.rec = array.NewRecordBatch(schema, out, int64(b.rows))
+		releaseAll(out)
+	}
+	if b.kt == nil {
+		return nil
+	}
+	return c.group()
+}
+
+// group sorts the build rows by key tuple id into start and order (a
+// counting sort, stable, so each tuple's rows stay ascending), and drops
+// the ids.
+func (c *buildCollector) group() error {
+	o, b := c.o, c.b
+	groups := b.kt.Len()
+	keyed := 0
+	for _, id := range c.ids {
+		if id != agg.NoKey {
+			keyed++
+		}
+	}
+	if err := o.hold(b, int64(groups+1+keyed)*4); err != nil {
+		return err
+	}
+	b.start = make([]int32, groups+1)
+	b.order = make([]int32, keyed)
+	for _, id := range c.ids {
+		if id != agg.NoKey {
+			b.start[id+1]++
+		}
+	}
+	for g := range groups {
+		b.start[g+1] += b.start[g]
+	}
+	for row, id := range c.ids {
+		if id != agg.NoKey {
+			b.order[b.start[id]] = int32(row)
+			b.start[id]++
+		}
+	}
+	// Each start[id] moved to the end of its rows, which is where the
+	// next tuple's begin.
+	copy(b.start[1:], b.start[:groups])
+	b.start[0] = 0
+	o.unhold(b, int64(cap(c.ids))*4)
+	c.ids = nil
+	return nil
+}
+
+// hold accounts n more bytes to the build side, failing with ErrMemory
+// naming the join past the query's limit.
+func (o *hashJoinOp) hold(b *joinBuild, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	if held, ok := o.rt.mt.tryGrow(n); !ok {
+		return o.rt.mt.joinLimitError(o.title(), n, held)
+	}
+	b.held += n
+	o.st.buildBytes.Store(b.held)
+	return nil
+}
+
+// unhold gives back n bytes held.
+func (o *hashJoinOp) unhold(b *joinBuild, n int64) {
+	o.rt.mt.shrink(n)
+	b.held -= n
+}
+
+// releaseBuild frees what b holds.
+func (o *hashJoinOp) releaseBuild(b *joinBuild) {
+	if b == nil {
+		return
+	}
+	if b.rec != nil {
+		b.rec.Release()
+		b.rec = nil
+	}
+	if b.kt != nil {
+		b.kt.Release()
+		b.kt = nil
+	}
+	b.start, b.order = nil, nil
+	o.rt.mt.shrink(b.held)
+	b.held = 0
+}

@@ -1,0 +1,197 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Runtime filters. When a join has built its hash table, the range
+// [min, max] of each integer or date key of the build side is known; a
+// probe row outside it cannot join. The planner traces each probe key
+// down to the table scan it comes from (through projections, filters,
+// conversions and the probe sides of other joins) and links the two: the
+// scan asks the filter before decoding each batch (cache.ScanOptions.Skip)
+// and skips the batches whose statistics put every value of that column
+// outside the range. Only joins that drop probe rows without a match get
+// one (inner, semi, right). EXPLAIN names them on the scan; EXPLAIN
+// ANALYZE counts the batches they skipped.
+//
+// Batches the scan read ahead before the build finished are not skipped.
+// A Bloom filter of the keys, for the rows, is still to come.
+
+// runtimeFilter is one key's range, from a join to a scan.
+type runtimeFilter struct {
+	col     int // the scan's table column
+	key     int // the join's key index
+	name    string
+	ready   atomic.Bool
+	empty   bool  // the build side had no key: every batch goes
+	lo, hi  int64 // set before ready
+	skipped atomic.Int64
+}
+
+// skip reports whether a batch's statistics put every value of the
+// column outside the build side's range.
+func (f *runtimeFilter) skip(stats []cache.ColumnStats) bool {
+	if !f.ready.Load() || f.col >= len(stats) {
+		return false
+	}
+	st := stats[f.col]
+	if st.Rows == st.Nulls || f.empty {
+		f.skipped.Add(1)
+		return true // NULLs never join
+	}
+	if !st.HasBounds || st.Min.Kind != cache.KindInt || st.Max.Kind != cache.KindInt {
+		return false
+	}
+	if st.Max.I < f.lo || st.Min.I > f.hi {
+		f.skipped.Add(1)
+		return true
+	}
+	return false
+}
+
+// publish sets the range from the build side's key column.
+func (f *runtimeFilter) publish(col arrow.Array) {
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	seen := false
+	note := func(v int64) {
+		lo, hi, seen = min(lo, v), max(hi, v), true
+	}
+	switch a := col.(type) {
+	case *array.Int64:
+		for i, v := range a.Int64Values() {
+			if a.IsValid(i) {
+				note(v)
+			}
+		}
+	case *array.Date32:
+		for i, v := range a.Date32Values() {
+			if a.IsValid(i) {
+				note(int64(v))
+			}
+		}
+	default:
+		return // never ready: skips nothing
+	}
+	f.lo, f.hi, f.empty = lo, hi, !seen
+	f.ready.Store(true)
+}
+
+// publishFilters hands the build side's key ranges to the scans linked
+// to the join. rec holds every build row (nil when none).
+func (n *hashJoinNode) publishFilters(rec arrow.RecordBatch) {
+	for _, f := range n.filters {
+		if rec == nil {
+			f.empty = true
+			f.ready.Store(true)
+			continue
+		}
+		f.publish(rec.Column(n.buildKeys[f.key]))
+	}
+}
+
+// scanSkip combines a scan's runtime filters (and the top-k's Skip) into
+// one cache.ScanOptions.Skip.
+func scanSkip(filters []*runtimeFilter, topK func([]cache.ColumnStats) bool) func([]cache.ColumnStats) bool {
+	if len(filters) == 0 {
+		return topK
+	}
+	return func(stats []cache.ColumnStats) bool {
+		for _, f := range filters {
+			if f.skip(stats) {
+				return true
+			}
+		}
+		return topK != nil && topK(stats)
+	}
+}
+
+// runtimeFilterText describes a scan's runtime filters for EXPLAIN.
+func runtimeFilterText(filters []*runtimeFilter, analyzed bool) string {
+	if len(filters) == 0 {
+		return ""
+	}
+	parts := make([]string, len(filters))
+	for i, f := range filters {
+		parts[i] = f.name
+		if analyzed {
+			parts[i] += fmt.Sprintf(" (skipped %d batches)", f.skipped.Load())
+		}
+	}
+	return "; runtime filters on " + strings.Join(parts, ", ")
+}
+
+// linkRuntimeFilters gives a join a filter for each integer or date key
+// whose probe column comes straight from a table scan.
+func linkRuntimeFilters(n *hashJoinNode) {
+	switch n.kind {
+	case joinInner, joinSemi, joinRight:
+	default:
+		return
+	}
+	for i, pos := range n.probeKeys {
+		scan, col, ok := traceToScan(n.probe, pos)
+		if !ok {
+			continue
+		}
+		switch scan.info.Schema.Field(col).Type.ID() {
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.DATE32:
+		default:
+			continue
+		}
+		et, _ := expr.EngineType(scan.info.Schema.Field(col).Type)
+		if bt := n.build.schema().Field(n.buildKeys[i]).Type; !arrow.TypeEqual(et, bt) {
+			continue
+		}
+		f := &runtimeFilter{col: col, key: i, name: scan.info.Schema.Field(col).Name}
+		n.filters = append(n.filters, f)
+		scan.filters = append(scan.filters, f)
+	}
+}
+
+// traceToScan follows column pos of a plan's batches down to the table
+// column of a scan it is a copy of.
+func traceToScan(p planNode, pos int) (*scanNode, int, bool) {
+	switch n := p.(type) {
+	case *scanNode:
+		if n.noTable() || pos >= len(n.columns) {
+			return nil, 0, false
+		}
+		return n, n.columns[pos], true
+	case *projectNode:
+		x := expr.Inspect(n.exprs[pos])
+		if x.Kind == expr.KindStored {
+			x = expr.Inspect(x.Args[0])
+		}
+		if x.Kind != expr.KindColumn || x.Column < 0 {
+			return nil, 0, false
+		}
+		return traceToScan(n.in, x.Column)
+	case *filterNode:
+		if n.keep != nil {
+			pos = n.keep[pos]
+		}
+		return traceToScan(n.in, pos)
+	case *convertNode:
+		in := n.in.schema().NumFields()
+		if pos >= in {
+			pos = n.cols[pos-in]
+		}
+		return traceToScan(n.in, pos)
+	case *hashJoinNode:
+		if n.kind == joinRight || n.kind == joinFull || pos >= n.probe.schema().NumFields() {
+			return nil, 0, false
+		}
+		return traceToScan(n.probe, pos)
+	}
+	return nil, 0, false
+}

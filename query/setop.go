@@ -1,0 +1,308 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Set operations. UNION ALL runs its inputs one after the other
+// (unionNode); the rest are UNION ALL with an aggregate on top, so that
+// NULLs compare equal as SQL's set operations want (GROUP BY groups
+// NULLs together, a join key never matches one):
+//
+//	a UNION b      SELECT DISTINCT * FROM (a UNION ALL b)
+//	a INTERSECT b  SELECT cols FROM (a, 1, 0 UNION ALL b, 0, 1)
+//	               GROUP BY cols HAVING sum($l) > 0 AND sum($r) > 0
+//	a EXCEPT b     … HAVING sum($l) > 0 AND sum($r) = 0
+//
+// Inputs line up by position; a column's type is its inputs' type when
+// they agree, else their common engine type (expr.Coerce). INTERSECT
+// ALL and EXCEPT ALL are refused. The operators apply left to right as
+// the parser nests them.
+
+// buildSetOpr plans a UNION, INTERSECT or EXCEPT statement.
+func (b *builder) buildSetOpr(s *ast.SetOprStmt) (planNode, error) {
+	if s.With != nil {
+		if err := b.bindWith(s.With); err != nil {
+			return nil, err
+		}
+	}
+	p, err := b.setList(s.SelectList)
+	if err != nil {
+		return nil, err
+	}
+	if s.OrderBy == nil && s.Limit == nil {
+		return p, nil
+	}
+	return b.overPlan(p, func(sel *ast.SelectStmt) {
+		sel.OrderBy, sel.Limit = s.OrderBy, s.Limit
+	})
+}
+
+// setList folds a list of SELECTs and nested lists left to right.
+func (b *builder) setList(l *ast.SetOprSelectList) (planNode, error) {
+	if l.With != nil {
+		if err := b.bindWith(l.With); err != nil {
+			return nil, err
+		}
+	}
+	var acc planNode
+	for _, n := range l.Selects {
+		var p planNode
+		var err error
+		var op *ast.SetOprType
+		switch x := n.(type) {
+		case *ast.SelectStmt:
+			op = x.AfterSetOperator
+			p, err = b.child().buildSelect(x)
+		case *ast.SetOprSelectList:
+			op = x.AfterSetOperator
+			p, err = b.child().setList(x)
+		default:
+			return nil, b.at(ErrUnsupported, n, "%T in a set operation", n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = p
+			continue
+		}
+		if op == nil {
+			return nil, b.at(ErrInvalid, n, "a set operation without its operator")
+		}
+		if acc, err = b.setOp(*op, acc, p, n); err != nil {
+			return nil, err
+		}
+	}
+	if l.OrderBy != nil || l.Limit != nil {
+		return b.overPlan(acc, func(sel *ast.SelectStmt) { sel.OrderBy, sel.Limit = l.OrderBy, l.Limit })
+	}
+	return acc, nil
+}
+
+// setOp applies one operator to two plans.
+func (b *builder) setOp(op ast.SetOprType, l, r planNode, at ast.Node) (planNode, error) {
+	ls, rs := l.schema(), r.schema()
+	if ls.NumFields() != rs.NumFields() {
+		return nil, b.at(ErrInvalid, at, "%s: the inputs have %d and %d columns", op.String(), ls.NumFields(), rs.NumFields())
+	}
+	switch op {
+	case ast.Union, ast.UnionAll:
+		u, err := b.unionAll(l, r, at)
+		if err != nil || op == ast.UnionAll {
+			return u, err
+		}
+		return b.overPlan(u, func(sel *ast.SelectStmt) { sel.Distinct = true })
+	case ast.Intersect, ast.Except:
+		tag := func(p planNode, lv, rv int64) planNode {
+			sch := p.schema()
+			var exprs []expr.Expr
+			var names []string
+			for i, f := range sch.Fields() {
+				exprs = append(exprs, expr.Column(i, f.Name, f.Type))
+				names = append(names, f.Name)
+			}
+			one, _ := expr.Literal(lv)
+			two, _ := expr.Literal(rv)
+			return &projectNode{in: p, exprs: append(exprs, one, two), names: append(names, "$l", "$r")}
+		}
+		u, err := b.unionAll(tag(l, 1, 0), tag(r, 0, 1), at)
+		if err != nil {
+			return nil, err
+		}
+		n := ls.NumFields()
+		return b.overPlan(u, func(sel *ast.SelectStmt) {
+			sel.Fields.Fields = sel.Fields.Fields[:n]
+			sel.GroupBy = &ast.GroupByClause{}
+			for _, f := range sel.Fields.Fields {
+				sel.GroupBy.Items = append(sel.GroupBy.Items, &ast.ByItem{Expr: f.Expr})
+			}
+			cond := "sum(`$l`) > 0 AND sum(`$r`) > 0"
+			if op == ast.Except {
+				cond = "sum(`$l`) > 0 AND sum(`$r`) = 0"
+			}
+			sel.Having = &ast.HavingClause{Expr: mustParseExpr(cond)}
+		})
+	}
+	return nil, b.at(ErrUnsupported, at, "%s (INTERSECT ALL and EXCEPT ALL)", op.String())
+}
+
+// unionAll lines up two plans' columns and concatenates them.
+func (b *builder) unionAll(l, r planNode, at ast.Node) (planNode, error) {
+	ls, rs := l.schema(), r.schema()
+	fields := make([]arrow.Field, ls.NumFields())
+	var lconv, rconv []int
+	for i := range fields {
+		lf, rf := ls.Field(i), rs.Field(i)
+		fields[i] = arrow.Field{Name: lf.Name, Type: lf.Type, Nullable: lf.Nullable || rf.Nullable}
+		if arrow.TypeEqual(lf.Type, rf.Type) {
+			continue
+		}
+		let, lok := expr.EngineType(lf.Type)
+		ret, rok := expr.EngineType(rf.Type)
+		if !lok || !rok {
+			return nil, b.at(ErrUnsupported, at, "column %d: %s and %s in one set operation", i+1, lf.Type, rf.Type)
+		}
+		t, err := expr.Coerce(let, ret)
+		if err != nil {
+			return nil, b.at(ErrInvalid, at, "column %d (%s): %s and %s have no common type", i+1, lf.Name, lf.Type, rf.Type)
+		}
+		fields[i].Type = t
+		lconv, rconv = append(lconv, i), append(rconv, i)
+	}
+	var err error
+	if l, err = castColumns(l, lconv, fields); err != nil {
+		return nil, b.at(ErrInvalid, at, "%v", err)
+	}
+	if r, err = castColumns(r, rconv, fields); err != nil {
+		return nil, b.at(ErrInvalid, at, "%v", err)
+	}
+	return &unionNode{inputs: []planNode{l, r}, out: arrow.NewSchema(fields, nil)}, nil
+}
+
+// castColumns converts the columns at cols to fields' types: to the
+// engine type first (a convertNode), then CAST where that differs.
+func castColumns(p planNode, cols []int, fields []arrow.Field) (planNode, error) {
+	if len(cols) == 0 {
+		return p, nil
+	}
+	sch := p.schema()
+	conv := &convertNode{in: p}
+	at := map[int]int{}
+	for _, c := range cols {
+		f := sch.Field(c)
+		et, _ := expr.EngineType(f.Type)
+		if !arrow.TypeEqual(et, f.Type) {
+			at[c] = sch.NumFields() + len(conv.cols)
+			conv.cols = append(conv.cols, c)
+			conv.fields = append(conv.fields, arrow.Field{Name: f.Name, Type: et, Nullable: f.Nullable})
+		}
+	}
+	if len(conv.cols) > 0 {
+		p = conv
+	}
+	in := p.schema()
+	exprs := make([]expr.Expr, sch.NumFields())
+	names := make([]string, sch.NumFields())
+	for i, f := range sch.Fields() {
+		names[i] = f.Name
+		pos := i
+		if q, ok := at[i]; ok {
+			pos = q
+		}
+		exprs[i] = expr.Column(pos, f.Name, in.Field(pos).Type)
+		if !arrow.TypeEqual(in.Field(pos).Type, fields[i].Type) && containsInt(cols, i) {
+			e, err := expr.Cast(exprs[i], fields[i].Type)
+			if err != nil {
+				return nil, fmt.Errorf("column %d (%s): %v", i+1, f.Name, err)
+			}
+			exprs[i] = e
+		}
+	}
+	return &projectNode{in: p, exprs: exprs, names: names}, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// overPlan plans SELECT <every column> FROM (p), changed by edit (to add
+// DISTINCT, GROUP BY, ORDER BY, LIMIT).
+func (b *builder) overPlan(p planNode, edit func(*ast.SelectStmt)) (planNode, error) {
+	name := fmt.Sprintf("$set%d", b.newID())
+	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, Fields: &ast.FieldList{},
+		From: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}}}}}
+	for _, f := range p.schema().Fields() {
+		sel.Fields.Fields = append(sel.Fields.Fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(f.Name)}}})
+	}
+	edit(sel)
+	c := b.child()
+	c.ctes = append(c.ctes, namedQuery{name: name, plan: p})
+	return c.buildSelect(sel)
+}
+
+// mustParseExpr parses an expression the planner writes.
+func mustParseExpr(text string) ast.ExprNode {
+	st, err := parseSQL("SELECT " + text)
+	if err != nil {
+		panic(fmt.Sprintf("query: planner wrote bad SQL %q: %v", text, err))
+	}
+	return st.(*ast.SelectStmt).Fields.Fields[0].Expr
+}
+
+// unionNode returns its inputs' batches one input after the other, under
+// one schema (the inputs' columns have its types).
+type unionNode struct {
+	inputs []planNode
+	out    *arrow.Schema
+}
+
+func (n *unionNode) schema() *arrow.Schema { return n.out }
+
+func (n *unionNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	op := &unionOp{out: n.out}
+	for _, in := range n.inputs {
+		o, err := in.open(ctx, rt, c)
+		if err != nil {
+			op.Close()
+			return nil, err
+		}
+		op.inputs = append(op.inputs, o)
+	}
+	return op, nil
+}
+
+func (n *unionNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	b.WriteString("UnionAll\n")
+	for _, in := range n.inputs {
+		in.explain(b, depth+1)
+	}
+}
+
+type unionOp struct {
+	inputs []operator
+	cur    int
+	out    *arrow.Schema
+}
+
+func (o *unionOp) Schema() *arrow.Schema { return o.out }
+
+func (o *unionOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	for o.cur < len(o.inputs) {
+		rec, err := o.inputs[o.cur].Next(ctx)
+		if err == io.EOF {
+			o.inputs[o.cur].Close()
+			o.cur++
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := array.NewRecordBatch(o.out, rec.Columns(), rec.NumRows())
+		rec.Release()
+		return out, nil
+	}
+	return nil, io.EOF
+}
+
+func (o *unionOp) Close() {
+	for _, in := range o.inputs {
+		in.Close()
+	}
+}
