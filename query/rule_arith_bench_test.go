@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 // BenchmarkArithCount is the count the arithmetic rule (rule_arith.go)
@@ -18,7 +18,7 @@ func BenchmarkArithCount(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := tpch.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
+	if err := tpchcache.Load(context.Background(), c, 0.1, "lineitem"); err != nil {
 		b.Fatal(err)
 	}
 	const arith = `SELECT count(*) FROM lineitem WHERE l_orderkey + 0 BETWEEN 300000 AND 306000`
