@@ -68,7 +68,12 @@ func queries(sf float64) []benchQuery {
 		{"Q6", q6SQL},
 		{"count(*)", "SELECT count(*) FROM lineitem"},
 		{"count orderkey range", fmt.Sprintf("SELECT count(*) FROM lineitem WHERE l_orderkey BETWEEN %d AND %d", lo, hi)},
-		{"count orderkey range, unpruned", fmt.Sprintf("SELECT count(*) FROM lineitem WHERE l_orderkey + 0 BETWEEN %d AND %d", lo, hi)},
+		// + 0e0 makes the sum a float, which query's arithmetic rule
+		// (rule_arith.go) never moves off a column: the engine computes
+		// it on every row and nothing prunes.
+		{"count orderkey range, unpruned", fmt.Sprintf("SELECT count(*) FROM lineitem WHERE l_orderkey + 0e0 BETWEEN %d AND %d", lo, hi)},
+		// + 0, which the rule moves: the same plan as the bare range.
+		{"count orderkey range, written + 0", fmt.Sprintf("SELECT count(*) FROM lineitem WHERE l_orderkey + 0 BETWEEN %d AND %d", lo, hi)},
 		{"count shipdate week", "SELECT count(*) FROM lineitem WHERE l_shipdate BETWEEN DATE '1995-03-01' AND DATE '1995-03-07'"},
 		{"top 100 comments", "SELECT l_comment, l_partkey FROM lineitem ORDER BY l_comment LIMIT 100"},
 	}

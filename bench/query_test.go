@@ -30,6 +30,9 @@ func TestRunQuery(t *testing.T) {
 	if q, _ := rep.Query("count orderkey range, unpruned"); q.Skipped != 0 {
 		t.Errorf("the unpruned count skipped %d batches", q.Skipped)
 	}
+	if q, _ := rep.Query("count orderkey range, written + 0"); q.Skipped == 0 {
+		t.Errorf("l_orderkey + 0 BETWEEN pruned nothing: the arithmetic rule did not move the + 0")
+	}
 	if len(rep.Targets) != 3 {
 		t.Errorf("%d targets, want 3", len(rep.Targets))
 	}

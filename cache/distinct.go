@@ -41,6 +41,12 @@ import (
 //
 // Other types (lists, structs, intervals…) get no sketch: their distinct
 // count is unknown (-1).
+//
+// These hashes are part of the stored format: a store keeps sketches on
+// disk (package store) and an Append merges new batches' into them, so a
+// change to how any value hashes must bump hll.Version (old sketches then
+// read as unknown, never merged with new ones). TestDistinctHashesPinned
+// fails on such a change.
 
 // sketchable reports whether columns of type dt get a sketch.
 func sketchable(dt arrow.DataType) bool {
@@ -82,13 +88,24 @@ func (h *hasher) add(s *hll.Sketch, arr arrow.Array) {
 	if s == nil || arr.Len() == arr.NullN() {
 		return
 	}
+	if n := arr.Len(); n > hashWindow { // bound the buffer: 8 bytes a row
+		for at := 0; at < n; at += hashWindow {
+			part := array.NewSlice(arr, int64(at), int64(min(at+hashWindow, n)))
+			h.add(s, part)
+			part.Release()
+		}
+		return
+	}
 	h.hs = h.hs[:0]
 	h.hash(arr)
 	s.InsertMany(h.hs)
 }
 
-// push appends one hash. A batch's hashes are held at once (8 bytes a
-// row, the buffer reused batch after batch), then inserted in one loop.
+// hashWindow is the most rows hashed into the buffer at once.
+const hashWindow = 64 << 10
+
+// push appends one hash. A window's hashes are held at once (8 bytes a
+// row, the buffer reused window after window), then inserted in one loop.
 func (h *hasher) push(x uint64) { h.hs = append(h.hs, x) }
 
 // hash appends the hashes of arr's non-null values.
@@ -220,11 +237,25 @@ type decimalInt interface {
 }
 
 func hashOffsets[O int32 | int64](h *hasher, a arrow.Array, offs []O, data []byte) {
-	for i := range len(offs) - 1 {
-		if a.IsValid(i) {
-			h.push(xxh3.Hash(data[offs[i]:offs[i+1]]))
+	n := len(h.hs)
+	rows := len(offs) - 1
+	h.hs = slices.Grow(h.hs, rows)[:n+rows]
+	hs := h.hs[n:]
+	if a.NullN() == 0 {
+		for i := range hs {
+			hs[i] = xxh3.Hash(data[offs[i]:offs[i+1]])
+		}
+		return
+	}
+	v := validity{bits: a.NullBitmapBytes(), off: a.Data().Offset()}
+	k := 0
+	for i := range rows {
+		if v.valid(i) {
+			hs[k] = xxh3.Hash(data[offs[i]:offs[i+1]])
+			k++
 		}
 	}
+	h.hs = h.hs[:n+k]
 }
 
 // hashFloat hashes integral floats as integers and folds -0.0 and NaNs.

@@ -442,3 +442,97 @@ func BenchmarkSketch(b *testing.B) {
 		strs.Release()
 	}
 }
+
+// TestDistinctSlices: a slice (an array with an offset, nulls at odd
+// bit positions) hashes its own rows, as a fresh array of them does.
+func TestDistinctSlices(t *testing.T) {
+	mem := checked(t)
+	var vals []Value
+	for i := range 200 {
+		if i%3 == 1 {
+			vals = append(vals, Null)
+		} else {
+			vals = append(vals, Int(int64(i)))
+		}
+	}
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String} {
+		vs := vals
+		if dt.ID() == arrow.STRING {
+			vs = make([]Value, len(vals))
+			for i, v := range vals {
+				vs[i] = v
+				if !v.IsNull() {
+					vs[i] = String(fmt.Sprint(v.I))
+				}
+			}
+		}
+		whole := makeArray(mem, dt, vs...)
+		part := array.NewSlice(whole, 5, 150)
+		fresh := makeArray(mem, dt, vs[5:150]...)
+		if !sketchOf(part).Equal(sketchOf(fresh)) {
+			t.Errorf("%s: a slice hashes other rows than its own", dt)
+		}
+		if sketchOf(part).Equal(sketchOf(whole)) {
+			t.Errorf("%s: the slice and the whole array agree: the test proves nothing", dt)
+		}
+		whole.Release()
+		part.Release()
+		fresh.Release()
+	}
+}
+
+// TestDistinctHashesPinned pins the hash of one value of each kind:
+// sketches are stored and merged across versions, so these may change
+// only with hll.Version (distinct.go).
+func TestDistinctHashesPinned(t *testing.T) {
+	mem := checked(t)
+	for _, tc := range []struct {
+		dt   arrow.DataType
+		v    Value
+		want uint64
+	}{
+		{arrow.PrimitiveTypes.Int64, Int(42), 0x810879608e4259cc},
+		{arrow.PrimitiveTypes.Float64, Float(0.5), 0xb4c9fa8a0e054925},
+		{arrow.BinaryTypes.String, String("quiver"), 0x856361ebfc66cc0b},
+		{&arrow.Decimal128Type{Precision: 38, Scale: 0}, Decimal128(decimal128.New(1, 0)), 0x0cfbaea74a8cc0e5},
+	} {
+		arr := makeArray(mem, tc.dt, tc.v)
+		var h hasher
+		h.hash(arr)
+		arr.Release()
+		if len(h.hs) != 1 || h.hs[0] != tc.want {
+			t.Errorf("%s %v hashes to %#x, pinned %#x", tc.dt, tc.v, h.hs, tc.want)
+		}
+	}
+}
+
+// TestDistinctLongBatch: a batch longer than the hash window is hashed
+// window by window, to the same sketch as its rows in small pieces.
+func TestDistinctLongBatch(t *testing.T) {
+	mem := checked(t)
+	b := array.NewInt64Builder(mem)
+	for i := range 3*hashWindow + 5 {
+		if i%9 == 0 {
+			b.AppendNull()
+		} else {
+			b.Append(int64(i))
+		}
+	}
+	arr := b.NewArray()
+	b.Release()
+	defer arr.Release()
+	pieces := &hll.Sketch{}
+	var h hasher
+	for at := 0; at < arr.Len(); at += 1000 {
+		part := array.NewSlice(arr, int64(at), int64(min(at+1000, arr.Len())))
+		h.add(pieces, part)
+		part.Release()
+	}
+	whole := sketchOf(arr)
+	if !whole.Equal(pieces) {
+		t.Fatal("a long batch's sketch differs from its pieces'")
+	}
+	if got := whole.Estimate(); math.Abs(float64(got)-float64(arr.Len()-arr.NullN())) > 0.05*float64(arr.Len()) {
+		t.Fatalf("estimate %d for %d values", got, arr.Len()-arr.NullN())
+	}
+}

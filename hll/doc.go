@@ -15,7 +15,10 @@
 // The caller hashes: Insert takes a 64-bit hash whose bits are uniform.
 // Mix is a bijection for fixed-width values (integers, float bits); xxh3
 // suits bytes. Equal values must hash equal, whatever column type held
-// them: package cache says how it hashes each Arrow type.
+// them: package cache says how it hashes each Arrow type. A stored sketch
+// means something only with the hashing that filled it, so a caller that
+// stores sketches and merges new values into them later (cache, through
+// package store) changes its hashing only with a new Version.
 //
 // # Precision and error
 //

@@ -17,6 +17,12 @@
 //	Limit → [Project (drops hidden sort keys)] → Sort/TopK → Project
 //	      → [Having] → [HashAggregate] → [ToEngine] → [Filter] → [ToEngine] → Scan
 //
+// Before WHERE is split, an optimizer rule (rule_arith.go) moves
+// arithmetic with constants off a column where that is exact
+// (l_orderkey + 0 BETWEEN a AND b is l_orderkey BETWEEN a AND b; x*3 < 10
+// is x < 4 for integers), so such conjuncts prune and filter as the bare
+// comparison does; constant subtrees are already folded by package expr.
+//
 // The scan decodes only the table columns the query names (none for a bare
 // count(*), which is answered from row counts) and gets the part of WHERE
 // that compares columns with constants as a cache.Predicate

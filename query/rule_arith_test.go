@@ -68,12 +68,16 @@ func TestMoveArithRewrites(t *testing.T) {
 		{"price + 1.50 > 10", "price>8.50"},
 		{"price - 0.005 <= 10", "price<=10.005"},
 		{"price + 1 IN (2.25, 3)", "price in (1.25,2.00)"},
+		{"id + 1.0 > 5", "id>4"},                                     // a decimal sum, but an integral constant: exact
+		{"id + 0e0 BETWEEN 1 AND 5", "id+0e+00 between 1 and 5"},     // a float sum
 		{"id + 1 > 2.5", "id+1>2.5"},                                 // a decimal constant for an integer column
 		{"ratio + 1 > 2", "ratio+1>2"},                               // floats round
 		{"price * 2 > 10", "price*2>10"},                             // decimal division need not be exact
 		{"id + qty > 10", "id+qty>10"},                               // columns on both sides
 		{"id + 9223372036854775000 > 0", "id+9223372036854775000>0"}, // could overflow past id's max 2000
 		{"qty * 2 > NULL", "qty*2>null"},
+		{"id + ? > 5", "id+?>5"}, // a placeholder: the plan must hold for every binding
+		{"id + 1 > ?", "id+1>?"},
 		{"day + INTERVAL 1 DAY > DATE '1997-01-01'", "date_add(day, interval 1 day)>DATE '1997-01-01'"},
 		{"id > 5", "id>5"},
 		{"(id + 1 > 3 OR id + 1 < 0)", "(id+1>3 or id+1<0)"}, // not a conjunct of comparisons
