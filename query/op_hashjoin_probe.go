@@ -149,12 +149,11 @@ func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 		if !c.started {
 			c.k, c.started = w.lo[r], true
 		}
-		end := w.hi[r]
-		done := decided && w.count[r] > 0
-		if done {
-			end = c.k
+		if w.hi[r] <= c.k || decided && w.count[r] > 0 { // no match, a NULL key, done or settled
+			c.r, c.started = r+1, false
+			continue
 		}
-		end = min(end, c.k+int32(joinBatchRows-len(p)))
+		end := min(w.hi[r], c.k+int32(joinBatchRows-len(p)))
 		if order != nil {
 			for _, x := range order[c.k:end] {
 				p = append(p, int32(r))
@@ -167,9 +166,6 @@ func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 			}
 		}
 		c.k = end
-		if done || end >= w.hi[r] {
-			c.r, c.started = r+1, false
-		}
 	}
 	w.p, w.b = p, b
 	return p, b
