@@ -520,6 +520,37 @@ func TestJoinErrorsReleaseEverything(t *testing.T) {
 		t.Errorf("nested loop within MaxJoinPairs: %d rows, %v", rows, err)
 	}
 
+	// Cancelled while the build side is drained: the join stops within a
+	// batch of the cancel.
+	e = New(c, Options{Alloc: mem, Workers: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	n := inner.node(t, c)
+	counted := &countingNode{planNode: n.build, after: 5, cancel: cancel}
+	n.build = counted
+	r, err := e.run(ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Next() || !errors.Is(r.Err(), context.Canceled) {
+		t.Errorf("cancelled during the build: %v", r.Err())
+	}
+	r.Release()
+	if counted.batches > 6 {
+		t.Errorf("the build side was read %d batches, cancelled after 5", counted.batches)
+	}
+	if used := r.mt.used.Load(); used != 0 || mem.CurrentAlloc() != 0 {
+		t.Errorf("after a cancel during the build: tracker %d, allocated %d", used, mem.CurrentAlloc())
+	}
+
+	// Past the memory limit, mid-build: batches were held before it failed.
+	e = New(c, Options{Alloc: mem, MemoryLimit: 20_000, Workers: 2})
+	n = inner.node(t, c)
+	counted = &countingNode{planNode: n.build}
+	n.build = counted
+	if _, _, err = runJoin(t, e, mem, n); !errors.Is(err, ErrMemory) || counted.batches < 2 {
+		t.Errorf("past the limit after %d build batches: %v", counted.batches, err)
+	}
+
 	for _, w := range []int{1, 3} {
 		e = New(c, Options{Alloc: mem, Workers: w})
 		ctx, cancel := context.WithCancel(context.Background())
@@ -571,4 +602,37 @@ func TestJoinExplainAnalyze(t *testing.T) {
 			t.Errorf("no %q in\n%s", s, text)
 		}
 	}
+}
+
+// countingNode counts the batches its node's operator returns and calls
+// cancel once it has returned after of them.
+type countingNode struct {
+	planNode
+	after   int
+	cancel  func()
+	batches int
+}
+
+func (n *countingNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	op, err := n.planNode.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return &countingOp{operator: op, n: n}, nil
+}
+
+type countingOp struct {
+	operator
+	n *countingNode
+}
+
+func (o *countingOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := o.operator.Next(ctx)
+	if err == nil {
+		o.n.batches++
+		if o.n.batches == o.n.after && o.n.cancel != nil {
+			o.n.cancel()
+		}
+	}
+	return rec, err
 }
