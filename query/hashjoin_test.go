@@ -28,7 +28,8 @@ import (
 //	s utf8 (short and past 8 bytes), dt date32, bo bool: key columns from
 //	small domains, so keys repeat, each NULL one row in ten;
 //	v int64 (what the residual compares), id int64 (the row number,
-//	unique, NOT NULL), tag int32 (a stored type passed through)
+//	unique, NOT NULL), tag int32 (a stored type passed through), u int64
+//	(the row number, NULL every seventh row: unique keys with NULLs)
 var joinSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
@@ -39,6 +40,7 @@ var joinSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "tag", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	{Name: "u", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 }, nil)
 
 // joinSide is how one side of a test join is made.
@@ -131,6 +133,11 @@ func joinRecord(mem memory.Allocator, rng *rand.Rand, side joinSide) arrow.Recor
 		}
 		b.Field(7).(*array.Int64Builder).Append(int64(row))
 		b.Field(8).(*array.Int32Builder).Append(int32(row * 3))
+		if row%7 == 6 {
+			b.Field(9).AppendNull()
+		} else {
+			b.Field(9).(*array.Int64Builder).Append(int64(row))
+		}
 	}
 	return b.NewRecordBatch()
 }
@@ -384,7 +391,8 @@ func joinKinds() []joinKind {
 // two keys together, a key unique on the build side (so a single join
 // succeeds), and no keys (a nested-loop join); with and without a
 // residual; over empty probe and build sides too; on one worker and on
-// three (run with -race). The tables hold NULL keys and repeated keys and
+// three (run with -race). Build keys unique with and without NULLs take
+// the paths that need no ranges. The tables hold NULL keys and repeated keys and
 // come in many batches.
 func TestJoinMatchesNestedLoop(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -408,6 +416,7 @@ func TestJoinMatchesNestedLoop(t *testing.T) {
 		{"bo", []int{5}, []int{5}, []int{1}, false},
 		{"i,s", []int{0, 3}, []int{0, 3}, []int{3}, true},
 		{"i=id", []int{0}, []int{7}, []int{1, 3}, true},
+		{"i=u", []int{0}, []int{9}, []int{3}, false},
 		{"none", nil, nil, []int{1, 3}, true},
 	}
 	singles := 0
@@ -595,8 +604,8 @@ func TestJoinExplainAnalyze(t *testing.T) {
 		"; build 150 rows, ",
 		"; probe 230 rows in ",
 		fmt.Sprintf("%d rows out", len(want)),
-		"  Scan p: decodes 9 of 9 columns",
-		"    Scan b: decodes 9 of 9 columns",
+		"  Scan p: decodes 10 of 10 columns",
+		"    Scan b: decodes 10 of 10 columns",
 	} {
 		if !strings.Contains(text, s) {
 			t.Errorf("no %q in\n%s", s, text)

@@ -23,8 +23,11 @@ type joinBuild struct {
 	rows int
 	kt   *agg.KeyTable // nil without keys
 	// The rows of key tuple id are order[start[id]:start[id+1]], ascending
-	// (so gathering one key's rows copies runs). Without keys order is
-	// nil: every probe row meets every build row, [0, rows).
+	// (so gathering one key's rows copies runs). When each tuple is on
+	// one row (a primary key) start is nil: tuple id's row is order[id].
+	// When moreover no key is NULL, ids number the rows in order and
+	// order is nil too: tuple id is row id. Without keys order is nil:
+	// every probe row meets every build row, [0, rows).
 	start, order []int32
 	hasNull      bool  // some build row has a NULL key: it matches nothing
 	held         int64 // bytes accounted to the tracker
@@ -203,6 +206,13 @@ func (c *buildCollector) group() error {
 			keyed++
 		}
 	}
+	defer func() {
+		o.unhold(b, int64(cap(c.ids))*4)
+		c.ids = nil
+	}()
+	if groups == keyed { // unique keys: no ranges, and maybe no order
+		return c.unique()
+	}
 	if err := o.hold(b, int64(groups+1+keyed)*4); err != nil {
 		return err
 	}
@@ -226,8 +236,26 @@ func (c *buildCollector) group() error {
 	// next tuple's begin.
 	copy(b.start[1:], b.start[:groups])
 	b.start[0] = 0
-	o.unhold(b, int64(cap(c.ids))*4)
-	c.ids = nil
+	return nil
+}
+
+// unique sets order for a build side whose key tuples are each on one
+// row: the row of each tuple, or nothing when tuple ids are row numbers.
+// A probe then finds its build row with one lookup less, or two.
+func (c *buildCollector) unique() error {
+	o, b := c.o, c.b
+	if !b.hasNull {
+		return nil // ids are given in first-seen order: row r has id r
+	}
+	if err := o.hold(b, int64(b.kt.Len())*4); err != nil {
+		return err
+	}
+	b.order = make([]int32, b.kt.Len())
+	for row, id := range c.ids {
+		if id != agg.NoKey {
+			b.order[id] = int32(row)
+		}
+	}
 	return nil
 }
 

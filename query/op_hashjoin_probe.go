@@ -119,6 +119,16 @@ func (w *joinWorker) match(rec arrow.RecordBatch) error {
 	if err := w.prober.Lookup(w.keys, w.rows, w.ids); err != nil {
 		return &Error{Kind: ErrExec, Msg: w.o.title(), Err: err}
 	}
+	if bd.start == nil { // unique build keys: tuple id is at order[id]
+		for _, r := range w.rows {
+			if id := w.ids[r]; id != agg.NoKey {
+				w.lo[r], w.hi[r] = int32(id), int32(id)+1
+			} else {
+				w.lo[r], w.hi[r] = 0, 0
+			}
+		}
+		return nil
+	}
 	for _, r := range w.rows {
 		if id := w.ids[r]; id != agg.NoKey {
 			w.lo[r], w.hi[r] = bd.start[id], bd.start[id+1]
