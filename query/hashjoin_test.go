@@ -645,3 +645,31 @@ func (o *countingOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 	return rec, err
 }
+
+// TestJoinRefusesBadNodes: a node whose keys do not pair up, are of
+// different or non-engine types, or whose residual is not boolean fails
+// to open with ErrInvalid naming the join, before reading anything.
+func TestJoinRefusesBadNodes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := joinTables(t, mem, 5, joinSide{rows: 10, batch: 5, domain: 3}, joinSide{rows: 10, batch: 5, domain: 3})
+	e := New(c, Options{Alloc: mem})
+	for _, tc := range []struct {
+		name   string
+		pk, bk []int
+		res    expr.Expr
+		want   string
+	}{
+		{"types", []int{0}, []int{3}, nil, "HashJoin Inner on i = s: key 0: int64 = utf8, not one engine type"},
+		{"stored type", []int{8}, []int{8}, nil, "key 0: int32 = int32, not one engine type"},
+		{"pairs", []int{0, 1}, []int{0}, nil, "2 probe keys, 1 build keys"},
+		{"range", []int{0}, []int{99}, nil, "key 0: columns 0 and 99 of 10 and 10"},
+		{"residual", []int{0}, []int{0}, expr.Column(6, "v", arrow.PrimitiveTypes.Int64), "residual v is int64, not boolean"},
+	} {
+		n := &hashJoinNode{probe: joinScan(t, c, "p"), build: joinScan(t, c, "b"), kind: joinInner, probeKeys: tc.pk, buildKeys: tc.bk, residual: tc.res}
+		_, err := e.run(context.Background(), n)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrInvalid %q", tc.name, err, tc.want)
+		}
+	}
+}
