@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"io"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -164,29 +163,16 @@ func (o *hashJoinOp) nothingToProbe() bool {
 	return false
 }
 
-// runProbe starts the workers. Each pulls the next batch of the probe
-// side's source under a lock, runs the filters and projections above it
-// (as a GROUP BY's workers do: pipeline), and probes it.
+// runProbe starts the workers, which read the probe side together
+// (sharedInput) and probe a batch each.
 func (o *hashJoinOp) runProbe(ctx context.Context) {
 	ctx, o.cancel = context.WithCancel(ctx)
 	workers := max(o.rt.workers, 1)
 	o.out = make(chan arrow.RecordBatch, workers)
-	src, steps := pipeline(o.probe)
-	var mu sync.Mutex
-	eof := false
-	next := func(ctx context.Context) (arrow.RecordBatch, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if eof { // an operator need not be pulled past its end
-			return nil, io.EOF
-		}
-		rec, err := src.Next(ctx)
-		eof = err == io.EOF
-		return rec, err
-	}
+	in := newSharedInput(o.probe)
 	g, gctx := errgroup.WithContext(ctx)
 	for range workers {
-		g.Go(func() error { return o.work(gctx, next, steps) })
+		g.Go(func() error { return o.work(gctx, in) })
 	}
 	go func() {
 		o.probed = g.Wait()
@@ -195,7 +181,7 @@ func (o *hashJoinOp) runProbe(ctx context.Context) {
 }
 
 // work is one worker's loop.
-func (o *hashJoinOp) work(ctx context.Context, next func(context.Context) (arrow.RecordBatch, error), steps []step) error {
+func (o *hashJoinOp) work(ctx context.Context, in *sharedInput) error {
 	w := o.newWorker()
 	defer w.release()
 	emit := func(rec arrow.RecordBatch) error {
@@ -209,17 +195,11 @@ func (o *hashJoinOp) work(ctx context.Context, next func(context.Context) (arrow
 		}
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := next(ctx)
+		rec, err := in.next(ctx)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return err
-		}
-		if rec, err = applySteps(ctx, steps, rec); err != nil {
 			return err
 		}
 		t := time.Now()

@@ -3,8 +3,12 @@ package query
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -79,31 +83,61 @@ func (c *buildCollector) collect(ctx context.Context) error {
 		c.b.kt = kt
 		c.keys = make([]arrow.Array, len(types))
 	}
-	return drain(ctx, o.build, func(rec arrow.RecordBatch) error {
-		n := int(rec.NumRows())
-		if n == 0 {
-			return nil
-		}
-		if c.b.rows+n > math.MaxInt32 {
-			return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
-		}
-		var bytes int64
-		for i, col := range rec.Columns() {
-			col.Retain()
-			c.cols[i] = append(c.cols[i], col)
-			size := arrowsize.Data(col.Data())
-			c.sizes[i] += size
-			bytes += size
-		}
-		c.b.rows += n
-		if err := o.hold(c.b, bytes); err != nil {
-			return err
-		}
-		if c.b.kt != nil {
-			return c.insert(rec)
-		}
+	// Workers read the build side together (sharedInput), so the filters
+	// and projections below the join run in parallel; the rows are added
+	// one batch at a time.
+	in := newSharedInput(o.build)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	for range max(o.rt.workers, 1) {
+		g.Go(func() error {
+			for {
+				rec, err := in.next(gctx)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				err = c.add(rec)
+				mu.Unlock()
+				rec.Release()
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// add keeps the columns of one build batch and adds its keys.
+func (c *buildCollector) add(rec arrow.RecordBatch) error {
+	o := c.o
+	n := int(rec.NumRows())
+	if n == 0 {
 		return nil
-	})
+	}
+	if c.b.rows+n > math.MaxInt32 {
+		return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
+	}
+	var bytes int64
+	for i, col := range rec.Columns() {
+		col.Retain()
+		c.cols[i] = append(c.cols[i], col)
+		size := arrowsize.Data(col.Data())
+		c.sizes[i] += size
+		bytes += size
+	}
+	c.b.rows += n
+	if err := o.hold(c.b, bytes); err != nil {
+		return err
+	}
+	if c.b.kt != nil {
+		return c.insert(rec)
+	}
+	return nil
 }
 
 // insert adds the key tuples of one build batch to the table and their ids
