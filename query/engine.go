@@ -36,7 +36,8 @@ type Options struct {
 	Alloc memory.Allocator
 	// Workers is how many goroutines evaluate the filters and GROUP BY
 	// below an aggregate, each with its own hash table, merged at the
-	// end; default GOMAXPROCS.
+	// end, and read both sides of a hash join and probe it; default
+	// GOMAXPROCS.
 	Workers int
 	// Spill is where ORDER BY and GROUP BY spill what passes
 	// MemoryLimit: sorted runs merged back at the end, so a query larger
