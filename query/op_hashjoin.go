@@ -134,6 +134,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	}
 	o.b = b
 	o.st.buildRows.Store(int64(b.rows))
+	o.st.buildBytes.Store(b.held)
 	o.build.Close() // done with it: a scan stops, its buffers go
 	if o.n.kind == joinRight || o.n.kind == joinFull {
 		words := (b.rows + 63) / 64

@@ -225,7 +225,13 @@ func (c *buildCollector) finish() error {
 	if b.kt == nil {
 		return nil
 	}
-	return c.group()
+	if err := c.group(); err != nil {
+		return err
+	}
+	used := b.kt.MemoryUsage()
+	b.kt.Seal() // what only inserts needed goes
+	o.unhold(b, used-b.kt.MemoryUsage())
+	return nil
 }
 
 // group sorts the build rows by key tuple id into start and order (a
@@ -303,7 +309,6 @@ func (o *hashJoinOp) hold(b *joinBuild, n int64) error {
 		return o.rt.mt.joinLimitError(o.title(), n, held)
 	}
 	b.held += n
-	o.st.buildBytes.Store(b.held)
 	return nil
 }
 

@@ -41,7 +41,7 @@ type runtime struct {
 	maxJoinPairs int64
 }
 
-// memTracker counts the bytes a query's sort and aggregate hold against
+// memTracker counts the bytes a query's sorts, aggregates and joins hold against
 // its limit (0: no limit).
 type memTracker struct {
 	limit int64

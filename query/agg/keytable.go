@@ -25,6 +25,8 @@ type KeyTable struct {
 	tab      *table
 	seed     uint64
 	hashes   []uint64 // per row of the batch being inserted
+	sealed   bool
+	len      int // at Seal; before, the table's groups
 	released bool
 }
 
@@ -49,7 +51,12 @@ func NewKeyTable(keyTypes []arrow.DataType) (*KeyTable, error) {
 }
 
 // Len is the number of distinct tuples inserted.
-func (t *KeyTable) Len() int { return t.tab.groups() }
+func (t *KeyTable) Len() int {
+	if t.sealed {
+		return t.len
+	}
+	return t.tab.groups()
+}
 
 // MemoryUsage is the bytes the table holds: the capacity of its slots,
 // hashes, keys and scratch.
@@ -63,6 +70,9 @@ func (t *KeyTable) MemoryUsage() int64 { return t.acct.used }
 func (t *KeyTable) Insert(keys []arrow.Array, rows []uint32, ids []uint32) error {
 	if t.released {
 		return errReleased
+	}
+	if t.sealed {
+		return fmt.Errorf("%w: Insert into a sealed KeyTable", ErrInput)
 	}
 	n, err := checkKeys(t.types, keys, ids)
 	if err != nil {
@@ -108,6 +118,15 @@ func bindHash(cols []keyColumn, keys []arrow.Array, seed uint64, h []uint64, row
 		c.hash(h, rows)
 	}
 	return nil
+}
+
+// Seal ends the inserts: it frees what only Insert uses (each tuple's
+// hash, kept to place it again when the table grows, and the scratch of a
+// batch), which lookups do not need. Insert fails after it.
+func (t *KeyTable) Seal() {
+	t.len, t.sealed = t.tab.groups(), true
+	t.hashes = drop(&t.acct, t.hashes)
+	t.tab.dropInsertState()
 }
 
 // Release frees what the table holds. Its Probers must be released first.

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -23,7 +24,8 @@ func tupleKey(cols []arrow.Array, i int) string {
 
 // TestKeyTableMatchesMap inserts random batches of every key type, alone
 // and in pairs, with NULLs, repeats and awkward values, and checks the ids
-// against a map: dense, in first-seen order, one per tuple. Then several
+// against a map: dense, in first-seen order, one per tuple. Sealed, it
+// holds less and refuses inserts. Then several
 // Probers on their own goroutines look up other random batches at once
 // (run it with -race) and must find exactly the tuples the map holds.
 func TestKeyTableMatchesMap(t *testing.T) {
@@ -73,8 +75,16 @@ func TestKeyTableMatchesMap(t *testing.T) {
 				}
 				releaseArrays(cols)
 			}
+			used := kt.MemoryUsage()
+			kt.Seal()
 			if kt.Len() != len(want) {
-				t.Fatalf("Len %d, want %d", kt.Len(), len(want))
+				t.Fatalf("Len %d after Seal, want %d", kt.Len(), len(want))
+			}
+			if kt.MemoryUsage() >= used {
+				t.Errorf("Seal kept %d bytes of %d", kt.MemoryUsage(), used)
+			}
+			if err := kt.Insert(nil, nil, nil); !errors.Is(err, ErrInput) {
+				t.Errorf("Insert after Seal: %v", err)
 			}
 			var batches [][]arrow.Array
 			for range 12 {

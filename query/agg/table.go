@@ -295,6 +295,17 @@ func (t *table) truncate(n int) {
 	}
 }
 
+// dropInsertState frees what only insert reads: the groups' hashes and
+// the batch scratch. The table can then be looked up, not inserted into.
+func (t *table) dropInsertState() {
+	t.hashes = drop(t.acct, t.hashes)
+	t.todo = drop(t.acct, t.todo)
+	t.next = drop(t.acct, t.next)
+	t.cand = drop(t.acct, t.cand)
+	t.fresh = drop(t.acct, t.fresh)
+	t.claims = drop(t.acct, t.claims)
+}
+
 func (t *table) release() {
 	for _, c := range t.cols {
 		c.release()
