@@ -673,3 +673,47 @@ func TestJoinRefusesBadNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinOfJoinsAndLimit: a join's probe side may be a join (whose
+// workers a parent's workers pull from), and a LIMIT above a join closes
+// it while its workers wait to hand over batches; both give back every
+// byte.
+func TestJoinOfJoinsAndLimit(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, recs := joinTables(t, mem, 6, joinSide{rows: 230, batch: 17, domain: 8, nullP: 0.1}, joinSide{rows: 150, batch: 13, domain: 8, nullP: 0.1})
+	e := New(c, Options{Alloc: mem, Workers: 3})
+	inner := joinCase{kind: joinInner, probeKeys: []int{0}, buildKeys: []int{0}}
+	innerRows, _ := inner.reference(recs)
+	np := joinSchema.NumFields()
+	// (p ⋈ b on i) ⋈ b on p.id = b.id: each pair of the inner join once
+	// more with the build row numbered as its probe row.
+	outer := &hashJoinNode{probe: inner.node(t, c), build: joinScan(t, c, "b"), kind: joinInner,
+		probeKeys: []int{7}, buildKeys: []int{7}, estRows: -1}
+	var want []string
+	bc := cellsOf(recs["b"])
+	for _, r := range innerRows {
+		id := strings.Split(r, "|")[7]
+		for _, brow := range bc {
+			if brow[7] == id {
+				want = append(want, r+"|"+strings.Join(brow, "|"))
+			}
+		}
+	}
+	slices.Sort(want)
+	got, _, err := runJoin(t, e, mem, outer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := firstDiff(got, want); !slices.Equal(got, want) {
+		t.Fatalf("%d rows, want %d; first difference at %d: got %q, want %q", len(got), len(want), i, at(got, i), at(want, i))
+	}
+	if len(want) == 0 || outer.schema().NumFields() != 3*np {
+		t.Fatalf("%d rows of %d columns: not a test", len(want), outer.schema().NumFields())
+	}
+
+	got, _, err = runJoin(t, e, mem, &limitNode{in: inner.node(t, c), limit: 5})
+	if err != nil || len(got) != 5 {
+		t.Errorf("LIMIT 5 over a join: %d rows, %v", len(got), err)
+	}
+}
