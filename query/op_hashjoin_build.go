@@ -194,6 +194,11 @@ func nonNullRows(dst []uint32, keys []arrow.Array, n int) []uint32 {
 
 // finish puts the build rows into one batch, a column at a time (so that
 // at most one column is held twice), and groups the rows by key tuple.
+// One batch, because then a build row is one int32 and the pairs' build
+// columns are gathered with one take per column (internal/take); rows
+// spread over the batches as they came would need a (batch, row) per
+// pair and a gather from many sources per column, on every output batch,
+// while the copy is one pass over the build side.
 func (c *buildCollector) finish() error {
 	o, b := c.o, c.b
 	if b.rows > 0 {
