@@ -84,7 +84,20 @@ func (t *KeyTable) Insert(keys []arrow.Array, rows []uint32, ids []uint32) error
 	if err := bindHash(t.cols, keys, t.seed, t.hashes, rows); err != nil {
 		return err
 	}
-	return t.tab.insert(rows, t.hashes, ids)
+	// In a large table, a block of rows at a time, as lookup: the home
+	// slots insert touches first would not stay in cache for a whole
+	// batch. First-seen order holds across blocks.
+	for len(rows) > 0 {
+		k := len(rows)
+		if len(t.tab.slots) >= prefetchSlots {
+			k = min(k, lookupBlock)
+		}
+		if err := t.tab.insert(rows[:k], t.hashes, ids); err != nil {
+			return err
+		}
+		rows = rows[k:]
+	}
+	return nil
 }
 
 // checkKeys checks keys against types and returns their length, which ids
