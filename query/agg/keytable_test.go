@@ -236,3 +236,65 @@ func TestLookupCollisions(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTableLarge inserts and looks up enough keys that the table passes
+// prefetchSlots, where both go a block of rows at a time: ids must still
+// be dense in first-seen order across blocks and batches.
+func TestKeyTableLarge(t *testing.T) {
+	mem := checked(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	kt, err := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kt.Release()
+	want := map[int64]uint32{}
+	batch := func(n, domain int) (*array.Int64, []uint32) {
+		vals := make([]int64, n)
+		rows := make([]uint32, n)
+		for i := range vals {
+			vals[i] = int64(rng.IntN(domain))
+			rows[i] = uint32(i)
+		}
+		return int64s(mem, vals...), rows
+	}
+	for range 12 {
+		arr, rows := batch(9000, 100_000)
+		ids := make([]uint32, len(rows))
+		if err := kt.Insert([]arrow.Array{arr}, rows, ids); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range arr.Int64Values() {
+			id, ok := want[v]
+			if !ok {
+				id = uint32(len(want))
+				want[v] = id
+			}
+			if ids[i] != id {
+				t.Fatalf("key %d: id %d, want %d", v, ids[i], id)
+			}
+		}
+		arr.Release()
+	}
+	if len(kt.tab.slots) < prefetchSlots || kt.Len() != len(want) {
+		t.Fatalf("%d slots, %d keys (want %d): not a large table", len(kt.tab.slots), kt.Len(), len(want))
+	}
+	kt.Seal()
+	p := kt.NewProber()
+	defer p.Release()
+	arr, rows := batch(20000, 200_000)
+	defer arr.Release()
+	ids := make([]uint32, len(rows))
+	if err := p.Lookup([]arrow.Array{arr}, rows, ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range arr.Int64Values() {
+		id, ok := want[v]
+		if !ok {
+			id = NoKey
+		}
+		if ids[i] != id {
+			t.Fatalf("lookup %d: id %d, want %d", v, ids[i], id)
+		}
+	}
+}
