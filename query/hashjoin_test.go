@@ -717,3 +717,34 @@ func TestJoinOfJoinsAndLimit(t *testing.T) {
 		t.Errorf("LIMIT 5 over a join: %d rows, %v", len(got), err)
 	}
 }
+
+// TestCrossJoinOfRowCounts: sides that decode no column (a scan that
+// only counts rows, as under count(*)) still join: a cross join returns
+// every pair, of no columns, and a left join over an empty build side
+// every probe row.
+func TestCrossJoinOfRowCounts(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := joinTables(t, mem, 7, joinSide{rows: 230, batch: 17, domain: 8}, joinSide{rows: 150, batch: 13, domain: 8})
+	e := New(c, Options{Alloc: mem, Workers: 2})
+	counts := func(table string) *scanNode {
+		s := joinScan(t, c, table)
+		s.columns, s.fields = []int{}, nil
+		return s
+	}
+	for _, tc := range []struct {
+		kind  joinKind
+		build planNode
+		want  int
+	}{
+		{joinInner, counts("b"), 230 * 150},
+		{joinLeft, emptied(t, counts("b")), 230},
+		{joinSemi, counts("b"), 230},
+	} {
+		n := &hashJoinNode{probe: counts("p"), build: tc.build, kind: tc.kind, estRows: -1}
+		rows := 0
+		if err := runQuiet(t, e, mem, n, func(rec arrow.RecordBatch) { rows += int(rec.NumRows()) }); err != nil || rows != tc.want {
+			t.Errorf("%s: %d rows, want %d (%v)", tc.kind, rows, tc.want, err)
+		}
+	}
+}
