@@ -134,7 +134,7 @@
 // matches nothing. Batches come out in no particular order. A join
 // without keys is a nested loop over every pair, which fails with
 // ErrInvalid once it would examine more than Options.MaxJoinPairs pairs
-// (default a billion). The build side counts in the query's memory
+// (default 100 million). The build side counts in the query's memory
 // tracker, and a join whose build side passes MemoryLimit fails with
 // ErrMemory naming it: joins do not spill yet. EXPLAIN ANALYZE shows each
 // join's build and probe rows, the bytes it held and the time each side

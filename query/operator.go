@@ -41,8 +41,8 @@ type runtime struct {
 	maxJoinPairs int64
 }
 
-// memTracker counts the bytes a query's sorts, aggregates and joins hold against
-// its limit (0: no limit).
+// memTracker counts the bytes a query's sorts, aggregates and joins hold
+// against its limit (0: no limit).
 type memTracker struct {
 	limit int64
 	names memNames // for its errors
