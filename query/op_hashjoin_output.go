@@ -40,13 +40,21 @@ func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, erro
 // output is a batch of the join's schema, n rows: the probe's columns at
 // rows p of probe (NULLs when p is nil), then, for the joins that return
 // the build's columns, the build's at rows b of build (NULLs when b is
-// nil). Rows are copied with package take, in any order.
+// nil). Rows are copied with package take, in any order, except that
+// consecutive rows are sliced, not copied: a key-to-primary-key join
+// where every probe row matches once passes the probe's columns on
+// as they are.
 func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []int32, build arrow.RecordBatch, b []int32, n int) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, o.schema.NumFields())
 	add := func(src arrow.RecordBatch, idx []int32, fields []arrow.Field) error {
+		run := consecutive(idx)
 		for i, f := range fields {
 			if idx == nil {
 				cols = append(cols, array.MakeArrayOfNull(o.rt.mem, f.Type, n))
+				continue
+			}
+			if run {
+				cols = append(cols, array.NewSlice(src.Column(i), int64(idx[0]), int64(idx[0])+int64(len(idx))))
 				continue
 			}
 			a, err := take.Array(ctx, o.rt.mem, src.Column(i), idx)
@@ -68,4 +76,18 @@ func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []in
 	rec := array.NewRecordBatch(o.schema, cols, int64(n))
 	releaseAll(cols)
 	return rec, nil
+}
+
+// consecutive reports whether idx is a run of consecutive rows.
+func consecutive(idx []int32) bool {
+	if len(idx) == 0 {
+		return false
+	}
+	first := idx[0]
+	for i, r := range idx {
+		if r != first+int32(i) {
+			return false
+		}
+	}
+	return true
 }
