@@ -748,3 +748,51 @@ func TestCrossJoinOfRowCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinLargeBuild joins a build side of more than one insert block of
+// unique keys, with and without NULLs, so that the key table is sized
+// from its first block; every probe key finds its one build row, and a
+// right join adds each build row no probe row found.
+func TestJoinLargeBuild(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const buildRows = 3*insertBlock/2 + 7
+	c, recs := joinTables(t, mem, 8, joinSide{rows: 3000, batch: 500, domain: buildRows + 100, nullP: 0.05}, joinSide{rows: buildRows, batch: 10_000, domain: 8})
+	e := New(c, Options{Alloc: mem, Workers: 2})
+	p := recs["p"]
+	for _, key := range []int{7, 9} { // id, u
+		bk := recs["b"].Column(key)
+		found := map[int64]int{} // build key → probe rows finding it
+		matches := 0
+		for r := range int(p.NumRows()) {
+			if p.Column(0).IsNull(r) {
+				continue
+			}
+			v := p.Column(0).(*array.Int64).Value(r)
+			if v < buildRows && bk.IsValid(int(v)) {
+				found[v]++
+				matches++
+			}
+		}
+		for _, kind := range []joinKind{joinInner, joinRight} {
+			n := &hashJoinNode{probe: joinScan(t, c, "p"), build: joinScan(t, c, "b"), kind: kind, probeKeys: []int{0}, buildKeys: []int{key}, estRows: -1}
+			rows, bad := 0, 0
+			err := runQuiet(t, e, mem, n, func(rec arrow.RecordBatch) {
+				rows += int(rec.NumRows())
+				pi, bi := rec.Column(0).(*array.Int64), rec.Column(joinSchema.NumFields()+key).(*array.Int64)
+				for r := range int(rec.NumRows()) {
+					if pi.IsValid(r) && pi.Value(r) != bi.Value(r) {
+						bad++
+					}
+				}
+			})
+			want := matches
+			if kind == joinRight {
+				want += buildRows - len(found)
+			}
+			if err != nil || rows != want || bad > 0 {
+				t.Errorf("%s on b.%s: %d rows, want %d; %d pairs of unequal keys; %v", kind, joinSchema.Field(key).Name, rows, want, bad, err)
+			}
+		}
+	}
+}

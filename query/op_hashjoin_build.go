@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -57,7 +56,7 @@ func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
 	c.sizes = make([]int64, len(c.cols))
 	err := c.collect(ctx)
 	if err == nil {
-		err = c.finish()
+		err = c.finish(ctx)
 	}
 	for _, col := range c.cols {
 		releaseAll(col)
@@ -84,8 +83,9 @@ func (c *buildCollector) collect(ctx context.Context) error {
 		c.keys = make([]arrow.Array, len(types))
 	}
 	// Workers read the build side together (sharedInput), so the filters
-	// and projections below the join run in parallel; the rows are added
-	// one batch at a time.
+	// and projections below the join run in parallel; the batches are
+	// kept one at a time. The keys go into the table once all rows are in
+	// (finish), when their number is known.
 	in := newSharedInput(o.build)
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -112,7 +112,7 @@ func (c *buildCollector) collect(ctx context.Context) error {
 	return g.Wait()
 }
 
-// add keeps the columns of one build batch and adds its keys.
+// add keeps the columns of one build batch.
 func (c *buildCollector) add(rec arrow.RecordBatch) error {
 	o := c.o
 	n := int(rec.NumRows())
@@ -131,40 +131,71 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 		bytes += size
 	}
 	c.b.rows += n
-	if err := o.hold(c.b, bytes); err != nil {
+	return o.hold(c.b, bytes)
+}
+
+// insertBlock is the build rows inserted at a time: the table's scratch
+// is sized for it, not for the whole build side.
+const insertBlock = 1 << 16
+
+// insert numbers the key tuples of every build row (c.ids; agg.NoKey for a
+// NULL key), a block of rows at a time. When the first block's keys are
+// mostly distinct, the table is sized for the whole build side at once,
+// by the first block's proportion of distinct keys, so that it does not
+// grow (and place every key again) at each doubling.
+func (c *buildCollector) insert(ctx context.Context) error {
+	o, b := c.o, c.b
+	if b.rows == 0 {
+		return nil
+	}
+	if err := o.hold(b, int64(b.rows)*4); err != nil {
 		return err
 	}
-	if c.b.kt != nil {
-		return c.insert(rec)
+	c.ids = make([]uint32, b.rows)
+	cols := make([]arrow.Array, len(o.n.buildKeys))
+	for i, k := range o.n.buildKeys {
+		cols[i] = b.rec.Column(k)
+	}
+	for lo := 0; lo < b.rows; lo += insertBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+insertBlock, b.rows)
+		for i, col := range cols {
+			c.keys[i] = array.NewSlice(col, int64(lo), int64(hi))
+		}
+		err := c.insertBlock(c.ids[lo:hi])
+		releaseAll(c.keys)
+		if err != nil {
+			return err
+		}
+		if g := b.kt.Len(); lo == 0 && hi < b.rows && 4*g >= 3*hi {
+			used := b.kt.MemoryUsage()
+			if err := b.kt.Reserve(int(int64(g) * int64(b.rows) / int64(hi))); err != nil {
+				return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
+			}
+			if err := o.hold(b, b.kt.MemoryUsage()-used); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// insert adds the key tuples of one build batch to the table and their ids
-// to c.ids; rows with a NULL key get agg.NoKey.
-func (c *buildCollector) insert(rec arrow.RecordBatch) error {
+// insertBlock inserts the rows of c.keys, setting their ids.
+func (c *buildCollector) insertBlock(ids []uint32) error {
 	o, b := c.o, c.b
-	n := int(rec.NumRows())
-	for i, k := range o.n.buildKeys {
-		c.keys[i] = rec.Column(k)
-	}
+	n := len(ids)
 	c.rows = nonNullRows(c.rows[:0], c.keys, n)
 	b.hasNull = b.hasNull || len(c.rows) < n
-	base := len(c.ids)
-	before := cap(c.ids)
-	c.ids = slices.Grow(c.ids, n)[:base+n]
-	ids := c.ids[base:]
 	for i := range ids {
-		ids[i] = agg.NoKey
+		ids[i] = agg.NoKey // stays for a NULL key
 	}
 	used := b.kt.MemoryUsage()
 	if err := b.kt.Insert(c.keys, c.rows, ids); err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
 	}
-	// Rows with a NULL key were left out: their ids stay NoKey. The
-	// table's growth and the ids' are held too.
-	grown := b.kt.MemoryUsage() - used + int64(cap(c.ids)-before)*4
-	return o.hold(b, grown)
+	return o.hold(b, b.kt.MemoryUsage()-used)
 }
 
 // nonNullRows appends to dst the rows of keys (n rows each) where no key
@@ -199,7 +230,7 @@ func nonNullRows(dst []uint32, keys []arrow.Array, n int) []uint32 {
 // spread over the batches as they came would need a (batch, row) per
 // pair and a gather from many sources per column, on every output batch,
 // while the copy is one pass over the build side.
-func (c *buildCollector) finish() error {
+func (c *buildCollector) finish(ctx context.Context) error {
 	o, b := c.o, c.b
 	if b.rows > 0 {
 		schema := o.n.build.schema()
@@ -229,6 +260,9 @@ func (c *buildCollector) finish() error {
 	}
 	if b.kt == nil {
 		return nil
+	}
+	if err := c.insert(ctx); err != nil {
+		return err
 	}
 	if err := c.group(); err != nil {
 		return err

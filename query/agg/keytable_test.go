@@ -238,8 +238,10 @@ func TestLookupCollisions(t *testing.T) {
 }
 
 // TestKeyTableLarge inserts and looks up enough keys that the table passes
-// prefetchSlots, where both go a block of rows at a time: ids must still
-// be dense in first-seen order across blocks and batches.
+// prefetchSlots, where both go a block of rows at a time, and reserves
+// room for them part way: ids must still be dense in first-seen order
+// across blocks and batches, and the table must not have grown past the
+// reservation.
 func TestKeyTableLarge(t *testing.T) {
 	mem := checked(t)
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -249,6 +251,7 @@ func TestKeyTableLarge(t *testing.T) {
 	}
 	defer kt.Release()
 	want := map[int64]uint32{}
+	reserved := false
 	batch := func(n, domain int) (*array.Int64, []uint32) {
 		vals := make([]int64, n)
 		rows := make([]uint32, n)
@@ -261,6 +264,12 @@ func TestKeyTableLarge(t *testing.T) {
 	for range 12 {
 		arr, rows := batch(9000, 100_000)
 		ids := make([]uint32, len(rows))
+		if len(want) > 0 && !reserved { // with tuples in it: they are placed again
+			if err := kt.Reserve(70_000); err != nil {
+				t.Fatal(err)
+			}
+			reserved = true
+		}
 		if err := kt.Insert([]arrow.Array{arr}, rows, ids); err != nil {
 			t.Fatal(err)
 		}
@@ -276,8 +285,8 @@ func TestKeyTableLarge(t *testing.T) {
 		}
 		arr.Release()
 	}
-	if len(kt.tab.slots) < prefetchSlots || kt.Len() != len(want) {
-		t.Fatalf("%d slots, %d keys (want %d): not a large table", len(kt.tab.slots), kt.Len(), len(want))
+	if len(kt.tab.slots) != 1<<18 || kt.Len() != len(want) {
+		t.Fatalf("%d slots (reserved for 70,000 tuples: %d), %d keys (want %d)", len(kt.tab.slots), 1<<18, kt.Len(), len(want))
 	}
 	kt.Seal()
 	p := kt.NewProber()

@@ -252,8 +252,11 @@ func (t *table) flush(fresh []uint32, h []uint64) error {
 }
 
 // grow doubles the slots and places every group again from its hash.
-func (t *table) grow() error {
-	size := max(2*len(t.slots), minSlots)
+func (t *table) grow() error { return t.growTo(max(2*len(t.slots), minSlots)) }
+
+// growTo makes the table size slots (a power of two, more than it has) and
+// places every group again from its hash.
+func (t *table) growTo(size int) error {
 	if err := t.acct.charge(int64(size) * 8); err != nil {
 		return err
 	}
