@@ -110,7 +110,7 @@
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.
 //
-// # Joins
+// # Planning joins
 //
 // A query over one table is planned directly (build.go). One that joins
 // goes through the relational planner (from_*.go, drawn in from_bind.go):
@@ -149,6 +149,29 @@
 // right under LIMIT computes only the rows the limit passes on, so
 // SELECT '<5 MiB>' FROM t LIMIT 1 builds one row, and a string constant
 // beside ORDER BY is computed after the sort (build_constants.go).
+//
+// # Executing joins
+//
+// A hash join (plan_join.go documents each kind: inner, left, right,
+// full, semi, anti, NOT IN's null-aware anti, IN's mark, a scalar
+// subquery's single) drains its build side into memory first
+// (op_hashjoin_build.go): its rows, copied into one batch, and its key
+// tuples numbered by GROUP BY's hash table (agg.KeyTable), with the rows
+// of each tuple side by side. Then Options.Workers goroutines pull probe
+// batches (running the filters and projections below the join, as GROUP
+// BY's workers do), look their keys up, each with an agg.Prober of its
+// own, and expand the matches into pairs of rows, at most 8192 per batch
+// however many rows a key matches; a residual condition is evaluated on
+// the pairs, with only the columns it reads gathered, and output columns
+// are copied with internal/take (op_hashjoin_probe.go). A NULL key
+// matches nothing. Batches come out in no particular order. A join
+// without keys is a nested loop over every pair, which fails with
+// ErrInvalid once it would examine more than Options.MaxJoinPairs pairs
+// (default 100 million). The build side counts in the query's memory
+// tracker, and a join whose build side passes MemoryLimit fails with
+// ErrMemory naming it: joins do not spill yet. EXPLAIN ANALYZE shows each
+// join's build and probe rows, the bytes it held and the time each side
+// took.
 //
 // # Limits and cancellation
 //

@@ -38,8 +38,10 @@ import (
 // summed over the workers (the parallel part of the query), and the scan
 // under them is timed per batch handed out. Sorts and aggregates add what
 // they spilled (spillReporter; the aggregate its runs and merge passes
-// too), the scan its cache.ScanMetrics, and the last line sums the query:
-// Result.Stats.
+// too), the scan its cache.ScanMetrics, a join its build side (rows,
+// bytes held, time to drain and hash it), its probe side (rows, time
+// summed over its workers) and the rows it returned; and the last line
+// sums the query: Result.Stats.
 
 // analyzeRoot marks the plan of an EXPLAIN ANALYZE.
 type analyzeRoot struct{ in planNode }
@@ -123,6 +125,9 @@ func (n *analyzeNode) annotation() string {
 		if st := s.spillStats(); st.Files > 0 {
 			fmt.Fprintf(&b, "; spilled %v", st)
 		}
+	}
+	if j, ok := n.op.(*hashJoinOp); ok {
+		b.WriteString(j.st.String())
 	}
 	b.WriteString(")")
 	return b.String()

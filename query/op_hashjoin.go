@@ -2,22 +2,14 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/internal/take"
-	"github.com/quiverdb/quiver/query/expr"
 )
 
 // hashJoinOp runs a hashJoinNode (plan_join.go says what each kind
@@ -29,7 +21,7 @@ import (
 // they make to Next through a channel, in no particular order. A right or
 // full join then returns the build rows no probe row matched. Without
 // keys it is a nested-loop join: every probe row meets every build row,
-// bounded by Options.MaxJoinPairs (countPairs).
+// bounded by Options.MaxJoinPairs (op_nestedloop.go).
 //
 // The build side counts in the query's memory tracker and fails the query
 // with ErrMemory naming the join past the limit: the join does not spill
@@ -58,13 +50,6 @@ type hashJoinOp struct {
 	closed  bool
 }
 
-// joinStats are what EXPLAIN ANALYZE reports of a join.
-type joinStats struct {
-	buildRows, buildBytes, buildNanos atomic.Int64
-	probeRows, probeNanos, rowsOut    atomic.Int64
-	pairs                             atomic.Int64 // examined by a nested-loop join
-}
-
 func openHashJoin(ctx context.Context, rt *runtime, c *cache.Cache, n *hashJoinNode) (operator, error) {
 	if err := n.check(); err != nil {
 		return nil, err
@@ -85,74 +70,6 @@ func openHashJoin(ctx context.Context, rt *runtime, c *cache.Cache, n *hashJoinN
 	return o, nil
 }
 
-// check refuses a node the planner should not have made: keys that do
-// not pair up, or are not of one engine type, a residual that is not
-// boolean.
-func (n *hashJoinNode) check() error {
-	bad := func(format string, args ...any) error {
-		return &Error{Kind: ErrInvalid, Msg: n.title() + ": " + fmt.Sprintf(format, args...)}
-	}
-	if n.kind < joinInner || n.kind > joinSingle {
-		return bad("join kind %d", int(n.kind))
-	}
-	ps, bs := n.probe.schema(), n.build.schema()
-	if len(n.probeKeys) != len(n.buildKeys) {
-		return bad("%d probe keys, %d build keys", len(n.probeKeys), len(n.buildKeys))
-	}
-	for i, pk := range n.probeKeys {
-		bk := n.buildKeys[i]
-		if pk < 0 || pk >= ps.NumFields() || bk < 0 || bk >= bs.NumFields() {
-			return bad("key %d: columns %d and %d of %d and %d", i, pk, bk, ps.NumFields(), bs.NumFields())
-		}
-		pt, bt := ps.Field(pk).Type, bs.Field(bk).Type
-		et, ok := expr.EngineType(pt)
-		if !ok || !arrow.TypeEqual(et, pt) || !arrow.TypeEqual(pt, bt) {
-			return bad("key %d: %s = %s, not one engine type", i, pt, bt)
-		}
-	}
-	if r := n.residual; r != nil && r.Type().ID() != arrow.BOOL && r.Type().ID() != arrow.NULL {
-		return bad("residual %s is %s, not boolean", r, r.Type())
-	}
-	return nil
-}
-
-// title names the join in errors: its EXPLAIN line, short.
-func (n *hashJoinNode) title() string {
-	if len(n.probeKeys) == 0 {
-		return "NestedLoopJoin " + n.kind.String()
-	}
-	ps, bs := n.probe.schema(), n.build.schema()
-	keys := make([]string, len(n.probeKeys))
-	for i := range n.probeKeys {
-		p, b := "?", "?"
-		if k := n.probeKeys[i]; k >= 0 && k < ps.NumFields() {
-			p = ps.Field(k).Name
-		}
-		if i < len(n.buildKeys) && n.buildKeys[i] >= 0 && n.buildKeys[i] < bs.NumFields() {
-			b = bs.Field(n.buildKeys[i]).Name
-		}
-		keys[i] = p + " = " + b
-	}
-	return clip("HashJoin " + n.kind.String() + " on " + strings.Join(keys, " AND "))
-}
-
-// residualBatch sets the schema of the batches the residual reads.
-func (o *hashJoinOp) residualBatch() {
-	fields := slices.Concat(o.n.probe.schema().Fields(), o.n.build.schema().Fields())
-	o.resReads = make([]bool, len(fields))
-	for _, c := range expr.Columns(o.n.residual) {
-		if c >= 0 && c < len(fields) {
-			o.resReads[c] = true
-		}
-	}
-	for i := range fields {
-		if !o.resReads[i] {
-			fields[i] = arrow.Field{Name: fields[i].Name, Type: arrow.Null, Nullable: true}
-		}
-	}
-	o.resSchema = arrow.NewSchema(fields, nil)
-}
-
 func (o *hashJoinOp) Schema() *arrow.Schema { return o.schema }
 
 // returnsPairs: the kind returns the build's columns with the probe's.
@@ -170,18 +87,6 @@ func (o *hashJoinOp) firstMatchDecides() bool { return !o.returnsPairs() }
 // needPairs: the pairs must be walked, not only counted (a semi join
 // without residual only needs to know how many build rows match).
 func (o *hashJoinOp) needPairs() bool { return o.returnsPairs() || o.n.residual != nil }
-
-// countPairs counts the pairs a nested-loop join is about to examine for
-// n probe rows, failing past Options.MaxJoinPairs.
-func (o *hashJoinOp) countPairs(n int) error {
-	add := int64(n) * int64(o.b.rows)
-	total := o.st.pairs.Add(add)
-	if lim := o.rt.maxJoinPairs; lim > 0 && total > lim {
-		return &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%s would examine more than %d pairs of rows, the limit (Options.MaxJoinPairs; %d build rows, %d probe rows so far): raise it, or join on an equality",
-			o.n.title(), lim, o.b.rows, o.st.probeRows.Load())}
-	}
-	return nil
-}
 
 func (o *hashJoinOp) title() string { return o.n.title() }
 
@@ -230,6 +135,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	o.b = b
 	o.n.publishFilters(b.rec) // runtime_filter.go
 	o.st.buildRows.Store(int64(b.rows))
+	o.st.buildBytes.Store(b.held)
 	o.build.Close() // done with it: a scan stops, its buffers go
 	if o.n.kind == joinRight || o.n.kind == joinFull {
 		words := (b.rows + 63) / 64
@@ -259,29 +165,16 @@ func (o *hashJoinOp) nothingToProbe() bool {
 	return false
 }
 
-// runProbe starts the workers. Each pulls the next batch of the probe
-// side's source under a lock, runs the filters and projections above it
-// (as a GROUP BY's workers do: pipeline), and probes it.
+// runProbe starts the workers, which read the probe side together
+// (sharedInput) and probe a batch each.
 func (o *hashJoinOp) runProbe(ctx context.Context) {
 	ctx, o.cancel = context.WithCancel(ctx)
 	workers := max(o.rt.workers, 1)
 	o.out = make(chan arrow.RecordBatch, workers)
-	src, steps := pipeline(o.probe)
-	var mu sync.Mutex
-	eof := false
-	next := func(ctx context.Context) (arrow.RecordBatch, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if eof { // an operator need not be pulled past its end
-			return nil, io.EOF
-		}
-		rec, err := src.Next(ctx)
-		eof = err == io.EOF
-		return rec, err
-	}
+	in := newSharedInput(o.probe)
 	g, gctx := errgroup.WithContext(ctx)
 	for range workers {
-		g.Go(func() error { return o.work(gctx, next, steps) })
+		g.Go(func() error { return o.work(gctx, in) })
 	}
 	go func() {
 		o.probed = g.Wait()
@@ -290,7 +183,7 @@ func (o *hashJoinOp) runProbe(ctx context.Context) {
 }
 
 // work is one worker's loop.
-func (o *hashJoinOp) work(ctx context.Context, next func(context.Context) (arrow.RecordBatch, error), steps []step) error {
+func (o *hashJoinOp) work(ctx context.Context, in *sharedInput) error {
 	w := o.newWorker()
 	defer w.release()
 	emit := func(rec arrow.RecordBatch) error {
@@ -304,17 +197,11 @@ func (o *hashJoinOp) work(ctx context.Context, next func(context.Context) (arrow
 		}
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := next(ctx)
+		rec, err := in.next(ctx)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			return err
-		}
-		if rec, err = applySteps(ctx, steps, rec); err != nil {
 			return err
 		}
 		t := time.Now()
@@ -325,65 +212,6 @@ func (o *hashJoinOp) work(ctx context.Context, next func(context.Context) (arrow
 			return err
 		}
 	}
-}
-
-// nextUnmatched returns, for a right or full join once the probe side is
-// done, the next batch of build rows no probe row matched, with NULL
-// probe columns.
-func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, error) {
-	if o.matched == nil {
-		return nil, io.EOF
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var sel []int32
-	for ; o.tail < o.b.rows && len(sel) < joinBatchRows; o.tail++ {
-		if o.matched[o.tail>>6]&(1<<(o.tail&63)) == 0 {
-			sel = append(sel, int32(o.tail))
-		}
-	}
-	if len(sel) == 0 {
-		return nil, io.EOF
-	}
-	rec, err := o.output(ctx, nil, nil, o.b.rec, sel, len(sel))
-	if err == nil {
-		o.st.rowsOut.Add(rec.NumRows())
-	}
-	return rec, err
-}
-
-// output is a batch of the join's schema, n rows: the probe's columns at
-// rows p of probe (NULLs when p is nil), then, for the joins that return
-// the build's columns, the build's at rows b of build (NULLs when b is
-// nil). Rows are copied with package take, in any order.
-func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []int32, build arrow.RecordBatch, b []int32, n int) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, 0, o.schema.NumFields())
-	add := func(src arrow.RecordBatch, idx []int32, fields []arrow.Field) error {
-		for i, f := range fields {
-			if idx == nil {
-				cols = append(cols, array.MakeArrayOfNull(o.rt.mem, f.Type, n))
-				continue
-			}
-			a, err := take.Array(ctx, o.rt.mem, src.Column(i), idx)
-			if err != nil {
-				return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: gathering %s", o.title(), f.Name), Err: err}
-			}
-			cols = append(cols, a)
-		}
-		return nil
-	}
-	err := add(probe, p, o.n.probe.schema().Fields())
-	if err == nil && o.returnsPairs() {
-		err = add(build, b, o.n.build.schema().Fields())
-	}
-	if err != nil {
-		releaseAll(cols)
-		return nil, err
-	}
-	rec := array.NewRecordBatch(o.schema, cols, int64(n))
-	releaseAll(cols)
-	return rec, nil
 }
 
 // Close stops the workers, drops what they made and nobody took, and

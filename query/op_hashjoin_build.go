@@ -3,8 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
-	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,8 +26,11 @@ type joinBuild struct {
 	rows int
 	kt   *agg.KeyTable // nil without keys
 	// The rows of key tuple id are order[start[id]:start[id+1]], ascending
-	// (so gathering one key's rows copies runs). Without keys order is
-	// nil: every probe row meets every build row, [0, rows).
+	// (so gathering one key's rows copies runs). When each tuple is on
+	// one row (a primary key) start is nil: tuple id's row is order[id].
+	// When moreover no key is NULL, ids number the rows in order and
+	// order is nil too: tuple id is row id. Without keys order is nil:
+	// every probe row meets every build row, [0, rows).
 	start, order []int32
 	hasNull      bool  // some build row has a NULL key: it matches nothing
 	held         int64 // bytes accounted to the tracker
@@ -50,7 +56,7 @@ func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
 	c.sizes = make([]int64, len(c.cols))
 	err := c.collect(ctx)
 	if err == nil {
-		err = c.finish()
+		err = c.finish(ctx)
 	}
 	for _, col := range c.cols {
 		releaseAll(col)
@@ -76,58 +82,120 @@ func (c *buildCollector) collect(ctx context.Context) error {
 		c.b.kt = kt
 		c.keys = make([]arrow.Array, len(types))
 	}
-	return drain(ctx, o.build, func(rec arrow.RecordBatch) error {
-		n := int(rec.NumRows())
-		if n == 0 {
-			return nil
-		}
-		if c.b.rows+n > math.MaxInt32 {
-			return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
-		}
-		var bytes int64
-		for i, col := range rec.Columns() {
-			col.Retain()
-			c.cols[i] = append(c.cols[i], col)
-			size := arrowsize.Data(col.Data())
-			c.sizes[i] += size
-			bytes += size
-		}
-		c.b.rows += n
-		if err := o.hold(c.b, bytes); err != nil {
-			return err
-		}
-		if c.b.kt != nil {
-			return c.insert(rec)
-		}
-		return nil
-	})
+	// Workers read the build side together (sharedInput), so the filters
+	// and projections below the join run in parallel; the batches are
+	// kept one at a time. The keys go into the table once all rows are in
+	// (finish), when their number is known.
+	in := newSharedInput(o.build)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	for range max(o.rt.workers, 1) {
+		g.Go(func() error {
+			for {
+				rec, err := in.next(gctx)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				err = c.add(rec)
+				mu.Unlock()
+				rec.Release()
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
 }
 
-// insert adds the key tuples of one build batch to the table and their ids
-// to c.ids; rows with a NULL key get agg.NoKey.
-func (c *buildCollector) insert(rec arrow.RecordBatch) error {
-	o, b := c.o, c.b
+// add keeps the columns of one build batch.
+func (c *buildCollector) add(rec arrow.RecordBatch) error {
+	o := c.o
 	n := int(rec.NumRows())
-	for i, k := range o.n.buildKeys {
-		c.keys[i] = rec.Column(k)
+	if n == 0 {
+		return nil
 	}
+	if c.b.rows+n > math.MaxInt32 {
+		return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
+	}
+	var bytes int64
+	for i, col := range rec.Columns() {
+		col.Retain()
+		c.cols[i] = append(c.cols[i], col)
+		size := arrowsize.Data(col.Data())
+		c.sizes[i] += size
+		bytes += size
+	}
+	c.b.rows += n
+	return o.hold(c.b, bytes)
+}
+
+// insertBlock is the build rows inserted at a time: the table's scratch
+// is sized for it, not for the whole build side.
+const insertBlock = 1 << 16
+
+// insert numbers the key tuples of every build row (c.ids; agg.NoKey for a
+// NULL key), a block of rows at a time. When the first block's keys are
+// mostly distinct, the table is sized for the whole build side at once,
+// by the first block's proportion of distinct keys, so that it does not
+// grow (and place every key again) at each doubling.
+func (c *buildCollector) insert(ctx context.Context) error {
+	o, b := c.o, c.b
+	if b.rows == 0 {
+		return nil
+	}
+	if err := o.hold(b, int64(b.rows)*4); err != nil {
+		return err
+	}
+	c.ids = make([]uint32, b.rows)
+	cols := make([]arrow.Array, len(o.n.buildKeys))
+	for i, k := range o.n.buildKeys {
+		cols[i] = b.rec.Column(k)
+	}
+	for lo := 0; lo < b.rows; lo += insertBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+insertBlock, b.rows)
+		for i, col := range cols {
+			c.keys[i] = array.NewSlice(col, int64(lo), int64(hi))
+		}
+		err := c.insertBlock(c.ids[lo:hi])
+		releaseAll(c.keys)
+		if err != nil {
+			return err
+		}
+		if g := b.kt.Len(); lo == 0 && hi < b.rows && 4*g >= 3*hi {
+			used := b.kt.MemoryUsage()
+			if err := b.kt.Reserve(int(int64(g) * int64(b.rows) / int64(hi))); err != nil {
+				return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
+			}
+			if err := o.hold(b, b.kt.MemoryUsage()-used); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// insertBlock inserts the rows of c.keys, setting their ids.
+func (c *buildCollector) insertBlock(ids []uint32) error {
+	o, b := c.o, c.b
+	n := len(ids)
 	c.rows = nonNullRows(c.rows[:0], c.keys, n)
 	b.hasNull = b.hasNull || len(c.rows) < n
-	base := len(c.ids)
-	before := cap(c.ids)
-	c.ids = slices.Grow(c.ids, n)[:base+n]
-	ids := c.ids[base:]
 	for i := range ids {
-		ids[i] = agg.NoKey
+		ids[i] = agg.NoKey // stays for a NULL key
 	}
 	used := b.kt.MemoryUsage()
 	if err := b.kt.Insert(c.keys, c.rows, ids); err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
 	}
-	// Rows with a NULL key were left out: their ids stay NoKey. The
-	// table's growth and the ids' are held too.
-	grown := b.kt.MemoryUsage() - used + int64(cap(c.ids)-before)*4
-	return o.hold(b, grown)
+	return o.hold(b, b.kt.MemoryUsage()-used)
 }
 
 // nonNullRows appends to dst the rows of keys (n rows each) where no key
@@ -157,7 +225,12 @@ func nonNullRows(dst []uint32, keys []arrow.Array, n int) []uint32 {
 
 // finish puts the build rows into one batch, a column at a time (so that
 // at most one column is held twice), and groups the rows by key tuple.
-func (c *buildCollector) finish() error {
+// One batch, because then a build row is one int32 and the pairs' build
+// columns are gathered with one take per column (internal/take); rows
+// spread over the batches as they came would need a (batch, row) per
+// pair and a gather from many sources per column, on every output batch,
+// while the copy is one pass over the build side.
+func (c *buildCollector) finish(ctx context.Context) error {
 	o, b := c.o, c.b
 	if b.rows > 0 {
 		schema := o.n.build.schema()
@@ -188,7 +261,16 @@ func (c *buildCollector) finish() error {
 	if b.kt == nil {
 		return nil
 	}
-	return c.group()
+	if err := c.insert(ctx); err != nil {
+		return err
+	}
+	if err := c.group(); err != nil {
+		return err
+	}
+	used := b.kt.MemoryUsage()
+	b.kt.Seal() // what only inserts needed goes
+	o.unhold(b, used-b.kt.MemoryUsage())
+	return nil
 }
 
 // group sorts the build rows by key tuple id into start and order (a
@@ -202,6 +284,13 @@ func (c *buildCollector) group() error {
 		if id != agg.NoKey {
 			keyed++
 		}
+	}
+	defer func() {
+		o.unhold(b, int64(cap(c.ids))*4)
+		c.ids = nil
+	}()
+	if groups == keyed { // unique keys: no ranges, and maybe no order
+		return c.unique()
 	}
 	if err := o.hold(b, int64(groups+1+keyed)*4); err != nil {
 		return err
@@ -226,8 +315,26 @@ func (c *buildCollector) group() error {
 	// next tuple's begin.
 	copy(b.start[1:], b.start[:groups])
 	b.start[0] = 0
-	o.unhold(b, int64(cap(c.ids))*4)
-	c.ids = nil
+	return nil
+}
+
+// unique sets order for a build side whose key tuples are each on one
+// row: the row of each tuple, or nothing when tuple ids are row numbers.
+// A probe then finds its build row with one lookup less, or two.
+func (c *buildCollector) unique() error {
+	o, b := c.o, c.b
+	if !b.hasNull {
+		return nil // ids are given in first-seen order: row r has id r
+	}
+	if err := o.hold(b, int64(b.kt.Len())*4); err != nil {
+		return err
+	}
+	b.order = make([]int32, b.kt.Len())
+	for row, id := range c.ids {
+		if id != agg.NoKey {
+			b.order[id] = int32(row)
+		}
+	}
 	return nil
 }
 
@@ -241,7 +348,6 @@ func (o *hashJoinOp) hold(b *joinBuild, n int64) error {
 		return o.rt.mt.joinLimitError(o.title(), n, held)
 	}
 	b.held += n
-	o.st.buildBytes.Store(b.held)
 	return nil
 }
 

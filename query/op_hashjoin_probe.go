@@ -119,6 +119,16 @@ func (w *joinWorker) match(rec arrow.RecordBatch) error {
 	if err := w.prober.Lookup(w.keys, w.rows, w.ids); err != nil {
 		return &Error{Kind: ErrExec, Msg: w.o.title(), Err: err}
 	}
+	if bd.start == nil { // unique build keys: tuple id is at order[id]
+		for _, r := range w.rows {
+			if id := w.ids[r]; id != agg.NoKey {
+				w.lo[r], w.hi[r] = int32(id), int32(id)+1
+			} else {
+				w.lo[r], w.hi[r] = 0, 0
+			}
+		}
+		return nil
+	}
 	for _, r := range w.rows {
 		if id := w.ids[r]; id != agg.NoKey {
 			w.lo[r], w.hi[r] = bd.start[id], bd.start[id+1]
@@ -153,12 +163,11 @@ func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 		if !c.started {
 			c.k, c.started = w.lo[r], true
 		}
-		end := w.hi[r]
-		done := decided && w.count[r] > 0
-		if done {
-			end = c.k
+		if w.hi[r] <= c.k || decided && w.count[r] > 0 { // no match, a NULL key, done or settled
+			c.r, c.started = r+1, false
+			continue
 		}
-		end = min(end, c.k+int32(joinBatchRows-len(p)))
+		end := min(w.hi[r], c.k+int32(joinBatchRows-len(p)))
 		if order != nil {
 			for _, x := range order[c.k:end] {
 				p = append(p, int32(r))
@@ -171,9 +180,6 @@ func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 			}
 		}
 		c.k = end
-		if done || end >= w.hi[r] {
-			c.r, c.started = r+1, false
-		}
 	}
 	w.p, w.b = p, b
 	return p, b

@@ -14,8 +14,9 @@ import (
 // operator is one step of a running query: it yields record batches
 // (columns in the table's stored types, engine types where converted or
 // computed; see doc.go) until io.EOF. Operators pull from their
-// input batch by batch; only sort and aggregate hold more than a batch, and
-// they account what they hold to the query's memory tracker.
+// input batch by batch; only sort, aggregate and a join's build side hold
+// more than a batch, and they account what they hold to the query's memory
+// tracker.
 type operator interface {
 	Schema() *arrow.Schema
 	// Next returns the next batch, which the caller releases, or io.EOF.
@@ -29,7 +30,7 @@ type operator interface {
 type runtime struct {
 	mem     memory.Allocator
 	mt      *memTracker
-	workers int // goroutines a hash aggregate runs its input on
+	workers int // goroutines a hash aggregate or a join runs its inputs on
 	// spill is where sorts and aggregates spill past the memory limit;
 	// nil: they fail with ErrMemory instead.
 	spill  *spill.Manager
@@ -40,8 +41,8 @@ type runtime struct {
 	maxJoinPairs int64
 }
 
-// memTracker counts the bytes a query's sort and aggregate hold against
-// its limit (0: no limit).
+// memTracker counts the bytes a query's sorts, aggregates and joins hold
+// against its limit (0: no limit).
 type memTracker struct {
 	limit int64
 	names memNames // for its errors

@@ -25,6 +25,8 @@ type KeyTable struct {
 	tab      *table
 	seed     uint64
 	hashes   []uint64 // per row of the batch being inserted
+	sealed   bool
+	len      int // at Seal; before, the table's groups
 	released bool
 }
 
@@ -49,7 +51,12 @@ func NewKeyTable(keyTypes []arrow.DataType) (*KeyTable, error) {
 }
 
 // Len is the number of distinct tuples inserted.
-func (t *KeyTable) Len() int { return t.tab.groups() }
+func (t *KeyTable) Len() int {
+	if t.sealed {
+		return t.len
+	}
+	return t.tab.groups()
+}
 
 // MemoryUsage is the bytes the table holds: the capacity of its slots,
 // hashes, keys and scratch.
@@ -64,6 +71,9 @@ func (t *KeyTable) Insert(keys []arrow.Array, rows []uint32, ids []uint32) error
 	if t.released {
 		return errReleased
 	}
+	if t.sealed {
+		return fmt.Errorf("%w: Insert into a sealed KeyTable", ErrInput)
+	}
 	n, err := checkKeys(t.types, keys, ids)
 	if err != nil {
 		return err
@@ -74,7 +84,20 @@ func (t *KeyTable) Insert(keys []arrow.Array, rows []uint32, ids []uint32) error
 	if err := bindHash(t.cols, keys, t.seed, t.hashes, rows); err != nil {
 		return err
 	}
-	return t.tab.insert(rows, t.hashes, ids)
+	// In a large table, a block of rows at a time, as lookup: the home
+	// slots insert touches first would not stay in cache for a whole
+	// batch. First-seen order holds across blocks.
+	for len(rows) > 0 {
+		k := len(rows)
+		if len(t.tab.slots) >= prefetchSlots {
+			k = min(k, lookupBlock)
+		}
+		if err := t.tab.insert(rows[:k], t.hashes, ids); err != nil {
+			return err
+		}
+		rows = rows[k:]
+	}
+	return nil
 }
 
 // checkKeys checks keys against types and returns their length, which ids
@@ -108,6 +131,34 @@ func bindHash(cols []keyColumn, keys []arrow.Array, seed uint64, h []uint64, row
 		c.hash(h, rows)
 	}
 	return nil
+}
+
+// Reserve sizes the table for n tuples in all, so that inserting up to n
+// does not grow it again: each growth places every tuple inserted so far
+// again, at random places of the new slots, which costs a table of a
+// million keys a third of its inserts' time.
+func (t *KeyTable) Reserve(n int) error {
+	if t.released || t.sealed {
+		return fmt.Errorf("%w: Reserve on a released or sealed KeyTable", ErrInput)
+	}
+	n = min(n, maxGroups)
+	size := minSlots
+	for size/2 < n {
+		size *= 2
+	}
+	if size <= len(t.tab.slots) {
+		return nil
+	}
+	return t.tab.growTo(size)
+}
+
+// Seal ends the inserts: it frees what only Insert uses (each tuple's
+// hash, kept to place it again when the table grows, and the scratch of a
+// batch), which lookups do not need. Insert fails after it.
+func (t *KeyTable) Seal() {
+	t.len, t.sealed = t.tab.groups(), true
+	t.hashes = drop(&t.acct, t.hashes)
+	t.tab.dropInsertState()
 }
 
 // Release frees what the table holds. Its Probers must be released first.

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -23,7 +24,8 @@ func tupleKey(cols []arrow.Array, i int) string {
 
 // TestKeyTableMatchesMap inserts random batches of every key type, alone
 // and in pairs, with NULLs, repeats and awkward values, and checks the ids
-// against a map: dense, in first-seen order, one per tuple. Then several
+// against a map: dense, in first-seen order, one per tuple. Sealed, it
+// holds less and refuses inserts. Then several
 // Probers on their own goroutines look up other random batches at once
 // (run it with -race) and must find exactly the tuples the map holds.
 func TestKeyTableMatchesMap(t *testing.T) {
@@ -73,8 +75,16 @@ func TestKeyTableMatchesMap(t *testing.T) {
 				}
 				releaseArrays(cols)
 			}
+			used := kt.MemoryUsage()
+			kt.Seal()
 			if kt.Len() != len(want) {
-				t.Fatalf("Len %d, want %d", kt.Len(), len(want))
+				t.Fatalf("Len %d after Seal, want %d", kt.Len(), len(want))
+			}
+			if kt.MemoryUsage() >= used {
+				t.Errorf("Seal kept %d bytes of %d", kt.MemoryUsage(), used)
+			}
+			if err := kt.Insert(nil, nil, nil); !errors.Is(err, ErrInput) {
+				t.Errorf("Insert after Seal: %v", err)
 			}
 			var batches [][]arrow.Array
 			for range 12 {
@@ -223,6 +233,77 @@ func TestLookupCollisions(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestKeyTableLarge inserts and looks up enough keys that the table passes
+// prefetchSlots, where both go a block of rows at a time, and reserves
+// room for them part way: ids must still be dense in first-seen order
+// across blocks and batches, and the table must not have grown past the
+// reservation.
+func TestKeyTableLarge(t *testing.T) {
+	mem := checked(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	kt, err := NewKeyTable([]arrow.DataType{arrow.PrimitiveTypes.Int64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kt.Release()
+	want := map[int64]uint32{}
+	reserved := false
+	batch := func(n, domain int) (*array.Int64, []uint32) {
+		vals := make([]int64, n)
+		rows := make([]uint32, n)
+		for i := range vals {
+			vals[i] = int64(rng.IntN(domain))
+			rows[i] = uint32(i)
+		}
+		return int64s(mem, vals...), rows
+	}
+	for range 12 {
+		arr, rows := batch(9000, 100_000)
+		ids := make([]uint32, len(rows))
+		if len(want) > 0 && !reserved { // with tuples in it: they are placed again
+			if err := kt.Reserve(70_000); err != nil {
+				t.Fatal(err)
+			}
+			reserved = true
+		}
+		if err := kt.Insert([]arrow.Array{arr}, rows, ids); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range arr.Int64Values() {
+			id, ok := want[v]
+			if !ok {
+				id = uint32(len(want))
+				want[v] = id
+			}
+			if ids[i] != id {
+				t.Fatalf("key %d: id %d, want %d", v, ids[i], id)
+			}
+		}
+		arr.Release()
+	}
+	if len(kt.tab.slots) != 1<<18 || kt.Len() != len(want) {
+		t.Fatalf("%d slots (reserved for 70,000 tuples: %d), %d keys (want %d)", len(kt.tab.slots), 1<<18, kt.Len(), len(want))
+	}
+	kt.Seal()
+	p := kt.NewProber()
+	defer p.Release()
+	arr, rows := batch(20000, 200_000)
+	defer arr.Release()
+	ids := make([]uint32, len(rows))
+	if err := p.Lookup([]arrow.Array{arr}, rows, ids); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range arr.Int64Values() {
+		id, ok := want[v]
+		if !ok {
+			id = NoKey
+		}
+		if ids[i] != id {
+			t.Fatalf("lookup %d: id %d, want %d", v, ids[i], id)
 		}
 	}
 }

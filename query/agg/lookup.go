@@ -24,6 +24,10 @@ func (s *lookupScratch) release(a *account) {
 	s.cand = drop(a, s.cand)
 }
 
+// lookupBlock is the rows lookup touches the home slots of before it
+// probes them, in a large table.
+const lookupBlock = 1024
+
 // lookup sets gids[r] to the group of row r's key for every r in rows, or
 // to noGroup when no group has it, without inserting. cols are views of
 // the table's key columns (keyColumn.view) bound to the input and hashed
@@ -39,6 +43,16 @@ func (t *table) lookup(cols []keyColumn, rows []uint32, h []uint64, gids []uint3
 	if len(t.slots) == 0 {
 		for _, r := range rows {
 			gids[r] = noGroup
+		}
+		return
+	}
+	if len(t.slots) >= prefetchSlots && len(rows) > lookupBlock {
+		// Touch and probe a block at a time: the lines a whole batch
+		// touches (64Ki rows: 4 MiB) would not stay in cache until probed.
+		for len(rows) > 0 {
+			k := min(len(rows), lookupBlock)
+			t.lookup(cols, rows[:k], h, gids, s)
+			rows = rows[k:]
 		}
 		return
 	}

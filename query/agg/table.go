@@ -252,8 +252,11 @@ func (t *table) flush(fresh []uint32, h []uint64) error {
 }
 
 // grow doubles the slots and places every group again from its hash.
-func (t *table) grow() error {
-	size := max(2*len(t.slots), minSlots)
+func (t *table) grow() error { return t.growTo(max(2*len(t.slots), minSlots)) }
+
+// growTo makes the table size slots (a power of two, more than it has) and
+// places every group again from its hash.
+func (t *table) growTo(size int) error {
 	if err := t.acct.charge(int64(size) * 8); err != nil {
 		return err
 	}
@@ -293,6 +296,17 @@ func (t *table) truncate(n int) {
 	if n < len(t.hashes) {
 		t.hashes = t.hashes[:n]
 	}
+}
+
+// dropInsertState frees what only insert reads: the groups' hashes and
+// the batch scratch. The table can then be looked up, not inserted into.
+func (t *table) dropInsertState() {
+	t.hashes = drop(t.acct, t.hashes)
+	t.todo = drop(t.acct, t.todo)
+	t.next = drop(t.acct, t.next)
+	t.cand = drop(t.acct, t.cand)
+	t.fresh = drop(t.acct, t.fresh)
+	t.claims = drop(t.acct, t.claims)
 }
 
 func (t *table) release() {

@@ -1,0 +1,93 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/internal/take"
+)
+
+// nextUnmatched returns, for a right or full join once the probe side is
+// done, the next batch of build rows no probe row matched, with NULL
+// probe columns.
+func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, error) {
+	if o.matched == nil {
+		return nil, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var sel []int32
+	for ; o.tail < o.b.rows && len(sel) < joinBatchRows; o.tail++ {
+		if o.matched[o.tail>>6]&(1<<(o.tail&63)) == 0 {
+			sel = append(sel, int32(o.tail))
+		}
+	}
+	if len(sel) == 0 {
+		return nil, io.EOF
+	}
+	rec, err := o.output(ctx, nil, nil, o.b.rec, sel, len(sel))
+	if err == nil {
+		o.st.rowsOut.Add(rec.NumRows())
+	}
+	return rec, err
+}
+
+// output is a batch of the join's schema, n rows: the probe's columns at
+// rows p of probe (NULLs when p is nil), then, for the joins that return
+// the build's columns, the build's at rows b of build (NULLs when b is
+// nil). Rows are copied with package take, in any order, except that
+// consecutive rows are sliced, not copied: a key-to-primary-key join
+// where every probe row matches once passes the probe's columns on
+// as they are.
+func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []int32, build arrow.RecordBatch, b []int32, n int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, o.schema.NumFields())
+	add := func(src arrow.RecordBatch, idx []int32, fields []arrow.Field) error {
+		run := consecutive(idx)
+		for i, f := range fields {
+			if idx == nil {
+				cols = append(cols, array.MakeArrayOfNull(o.rt.mem, f.Type, n))
+				continue
+			}
+			if run {
+				cols = append(cols, array.NewSlice(src.Column(i), int64(idx[0]), int64(idx[0])+int64(len(idx))))
+				continue
+			}
+			a, err := take.Array(ctx, o.rt.mem, src.Column(i), idx)
+			if err != nil {
+				return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: gathering %s", o.title(), f.Name), Err: err}
+			}
+			cols = append(cols, a)
+		}
+		return nil
+	}
+	err := add(probe, p, o.n.probe.schema().Fields())
+	if err == nil && o.returnsPairs() {
+		err = add(build, b, o.n.build.schema().Fields())
+	}
+	if err != nil {
+		releaseAll(cols)
+		return nil, err
+	}
+	rec := array.NewRecordBatch(o.schema, cols, int64(n))
+	releaseAll(cols)
+	return rec, nil
+}
+
+// consecutive reports whether idx is a run of consecutive rows.
+func consecutive(idx []int32) bool {
+	if len(idx) == 0 {
+		return false
+	}
+	first := idx[0]
+	for i, r := range idx {
+		if r != first+int32(i) {
+			return false
+		}
+	}
+	return true
+}
