@@ -391,7 +391,7 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 		}
 	}
 	if hasSubquery(t) {
-		return nil, nil, b.at(ErrUnsupported, t, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE)")
+		return nil, nil, b.at(ErrUnsupported, firstSubquery(t), "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE)")
 	}
 	return []ast.ExprNode{t}, nil, nil
 }

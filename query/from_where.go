@@ -211,14 +211,35 @@ func hasSubquery(n ast.Node) bool {
 	return f.found
 }
 
-type subqueryFinder struct{ found bool }
+type subqueryFinder struct {
+	found bool
+	first ast.Node // the first subquery, or the EXISTS around it
+}
 
 func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.SubqueryExpr); ok {
+	switch n.(type) {
+	case *ast.ExistsSubqueryExpr:
+		if !f.found {
+			f.first = n
+		}
+	case *ast.SubqueryExpr:
+		if !f.found && f.first == nil {
+			f.first = n
+		}
 		f.found = true
 		return n, true
 	}
 	return n, false
+}
+
+// firstSubquery returns the first subquery in n (for error positions).
+func firstSubquery(n ast.Node) ast.Node {
+	f := &subqueryFinder{}
+	n.Accept(f)
+	if f.first == nil {
+		return n
+	}
+	return f.first
 }
 
 func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -77,10 +77,10 @@ func TestPrepare(t *testing.T) {
 		t.Fatalf("two parameters: got %+v", p)
 	}
 	for sql, kind := range map[string]error{
-		`SELECT id FROM nowhere WHERE id = ?`:                 ErrNoTable,
-		`SELECT id FROM orders WHERE id IN (SELECT 1) AND ? `: ErrUnsupported,
-		`SELEC id FROM orders`:                                ErrSyntax,
-		`SELECT nope FROM orders`:                             ErrInvalid,
+		`SELECT id FROM nowhere WHERE id = ?`:                                                  ErrNoTable,
+		`SELECT id FROM orders a WHERE ? OR EXISTS (SELECT 1 FROM orders b WHERE b.id = a.id)`: ErrUnsupported,
+		`SELEC id FROM orders`:    ErrSyntax,
+		`SELECT nope FROM orders`: ErrInvalid,
 	} {
 		if _, err := e.Prepare(sql); !errors.Is(err, kind) {
 			t.Errorf("%s: got %v, want %v", sql, err, kind)
