@@ -109,25 +109,43 @@ func Gen(mem memory.Allocator, dt arrow.DataType, n int, nullFrac float64, r *ra
 	b := array.NewBuilder(mem, dt)
 	defer b.Release()
 	for range n {
-		if nullFrac > 0 && r.Float64() < nullFrac {
-			b.AppendNull()
-			continue
-		}
-		appendRandom(b, dt, min(nullFrac, 0.2), r)
+		AppendRandom(b, dt, nullFrac, r)
 	}
 	return b.NewArray()
 }
 
+// AppendRandom appends one random value of dt to bld, a builder of dt:
+// null with probability nullFrac, and its children (list items, struct
+// fields, map items) each null with probability min(nullFrac, 0.2).
+// Unions and run-end encoded arrays have no validity bitmap of their own
+// and are never null at their own level. This is the one switch over
+// arrow-go's builders that makes random values: Gen, Record and Tiny use
+// it, as should any other generator.
+func AppendRandom(bld array.Builder, dt arrow.DataType, nullFrac float64, r *rand.Rand) {
+	if nullFrac > 0 && hasValidity(dt) && r.Float64() < nullFrac {
+		bld.AppendNull()
+		return
+	}
+	appendRandom(bld, dt, min(nullFrac, 0.2), r)
+}
+
+// hasValidity says whether dt's arrays carry their own validity bitmap.
+func hasValidity(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.SPARSE_UNION, arrow.DENSE_UNION, arrow.RUN_END_ENCODED:
+		return false
+	}
+	return true
+}
+
 var words = []string{"", "a", "arrow", "quiver", "lz4", "zstd", "a fairly long string value past twelve bytes", "ünïcode ✓", "x"}
 
+func word(r *rand.Rand) string { return words[r.IntN(len(words))] }
+
+// appendRandom appends one non-null value of dt; childNulls is the null
+// fraction of its children.
 func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *rand.Rand) {
-	child := func(b array.Builder, dt arrow.DataType) {
-		if childNulls > 0 && r.Float64() < childNulls {
-			b.AppendNull()
-			return
-		}
-		appendRandom(b, dt, childNulls, r)
-	}
+	child := func(b array.Builder, dt arrow.DataType) { AppendRandom(b, dt, childNulls, r) }
 	switch b := bld.(type) {
 	case *array.BooleanBuilder:
 		b.Append(r.IntN(2) == 0)
@@ -191,11 +209,15 @@ func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *r
 		}
 		b.Append(v)
 	case *array.StringBuilder:
-		b.Append(words[r.IntN(len(words))])
+		b.Append(word(r))
 	case *array.LargeStringBuilder:
-		b.Append(words[r.IntN(len(words))])
+		b.Append(word(r))
+	case *array.StringViewBuilder:
+		b.Append(word(r))
 	case *array.BinaryBuilder:
-		b.Append([]byte(words[r.IntN(len(words))]))
+		b.Append([]byte(word(r)))
+	case *array.BinaryViewBuilder:
+		b.Append([]byte(word(r)))
 	case *array.NullBuilder:
 		b.AppendNull()
 	case *array.MapBuilder:
@@ -219,6 +241,18 @@ func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *r
 		for range r.IntN(4) {
 			child(b.ValueBuilder(), dt.(*arrow.LargeListType).Elem())
 		}
+	case *array.ListViewBuilder:
+		k := r.IntN(4)
+		b.AppendWithSize(true, k)
+		for range k {
+			child(b.ValueBuilder(), dt.(*arrow.ListViewType).Elem())
+		}
+	case *array.LargeListViewBuilder:
+		k := r.IntN(4)
+		b.AppendWithSize(true, k)
+		for range k {
+			child(b.ValueBuilder(), dt.(*arrow.LargeListViewType).Elem())
+		}
 	case *array.FixedSizeListBuilder:
 		b.Append(true)
 		t := dt.(*arrow.FixedSizeListType)
@@ -229,6 +263,37 @@ func appendRandom(bld array.Builder, dt arrow.DataType, childNulls float64, r *r
 		b.Append(true)
 		for i, f := range dt.(*arrow.StructType).Fields() {
 			child(b.FieldBuilder(i), f.Type)
+		}
+	case *array.SparseUnionBuilder:
+		ut := dt.(*arrow.SparseUnionType)
+		c := r.IntN(len(ut.Fields()))
+		b.Append(ut.TypeCodes()[c])
+		for i, f := range ut.Fields() {
+			if i == c {
+				child(b.Child(i), f.Type)
+			} else {
+				b.Child(i).AppendEmptyValue()
+			}
+		}
+	case *array.DenseUnionBuilder:
+		ut := dt.(*arrow.DenseUnionType)
+		c := r.IntN(len(ut.Fields()))
+		b.Append(ut.TypeCodes()[c])
+		child(b.Child(c), ut.Fields()[c].Type)
+	case *array.RunEndEncodedBuilder:
+		if b.Len() > 0 && r.IntN(2) == 0 {
+			b.ContinueRun(1) // runs longer than one row
+			return
+		}
+		b.Append(1)
+		appendRandom(b.ValueBuilder(), dt.(*arrow.RunEndEncodedType).Encoded(), childNulls, r)
+	case *array.BinaryDictionaryBuilder:
+		if err := b.AppendString(word(r)); err != nil {
+			panic(err)
+		}
+	case *array.Int64DictionaryBuilder:
+		if err := b.Append(r.Int64N(20)); err != nil { // a small dictionary: values repeat
+			panic(err)
 		}
 	default:
 		panic(fmt.Sprintf("datagen: no generator for %T (%s)", bld, dt))
