@@ -10,7 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/arrowsize"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestAdmit: Admit sees what each batch decodes to before it is
@@ -18,7 +18,7 @@ import (
 func TestAdmit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Tiny(memory.NewGoAllocator(), 50, 3, "i64", "str")
+	rec := datagen.Tiny(memory.NewGoAllocator(), 50, 3, "i64", "str")
 	defer rec.Release()
 	var buf bytes.Buffer
 	w, err := NewStreamWriter(&buf, rec.Schema(), WriteOptions{Codec: codec.SettingZstd})

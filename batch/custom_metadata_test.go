@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // encodeStreamWithMetadata encodes recs as an lz4 stream whose every
@@ -41,7 +41,7 @@ func encodeStreamWithMetadata(t testing.TB, mem memory.Allocator, recs []arrow.R
 func TestCustomMetadataOnEveryMessage(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	a, b := testrec.Build(mem, 40, 1), testrec.Build(mem, 7, 2) // b's dictionaries differ: replacement messages
+	a, b := datagen.Record(mem, 40, 1), datagen.Record(mem, 7, 2) // b's dictionaries differ: replacement messages
 	defer a.Release()
 	defer b.Release()
 	md := arrow.NewMetadata([]string{"k", "quiver.x"}, []string{"v", "0123456789abcdef"})
@@ -117,7 +117,7 @@ func TestCustomMetadataOnEveryMessage(t *testing.T) {
 func TestCustomMetadataUnsetIsAbsent(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 5, 3)
+	rec := datagen.Record(mem, 5, 3)
 	defer rec.Release()
 	enc, err := NewEncoder(rec.Schema(), WriteOptions{Alloc: mem})
 	if err != nil {
@@ -148,7 +148,7 @@ func TestCustomMetadataUnsetIsAbsent(t *testing.T) {
 func TestSplitEncapsulatedTruncated(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 10, 4)
+	rec := datagen.Record(mem, 10, 4)
 	defer rec.Release()
 	stream := encodeStreamWithMetadata(t, mem, []arrow.RecordBatch{rec}, arrow.NewMetadata([]string{"k"}, []string{"v"}))
 	first, _, err := SplitEncapsulated(stream, Limits{})
@@ -175,7 +175,7 @@ func TestSplitEncapsulatedTruncated(t *testing.T) {
 
 func FuzzSplitEncapsulated(f *testing.F) {
 	mem := memory.NewGoAllocator()
-	rec := testrec.Tiny(mem, 3, 5, testrec.SeedGroups[0]...) // a few hundred bytes: larger seeds leave the fuzzer minimizing
+	rec := datagen.Tiny(mem, 3, 5, datagen.SeedGroups[0]...) // a few hundred bytes: larger seeds leave the fuzzer minimizing
 	defer rec.Release()
 	stream := encodeStreamWithMetadata(f, mem, []arrow.RecordBatch{rec}, arrow.NewMetadata([]string{"k"}, []string{"v"}))
 	f.Add(stream)

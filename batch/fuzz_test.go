@@ -17,13 +17,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the committed fuzz seed corpus under testdata/fuzz")
 
 // seedStreams returns tiny valid streams and files, a few hundred bytes
-// each: one small batch per codec, one per testrec.SeedGroups group
+// each: one small batch per codec, one per datagen.SeedGroups group
 // (together every type family, dictionaries included), a sliced record
 // and an empty one, whose arrays arrow-go builds from empty buffers.
 // Seeds of all the types in one schema were 10 KB apiece, and the fuzzer
@@ -36,12 +36,12 @@ func seedStreams(t testing.TB) (streams, files [][]byte) {
 	}
 	var seeds []seed
 	for _, c := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
-		seeds = append(seeds, seed{c, testrec.Tiny(mem, 3, 1, testrec.SeedGroups[0]...)})
+		seeds = append(seeds, seed{c, datagen.Tiny(mem, 3, 1, datagen.SeedGroups[0]...)})
 	}
-	for i, g := range testrec.SeedGroups[1:] {
-		seeds = append(seeds, seed{codec.SettingNone, testrec.Tiny(mem, 3, uint64(i+2), g...)})
+	for i, g := range datagen.SeedGroups[1:] {
+		seeds = append(seeds, seed{codec.SettingNone, datagen.Tiny(mem, 3, uint64(i+2), g...)})
 	}
-	five := testrec.Tiny(mem, 5, 11, testrec.SeedGroups[0]...)
+	five := datagen.Tiny(mem, 5, 11, datagen.SeedGroups[0]...)
 	seeds = append(seeds, seed{codec.SettingNone, five.NewSlice(2, 4)}, seed{codec.SettingNone, five.NewSlice(3, 3)})
 	five.Release()
 	for _, seed := range seeds {
@@ -344,7 +344,7 @@ func binaryOf(dt arrow.DataType) arrow.DataType {
 }
 
 // FuzzRoundTrip: whatever quiver encodes it decodes to an equal record.
-// Each input picks one group of testrec.SeedGroups (together every type):
+// Each input picks one group of datagen.SeedGroups (together every type):
 // building, encoding and validating every type at once for each input ran
 // about a hundred inputs a second.
 func FuzzRoundTrip(f *testing.F) {
@@ -354,7 +354,7 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, rows uint16, codecSel, sliceOff, sliceLen, group uint8) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		rec := testrec.Tiny(mem, int(rows%300), seed, testrec.SeedGroups[int(group)%len(testrec.SeedGroups)]...)
+		rec := datagen.Tiny(mem, int(rows%300), seed, datagen.SeedGroups[int(group)%len(datagen.SeedGroups)]...)
 		defer rec.Release()
 		lo := min(int64(sliceOff), rec.NumRows())
 		hi := min(lo+int64(sliceLen), rec.NumRows())
@@ -417,7 +417,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 // size the fuzzer once found, kept under testdata/regress/<target>/.
 func TestLargeFuzzInputs(t *testing.T) {
 	mem := memory.NewGoAllocator()
-	rec := testrec.Build(mem, 12, 11)
+	rec := datagen.Record(mem, 12, 11)
 	defer rec.Release()
 	for _, c := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
 		var sb, fb bytes.Buffer

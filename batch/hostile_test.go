@@ -14,7 +14,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch/internal/meta"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 var int64Schema = arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
@@ -125,7 +125,7 @@ func TestCorruptMessages(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			rec := testrec.Build(mem, 100, 3)
+			rec := datagen.Record(mem, 100, 3)
 			defer rec.Release()
 			got, err := decodeEditedBody(t, mem, rec, codec.SettingLZ4, edit)
 			if got != nil || !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrLimit) {
@@ -141,7 +141,7 @@ func TestCorruptMessages(t *testing.T) {
 func TestTruncatedStream(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 20, 4)
+	rec := datagen.Record(mem, 20, 4)
 	defer rec.Release()
 	var buf bytes.Buffer
 	w, _ := NewStreamWriter(&buf, rec.Schema(), WriteOptions{Codec: codec.SettingZstd, Alloc: mem})

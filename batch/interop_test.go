@@ -14,7 +14,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 var settings = []string{"none", "lz4", "zstd:1", "zstd:3", "zstd:19", "zstd:-5"}
@@ -30,8 +30,8 @@ func mustSetting(t testing.TB, s string) codec.Setting {
 
 // records returns the test records: full, sliced at odd offsets, and empty.
 func records(mem memory.Allocator) []arrow.RecordBatch {
-	full := testrec.Build(mem, 300, 1)
-	second := testrec.Build(mem, 200, 2)
+	full := datagen.Record(mem, 300, 1)
+	second := datagen.Record(mem, 200, 2)
 	return []arrow.RecordBatch{full, full.NewSlice(3, 250), full.NewSlice(7, 7), second}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestPrefetch: decoding ahead returns the same records in the same order,
@@ -20,7 +20,7 @@ func TestPrefetch(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	var recs []arrow.RecordBatch
 	for i := range 9 {
-		recs = append(recs, testrec.Build(mem, 100+i*13, uint64(20+i))) // each has its own dictionaries
+		recs = append(recs, datagen.Record(mem, 100+i*13, uint64(20+i))) // each has its own dictionaries
 	}
 	defer releaseAll(recs)
 	data := writeQuiver(t, recs, batch.WriteOptions{Codec: codec.SettingLZ4, Alloc: mem}, false)

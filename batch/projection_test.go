@@ -10,7 +10,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestProjection: each column alone, a reordered pair, and none (count
@@ -18,7 +18,7 @@ import (
 func TestProjection(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 200, 5)
+	rec := datagen.Record(mem, 200, 5)
 	defer rec.Release()
 	for _, file := range []bool{false, true} {
 		data := writeQuiver(t, []arrow.RecordBatch{rec}, batch.WriteOptions{Codec: codec.SettingZstd, Alloc: mem}, file)
@@ -63,7 +63,7 @@ func TestProjection(t *testing.T) {
 func TestCountOnlyTouchesNoBody(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 50, 6)
+	rec := datagen.Record(mem, 50, 6)
 	defer rec.Release()
 	enc, err := batch.NewEncoder(rec.Schema(), batch.WriteOptions{Codec: codec.SettingLZ4, Alloc: mem})
 	if err != nil {
@@ -98,7 +98,7 @@ func TestCountOnlyTouchesNoBody(t *testing.T) {
 func TestZeroRowsAndColumns(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	empty := testrec.Build(mem, 0, 7)
+	empty := datagen.Record(mem, 0, 7)
 	defer empty.Release()
 	noCols := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 42)
 	defer noCols.Release()

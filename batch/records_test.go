@@ -9,14 +9,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 func TestOpenRecordsReadsFilesAndStreams(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	// One dictionary for both batches: the file format cannot replace one.
-	whole := testrec.Build(mem, 30, 1)
+	whole := datagen.Record(mem, 30, 1)
 	recs := []arrow.RecordBatch{whole, whole.NewSlice(5, 12)}
 	defer func() {
 		for _, r := range recs {

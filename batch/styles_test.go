@@ -11,7 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch/internal/meta"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestEmptyBufferZeroPrefix: Arrow Java has written empty buffers of
@@ -20,7 +20,7 @@ import (
 func TestEmptyBufferZeroPrefix(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 50, 41)
+	rec := datagen.Record(mem, 50, 41)
 	defer rec.Release()
 	rewritten := 0
 	got, err := decodeEditedBody(t, mem, rec, codec.SettingZstd, func(rb *meta.RecordBatch, body []byte) {

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // recordWriter is what StreamWriter and FileWriter both are.
@@ -46,7 +46,7 @@ func eachWriter(t *testing.T, mem memory.Allocator, schema *arrow.Schema, w func
 func TestWriterClose(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 10, 1)
+	rec := datagen.Record(mem, 10, 1)
 	defer rec.Release()
 	var buf bytes.Buffer
 	eachWriter(t, mem, rec.Schema(), func() io.Writer { buf.Reset(); return &buf }, func(t *testing.T, kind string, rw recordWriter) {
@@ -109,7 +109,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 func TestWriterErrorIsSticky(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 10, 1)
+	rec := datagen.Record(mem, 10, 1)
 	defer rec.Release()
 	fw := &failingWriter{}
 	eachWriter(t, mem, rec.Schema(), func() io.Writer { *fw = failingWriter{limit: 100}; return fw }, func(t *testing.T, kind string, rw recordWriter) {

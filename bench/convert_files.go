@@ -18,7 +18,7 @@ import (
 
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/convert/lineitem"
+	"github.com/quiverdb/quiver/datagen/lineitem"
 )
 
 // fileCell is one way of reading a file into Arrow batches.

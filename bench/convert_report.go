@@ -213,7 +213,7 @@ func (r *ConvertReport) Write(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if len(r.CSV) > 0 {
-		fmt.Fprintf(&b, "CSV to Arrow: a lineitem-shaped file (TPC-H's 16 columns and types; written by convert/lineitem, not dbgen) of %s bytes, %s rows, read from the page cache with lineitem's schema into %d-row batches.\n\n",
+		fmt.Fprintf(&b, "CSV to Arrow: a lineitem-shaped file (TPC-H's 16 columns and types; written by datagen/lineitem, not dbgen) of %s bytes, %s rows, read from the page cache with lineitem's schema into %d-row batches.\n\n",
 			commas(r.CSVBytes), commas(int64(r.CSVRows)), r.Config.BatchRows)
 		writeFiles(&b, r.CSV)
 		b.WriteString("\n")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/convert/lineitem"
+	"github.com/quiverdb/quiver/datagen/lineitem"
 )
 
 // TestRunConvert runs the whole harness small, so CI exercises every

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 )
 
 // progressf returns the logger the benchmarks write progress lines with:

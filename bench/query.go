@@ -7,8 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/quiverdb/quiver/datagen/tpch"
 	engine "github.com/quiverdb/quiver/query"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // QueryConfig configures RunQuery. Zero fields take the defaults given.

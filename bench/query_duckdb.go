@@ -12,7 +12,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/quiverdb/quiver/tpch/tpchparquet"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchparquet"
 )
 
 // With -tags duckdb, RunQuery and RunTPCH measure DuckDB (cgo, its static

@@ -17,8 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/datagen/tpcds"
 	"github.com/quiverdb/quiver/internal/netlimit"
-	"github.com/quiverdb/quiver/tpcds"
 )
 
 // ServeConfig configures RunServe. Zero fields take the defaults given.

@@ -14,11 +14,11 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/datagen/tpch"
 	"github.com/quiverdb/quiver/extsort"
 	engine "github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/sortkey"
 	"github.com/quiverdb/quiver/spill"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // SortConfig configures RunSort. Zero fields take the defaults given.

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchparquet"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchparquet"
 )
 
 // With -tags duckdb, RunSort measures DuckDB in the same run: lineitem is

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestAppendAddsBatchesWithTheTablesDecisions appends batches of every
@@ -21,7 +21,7 @@ func TestAppendAddsBatchesWithTheTablesDecisions(t *testing.T) {
 			c := newCache(t, mem, 0)
 			first := allTypesInput(mem)
 			defer release(first)
-			more := []arrow.RecordBatch{testrec.Build(mem, 100, 7), testrec.Build(mem, 33, 8)}
+			more := []arrow.RecordBatch{datagen.Record(mem, 100, 7), datagen.Record(mem, 33, 8)}
 			defer release(more)
 			schema := first[0].Schema()
 			before := put(t, c, "t", schema, first, s.opts)

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 func TestBudgetRefusesAPutAndKeepsTheOldTable(t *testing.T) {
@@ -221,7 +221,7 @@ func TestPutRejectsBadOptionsAndSchemas(t *testing.T) {
 		}
 	}
 	// A reader whose batches do not match its schema.
-	other := testrec.Build(mem, 5, 9)
+	other := datagen.Record(mem, 5, 9)
 	defer other.Release()
 	sch := arrow.NewSchema(other.Schema().Fields()[:3], nil)
 	r := &lyingReader{schema: sch, recs: []arrow.RecordBatch{other}}

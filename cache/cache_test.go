@@ -15,7 +15,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/arrowsize"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // checked returns an allocator that fails the test if anything allocated
@@ -95,10 +95,10 @@ var settings = []struct {
 // allTypesInput returns batches of every type: whole, sliced at odd
 // offsets (so bitmaps and offsets need re-aligning), and empty.
 func allTypesInput(mem memory.Allocator) []arrow.RecordBatch {
-	a := testrec.Build(mem, 300, 1)
-	b := testrec.Build(mem, 257, 2)
+	a := datagen.Record(mem, 300, 1)
+	b := datagen.Record(mem, 257, 2)
 	defer b.Release()
-	return []arrow.RecordBatch{a, b.NewSlice(3, 250), b.NewSlice(11, 11), testrec.Build(mem, 64, 3)}
+	return []arrow.RecordBatch{a, b.NewSlice(3, 250), b.NewSlice(11, 11), datagen.Record(mem, 64, 3)}
 }
 
 // wantColumn is what a scan should return for column i of rec: the column
@@ -289,7 +289,7 @@ func TestCancelledScanStopsAndReleases(t *testing.T) {
 	mem := checked(t)
 	var in []arrow.RecordBatch
 	for i := range 40 {
-		in = append(in, testrec.Build(mem, 50, uint64(i)))
+		in = append(in, datagen.Record(mem, 50, uint64(i)))
 	}
 	defer release(in)
 	c := newCache(t, mem, 0)
@@ -332,7 +332,7 @@ func TestScanCancelledWhileWaiting(t *testing.T) {
 	mem := checked(t)
 	var in []arrow.RecordBatch
 	for i := range 8 {
-		in = append(in, testrec.Build(mem, 200, uint64(i)))
+		in = append(in, datagen.Record(mem, 200, uint64(i)))
 	}
 	defer release(in)
 	c := newCache(t, mem, 0)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/hll"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // distinctTypes are the column types the per-type estimate test covers,
@@ -382,7 +382,7 @@ func TestDistinctRestore(t *testing.T) {
 	if _, err := c2.Restore(img); err != nil {
 		t.Fatal(err)
 	}
-	more := []arrow.RecordBatch{testrec.Build(mem, 10, 9)}
+	more := []arrow.RecordBatch{datagen.Record(mem, 10, 9)}
 	defer release(more)
 	r, _ = array.NewRecordReader(in[0].Schema(), more)
 	_, err = c2.Append(context.Background(), "t", r, TableOptions{})

@@ -10,14 +10,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // fuzzTypes are the column types FuzzChunkDecode decodes as: every form,
 // every offset width, bitmaps, and IPC-stored types.
 var fuzzTypes = func() []arrow.DataType {
 	var dts []arrow.DataType
-	for _, f := range testrec.AllTypes().Fields() {
+	for _, f := range datagen.AllTypes().Fields() {
 		dts = append(dts, f.Type)
 	}
 	return dts
@@ -53,7 +53,7 @@ func checkNarrow(t *testing.T, dec *chunkDecoder, mem memory.Allocator, dt arrow
 // must never panic, leak or allocate past the limit.
 func FuzzChunkDecode(f *testing.F) {
 	mem := memory.NewGoAllocator()
-	rec := testrec.Build(mem, 40, 5)
+	rec := datagen.Record(mem, 40, 5)
 	defer rec.Release()
 	for i := range fuzzTypes {
 		for _, s := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {

@@ -14,7 +14,6 @@ import (
 	"github.com/quiverdb/quiver/convert/internal/column"
 	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/internal/datagen"
-	"github.com/quiverdb/quiver/internal/testrec"
 )
 
 // matrixSchema has a column of every type of the differential matrix;
@@ -172,12 +171,12 @@ func TestCoalesce(t *testing.T) {
 	}
 }
 
-// TestCoalesceAllTypes runs testrec's records of every type through:
+// TestCoalesceAllTypes runs datagen.Record's records of every type through:
 // the supported columns come out equal, the others are refused by name.
 func TestCoalesceAllTypes(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 500, 3)
+	rec := datagen.Record(mem, 500, 3)
 	defer rec.Release()
 	if _, err := NewCoalescer(rec.Schema(), Config{Alloc: mem}); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("all types: %v, want ErrUnsupported", err)
@@ -219,7 +218,7 @@ func TestCoalesceAllTypes(t *testing.T) {
 			t.Errorf("column %s differs", c.Schema().Field(i).Name)
 		}
 	}
-	t.Logf("%d of %d testrec columns supported", len(keep), rec.NumCols())
+	t.Logf("%d of %d datagen.Record columns supported", len(keep), rec.NumCols())
 }
 
 // TestByteCap: batches close before their buffers pass MaxBytes.

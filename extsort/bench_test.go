@@ -13,9 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/datagen/tpch"
 	"github.com/quiverdb/quiver/extsort"
 	"github.com/quiverdb/quiver/spill"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // BenchmarkSortTPCH runs sort_tpch's Q3, Q7 and Q10 over TPC-H lineitem at

@@ -7,11 +7,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestInterleaveEveryType gathers random rows (single rows and stretches) of
-// several batches of every type testrec builds — sliced, with NULLs,
+// several batches of every type datagen.Record builds — sliced, with NULLs,
 // dictionaries that differ between batches — and checks each row equal
 // to the source row it came from, by value (dictionaries are unified, so
 // indices differ).
@@ -21,7 +21,7 @@ func TestInterleaveEveryType(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var srcs []arrow.RecordBatch
 	for i := range 4 {
-		rec := testrec.Build(mem, 60, uint64(i))
+		rec := datagen.Record(mem, 60, uint64(i))
 		srcs = append(srcs, rec.NewSlice(int64(i), 60-int64(i)))
 		rec.Release()
 	}
@@ -76,9 +76,9 @@ func TestInterleaveEveryType(t *testing.T) {
 func TestInterleaveValidates(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	a := testrec.Build(mem, 40, 1)
+	a := datagen.Record(mem, 40, 1)
 	defer a.Release()
-	b := testrec.Build(mem, 40, 2)
+	b := datagen.Record(mem, 40, 2)
 	defer b.Release()
 	var g Interleave
 	for i := range 40 {

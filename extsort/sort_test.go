@@ -12,7 +12,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/extsort"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 	"github.com/quiverdb/quiver/sortkey"
 	"github.com/quiverdb/quiver/sortkey/sortkeytest"
 	"github.com/quiverdb/quiver/spill"
@@ -376,7 +376,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestPayloadEveryType sorts batches of every type testrec builds by one
+// TestPayloadEveryType sorts batches of every type datagen.Record builds by one
 // of their columns through spilled runs and merges, and checks every
 // column of every output row against the input row it should be.
 func TestPayloadEveryType(t *testing.T) {
@@ -385,7 +385,7 @@ func TestPayloadEveryType(t *testing.T) {
 	var batches []arrow.RecordBatch
 	var bytes int64
 	for i := range 12 {
-		rec := testrec.Build(mem, 50, uint64(i))
+		rec := datagen.Record(mem, 50, uint64(i))
 		batches = append(batches, rec)
 		bytes += recBytes(rec)
 	}

@@ -13,8 +13,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers "duckdb"
 
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchparquet"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchparquet"
 )
 
 // BenchmarkGroupByDuckDB is BenchmarkGroupBySpill's peer: DuckDB (cgo, its

@@ -8,9 +8,9 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 	"github.com/quiverdb/quiver/spill"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 var groupBySF = flag.Float64("groupby-sf", 0.1, "TPC-H scale factor of BenchmarkGroupBySpill (0.1: 600,572 rows, 150,000 orders; 1: 6M rows, 1.5M orders)")

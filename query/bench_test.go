@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 )
 
 // BenchmarkTPCH runs TPC-H queries over lineitem at SF 0.1 in the cache.

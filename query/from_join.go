@@ -422,6 +422,7 @@ func (b *builder) joinKeys(a, p *part, conds []*conjunct, applied []bool) keyPai
 	}
 	return k
 }
+
 // estimate guesses the rows a plan returns, for ordering joins.
 func estimate(p planNode) float64 {
 	switch n := p.(type) {

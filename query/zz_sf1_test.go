@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 )
 
 func TestZZSF1(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/internal/datagen"
 	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/internal/pull"
-	"github.com/quiverdb/quiver/internal/testrec"
 )
 
 // splitFlightData cuts fuzz input into FlightData messages: each is a
@@ -52,7 +52,7 @@ func joinFlightData(msgs []batch.Message) []byte {
 // what a real client sends.
 func FuzzUpload(f *testing.F) {
 	mem := memory.NewGoAllocator()
-	rec := testrec.Tiny(mem, 3, 1, testrec.SeedGroups[0]...) // a few hundred bytes: larger seeds leave the fuzzer minimizing
+	rec := datagen.Tiny(mem, 3, 1, datagen.SeedGroups[0]...) // a few hundred bytes: larger seeds leave the fuzzer minimizing
 	enc, err := batch.NewEncoder(rec.Schema(), batch.WriteOptions{})
 	if err != nil {
 		f.Fatal(err)

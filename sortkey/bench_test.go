@@ -9,9 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/quiverdb/quiver/datagen/tpch"
 	"github.com/quiverdb/quiver/sortkey"
 	"github.com/quiverdb/quiver/sortkey/sortkeytest"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // The question: does the external sort compare rows faster as normalized

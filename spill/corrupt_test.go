@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // smallFile spills two small batches of every string type with nulls
@@ -29,7 +29,7 @@ func smallFile(t testing.TB, m *Manager, mem memory.Allocator) (*File, []byte) {
 // that change between them.
 func allTypesFile(t testing.TB, m *Manager, mem memory.Allocator) (*File, []byte) {
 	t.Helper()
-	a, b := testrec.Build(mem, 6, 1), testrec.Build(mem, 4, 2)
+	a, b := datagen.Record(mem, 6, 1), datagen.Record(mem, 4, 2)
 	defer a.Release()
 	defer b.Release()
 	return spillBytes(t, m, a, b)

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // fuzzScenario is a spill file written once; each fuzz input replaces its
@@ -70,8 +70,8 @@ func scenarios() []fuzzScenario {
 		}
 		// Every type family, one small group per file: one file of all
 		// of them is kilobytes, which the fuzzer spends its time minimizing.
-		for i, g := range testrec.SeedGroups[1:] {
-			build(codec.SettingZstd, testrec.Tiny(mem, 3, uint64(i), g...), testrec.Tiny(mem, 2, uint64(i+1), g...))
+		for i, g := range datagen.SeedGroups[1:] {
+			build(codec.SettingZstd, datagen.Tiny(mem, 3, uint64(i), g...), datagen.Tiny(mem, 2, uint64(i+1), g...))
 		}
 	})
 	return fuzzScenarios

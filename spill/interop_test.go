@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestArrowGoReadsSpillFiles: a spill file is a plain Arrow IPC stream.
@@ -27,7 +27,7 @@ func TestArrowGoReadsSpillFiles(t *testing.T) {
 				return []arrow.RecordBatch{stringRecord(mem, 100, 1, 3), stringRecord(mem, 7, 2, 0)}
 			}},
 			{"alltypes", func(mem memory.Allocator) []arrow.RecordBatch {
-				return []arrow.RecordBatch{testrec.Build(mem, 50, 1), testrec.Build(mem, 20, 2)}
+				return []arrow.RecordBatch{datagen.Record(mem, 50, 1), datagen.Record(mem, 20, 2)}
 			}},
 		} {
 			t.Run(fmt.Sprintf("codec=%s/%s", s, tc.name), func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // settings are the codecs every round trip runs under.
@@ -97,7 +97,7 @@ func TestRoundTripAllTypes(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			m := newTestManager(t, Config{Codec: s}, mem)
-			whole := testrec.Build(mem, 300, 1)
+			whole := datagen.Record(mem, 300, 1)
 			defer whole.Release()
 			sliced := whole.NewSlice(17, 250)
 			defer sliced.Release()
@@ -145,7 +145,7 @@ func releaseRecords(recs []arrow.RecordBatch) {
 // TestSpillSchema checks which columns are written as lengths: top-level
 // strings and binaries when the codec compresses, nothing otherwise.
 func TestSpillSchema(t *testing.T) {
-	schema := testrec.AllTypes()
+	schema := datagen.AllTypes()
 	asIs := newPlan(schema, false)
 	if !asIs.spill.Equal(schema) {
 		t.Fatalf("uncompressed spill schema differs:\n%s", asIs.spill)
@@ -178,7 +178,7 @@ func TestSpillSchema(t *testing.T) {
 		if v, _ := md.GetValue(versionKey); v != formatVersion {
 			t.Errorf("%s = %q", versionKey, v)
 		}
-		if v, _ := md.GetValue("origin"); v != "quiver testrec" {
+		if v, _ := md.GetValue("origin"); v != "quiver datagen" {
 			t.Errorf("schema metadata lost: %v", md)
 		}
 	}
@@ -304,7 +304,7 @@ func TestSchemaMismatch(t *testing.T) {
 	m := newTestManager(t, Config{}, mem)
 	a := stringRecord(mem, 10, 1, 0)
 	defer a.Release()
-	b := testrec.Build(mem, 10, 1)
+	b := datagen.Record(mem, 10, 1)
 	defer b.Release()
 	w, err := m.NewFile("mismatch")
 	if err != nil {
@@ -361,7 +361,7 @@ func TestRoundTripConcurrent(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	m := newTestManager(t, Config{Codec: codec.SettingZstd, Concurrency: 3}, mem)
-	a, b := testrec.Build(mem, 200, 5), stringRecord(mem, 300, 6, 4)
+	a, b := datagen.Record(mem, 200, 5), stringRecord(mem, 300, 6, 4)
 	defer a.Release()
 	defer b.Release()
 	f1, f2 := spillAll(t, m, a, a), spillAll(t, m, b)

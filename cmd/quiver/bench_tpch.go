@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/quiverdb/quiver/bench"
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch"
 )
 
 const benchTPCHAbout = `Runs the 22 TPC-H queries (the spec's text with its validation parameters,

@@ -17,7 +17,7 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/convert/lineitem"
+	"github.com/quiverdb/quiver/datagen/lineitem"
 )
 
 // readBack reads an Arrow IPC file or stream twice, with quiver's batch

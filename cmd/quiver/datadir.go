@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/datagen/tpch"
 	"github.com/quiverdb/quiver/store"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // openDataDir opens --data-dir over c, logging what it restored and what

@@ -12,7 +12,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 func runCLI(args ...string) (int, string, string) {
@@ -23,7 +23,7 @@ func runCLI(args ...string) (int, string, string) {
 
 func writeTestFile(t *testing.T, file bool, s codec.Setting) string {
 	t.Helper()
-	rec := testrec.Build(memory.DefaultAllocator, 500, 9)
+	rec := datagen.Record(memory.DefaultAllocator, 500, 9)
 	defer rec.Release()
 	var buf bytes.Buffer
 	if file {

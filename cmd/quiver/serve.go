@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/server"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 const serveAbout = `Runs quiver's Arrow Flight SQL server: SQL over the tables in an in-memory

@@ -13,7 +13,7 @@ import (
 
 	"github.com/quiverdb/quiver/convert"
 	"github.com/quiverdb/quiver/convert/csv"
-	"github.com/quiverdb/quiver/convert/lineitem"
+	"github.com/quiverdb/quiver/datagen/lineitem"
 )
 
 // TestAgainstArrowGo: on lineitem-shaped CSV with its TPC-H schema,

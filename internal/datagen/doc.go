@@ -5,9 +5,17 @@
 //	            and a null pattern fixed per row), which `quiver cache`,
 //	            `quiver query` and `quiver bench` use
 //	wide.go     its wide relations: n nullable int64 columns
-//	datagen.go  random columns of every type the converter handles, with a
-//	            chosen fraction of nulls, optionally dictionary-encoded, and
-//	            their rebuilds value by value with arrow-go's builders
+//	cases.go    the column types of the converter's differential matrix
+//	random.go   AppendRandom, the one switch over arrow-go's builders that
+//	            makes random values (everything here draws from it), and
+//	            random columns of any type from it (Gen), with a chosen
+//	            fraction of nulls, optionally dictionary-encoded
+//	rebuild.go  those columns rebuilt value by value with arrow-go's
+//	            builders: the row path the bulk paths must equal
+//	alltypes.go records of every type arrow-go supports (unions, views,
+//	            run-end encoded and dictionaries included) from a seed, and
+//	            small groups of their columns for fuzz seeds: the data of the
+//	            batch, cache, spill, extsort and flight tests
 //
 // The convert tests check the converter's bulk paths against those
 // rebuilds, and `quiver bench convert` measures the bulk paths against the

@@ -16,7 +16,7 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // flightMessages encodes recs as the FlightData a server sends: the
@@ -59,7 +59,7 @@ func replay(fds []*flight.FlightData, end error) func() (*flight.FlightData, err
 func TestFlightIPCRoundTrip(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 40, 3) // every type, dictionaries included
+	rec := datagen.Record(mem, 40, 3) // every type, dictionaries included
 	defer rec.Release()
 	part := rec.NewSlice(5, 17)
 	defer part.Release()
@@ -106,7 +106,7 @@ func TestFlightIPCRoundTrip(t *testing.T) {
 func TestFlightIPCKeepsTheStreamError(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	rec := testrec.Build(mem, 10, 1)
+	rec := datagen.Record(mem, 10, 1)
 	defer rec.Release()
 	fds := flightMessages(t, codec.SettingLZ4, rec)
 	serverErr := status.Error(codes.ResourceExhausted, "memory limit passed")
@@ -186,12 +186,12 @@ func FuzzFlightIPC(f *testing.F) {
 	// Seeds of a few hundred bytes (one tiny batch per codec, and one
 	// with dictionaries): of tens of kilobytes the fuzzer spends its time
 	// minimizing them (11 inputs in 2 minutes).
-	rec := testrec.Tiny(memory.NewGoAllocator(), 3, 5, testrec.SeedGroups[0]...)
+	rec := datagen.Tiny(memory.NewGoAllocator(), 3, 5, datagen.SeedGroups[0]...)
 	defer rec.Release()
 	for _, s := range []codec.Setting{codec.SettingNone, codec.SettingLZ4, codec.SettingZstd} {
 		f.Add(joinMessages(flightMessages(f, s, rec)))
 	}
-	dict := testrec.Tiny(memory.NewGoAllocator(), 3, 6, "dict", "listdict")
+	dict := datagen.Tiny(memory.NewGoAllocator(), 3, 6, "dict", "listdict")
 	defer dict.Release()
 	f.Add(joinMessages(flightMessages(f, codec.SettingNone, dict)))
 	small := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)

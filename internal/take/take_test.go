@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/internal/testrec"
+	"github.com/quiverdb/quiver/internal/datagen"
 )
 
 // TestSelectionMatchesRowByRow: the bitmap walk selects exactly the rows
@@ -57,7 +57,7 @@ func equalInts(a, b []int32) bool {
 	return len(a) == len(b)
 }
 
-// TestRecordMatchesRowByRow: every type testrec builds that Supported
+// TestRecordMatchesRowByRow: every type datagen.Record builds that Supported
 // accepts is taken to the selected rows, value for value and null for
 // null, on whole and sliced columns: through the loops here, arrow-go's
 // take, or concatenated runs. The rest are refused with an error. Each
@@ -66,7 +66,7 @@ func equalInts(a, b []int32) bool {
 func TestRecordMatchesRowByRow(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	whole := testrec.Build(mem, 300, 11)
+	whole := datagen.Record(mem, 300, 11)
 	defer whole.Release()
 	rng := rand.New(rand.NewPCG(3, 4))
 	ctx := context.Background()

@@ -19,10 +19,10 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers "duckdb"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchparquet"
 	"github.com/quiverdb/quiver/query"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
-	"github.com/quiverdb/quiver/tpch/tpchparquet"
 )
 
 // sf is the scale factor of the TPC-H tables in both engines.

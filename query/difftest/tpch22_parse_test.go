@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/datagen/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 	"github.com/quiverdb/quiver/query"
-	"github.com/quiverdb/quiver/tpch"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
 )
 
 // TestTPCH22Parse runs without DuckDB (no build tag): each of the 22

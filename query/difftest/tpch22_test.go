@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quiverdb/quiver/datagen/tpch"
 	"github.com/quiverdb/quiver/query"
-	"github.com/quiverdb/quiver/tpch"
 )
 
 // pendingTPCH are the TPC-H queries quiver does not answer yet: joins and

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch"
 )
 
 // Load generates tables (default: all eight, tpch.Tables) at scale factor

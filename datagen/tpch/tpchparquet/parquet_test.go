@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch"
 )
 
 // TestWriteTable reads the file back: the rows, the exact types and the

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch"
 )
 
 func TestLoad(t *testing.T) {

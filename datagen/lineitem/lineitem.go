@@ -4,6 +4,13 @@
 // integrity with other tables, a smaller comment vocabulary), which the
 // converter's benchmarks do not need: they need the shape, a fixed seed
 // and a file of any size written in seconds under os.TempDir().
+//
+// Package tpch writes dbgen's own lineitem (tpch.WriteCSV), but not for
+// these: it takes a scale factor, not a size in bytes, and builds dbgen's
+// 300 MiB comment pool first, so 37 MB of it take 5.7 s where Write takes
+// 0.15 s (2 shared cores), too slow for the converter's tests and its
+// 1 GB benchmark file; and convert/BENCHMARKS.md's numbers were measured
+// on this shape (l_linenumber int64, where dbgen's is int32).
 package lineitem
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/quiverdb/quiver/tpch"
+	"github.com/quiverdb/quiver/datagen/tpch"
 )
 
 // GroupRows is about the rows of each row group (DuckDB's row group is
