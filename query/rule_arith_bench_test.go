@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/quiverdb/quiver/cache"
-	"github.com/quiverdb/quiver/tpch/tpchcache"
+	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 )
 
 // BenchmarkArithCount is the count the arithmetic rule (rule_arith.go)
