@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
@@ -497,5 +498,34 @@ func TestEmptyInput(t *testing.T) {
 			t.Errorf("%d empty batches: %d rows, %v", nb, len(ids), err)
 		}
 		in.release()
+	}
+}
+
+// TestSliceReserve: a one-row slice of a large array reserves headroom
+// for BatchRows rows of one row's size, not of the buffer it shares (a
+// join hands such slices on; the sort failed with ErrMemory, 393 MB
+// reserved for one 24 KB batch).
+func TestSliceReserve(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	b := array.NewInt64Builder(mem)
+	for i := range 100_000 {
+		b.Append(int64(i))
+	}
+	big := b.NewArray()
+	b.Release()
+	defer big.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	s, err := extsort.New(schema, extsort.Config{Keys: []extsort.Key{asc}, Mem: mem, BatchRows: 8192, MemoryLimit: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	one := array.NewSlice(big, 5, 6)
+	rec := array.NewRecordBatch(schema, []arrow.Array{one}, 1)
+	one.Release()
+	defer rec.Release()
+	if err := s.Add(context.Background(), rec); err != nil {
+		t.Fatalf("one row in 4 MiB: %v", err)
 	}
 }

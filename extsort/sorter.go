@@ -247,7 +247,7 @@ func (s *Sorter) growReserve(rec arrow.RecordBatch) {
 	if s.topK() {
 		rows = min(rows, s.cfg.Limit) // a top-k's batches hold at most k rows
 	}
-	want := 2 * arrowsize.Record(rec) * rows / rec.NumRows()
+	want := 2 * arrowsize.LogicalRecord(rec) * rows / rec.NumRows() // a slice is its rows, not the buffers it shares
 	if want > s.reserve {
 		s.acct.grow(want - s.reserve)
 		s.reserve = want

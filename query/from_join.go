@@ -193,6 +193,12 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	if kind == joinInner && build.est > probe.est {
 		probe, build = build, probe
 	}
+	// EXISTS and NOT EXISTS over a subquery much larger than the rows
+	// they test build the tested rows instead (right semi and anti).
+	if (kind == joinSemi || kind == joinAnti) && build.est > 2*probe.est && b.hasEquiKey(conds, probe, build) {
+		probe, build = build, probe
+		kind = map[joinKind]joinKind{joinSemi: joinRightSemi, joinAnti: joinRightAnti}[kind]
+	}
 	var pk, bk []colRef
 	var residual []ast.ExprNode
 	var refs []colRef
@@ -255,6 +261,14 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 			share = max(0.1, 1-share)
 		}
 		out.est = max(1, probe.est*share)
+	case joinRightSemi, joinRightAnti:
+		out.cols = build.cols
+		out.rels = build.rels
+		share := min(1, b.keyDistinct(probe, pk)/b.keyDistinct(build, bk))
+		if kind == joinRightAnti {
+			share = max(0.1, 1-share)
+		}
+		out.est = max(1, build.est*share)
 	case joinLeft:
 		out.cols = both.cols
 		out.est = probe.est
@@ -403,6 +417,16 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 		}
 	}
 	return cur, left, pend, nil
+}
+
+// hasEquiKey reports an equality of a column of each part among conds.
+func (b *builder) hasEquiKey(conds []ast.ExprNode, x, y *part) bool {
+	for _, c := range conds {
+		if _, _, ok := b.equiKey(c, x.rels, y.rels); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // keyPairs are the columns of equalities between two parts.

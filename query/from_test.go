@@ -46,6 +46,10 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
 		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
+		{`SELECT a.id FROM orders a WHERE a.id < 12 AND EXISTS (SELECT * FROM orders b WHERE b.qty = a.id) ORDER BY 1`,
+			[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "11"}},
+		{`SELECT a.id FROM orders a WHERE a.id < 12 AND NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.id <> a.id + 50) ORDER BY 1`,
+			[]string{"10"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"23"}},
 	} {
 		got, err := run(t, e, tc.sql)
@@ -74,6 +78,11 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.grp <> a.grp)`, []string{
 			"HashJoin Semi on id = $c0 and"}},
 		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"HashJoin Anti"}},
+		// A subquery much larger than the rows it tests: those are built.
+		{`SELECT count(*) FROM orders a WHERE a.id < 4 AND EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{
+			"HashJoin RightSemi on $c0 = id", "build:", "keeps rows where a.id<4"}},
+		{`SELECT count(*) FROM orders a WHERE a.id < 4 AND NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.grp <> a.grp)`, []string{
+			"HashJoin RightAnti on $c0 = id and", "build:", "keeps rows where a.id<4"}},
 		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"HashJoin NullAwareAnti on id = $in"}},
 		{`SELECT id FROM orders a WHERE a.qty < (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp)`, []string{
 			"HashJoin Inner on grp = $k0 and qty < $value", "HashAggregate by grp: max(b.qty)"}},

@@ -303,6 +303,13 @@ func (jc joinCase) reference(recs map[string]arrow.RecordBatch) ([]string, error
 			}
 		}
 	}
+	if jc.kind == joinRightSemi || jc.kind == joinRightAnti {
+		for br := range nb {
+			if matched[br] == (jc.kind == joinRightSemi) {
+				emit(row(b, br))
+			}
+		}
+	}
 	return out, nil
 }
 
@@ -384,7 +391,7 @@ func runQuiet(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode,
 }
 
 func joinKinds() []joinKind {
-	return []joinKind{joinInner, joinLeft, joinRight, joinFull, joinSemi, joinAnti, joinNullAwareAnti, joinMark, joinSingle}
+	return []joinKind{joinInner, joinLeft, joinRight, joinFull, joinSemi, joinAnti, joinNullAwareAnti, joinMark, joinSingle, joinRightSemi, joinRightAnti}
 }
 
 // TestJoinMatchesNestedLoop runs every kind over every key type alone,

@@ -81,12 +81,20 @@ func (o *hashJoinOp) returnsPairs() bool {
 	return false
 }
 
-// firstMatchDecides: one passing pair settles a probe row.
-func (o *hashJoinOp) firstMatchDecides() bool { return !o.returnsPairs() }
+// rightOnly: the kind returns build rows only, after the probe side.
+func (o *hashJoinOp) rightOnly() bool {
+	return o.n.kind == joinRightSemi || o.n.kind == joinRightAnti
+}
+
+// firstMatchDecides: one passing pair settles a probe row (not when every
+// build row it matches must be marked).
+func (o *hashJoinOp) firstMatchDecides() bool { return !o.returnsPairs() && !o.rightOnly() }
 
 // needPairs: the pairs must be walked, not only counted (a semi join
 // without residual only needs to know how many build rows match).
-func (o *hashJoinOp) needPairs() bool { return o.returnsPairs() || o.n.residual != nil }
+func (o *hashJoinOp) needPairs() bool {
+	return o.returnsPairs() || o.rightOnly() || o.n.residual != nil
+}
 
 func (o *hashJoinOp) title() string { return o.n.title() }
 
@@ -137,7 +145,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	o.st.buildRows.Store(int64(b.rows))
 	o.st.buildBytes.Store(b.held)
 	o.build.Close() // done with it: a scan stops, its buffers go
-	if o.n.kind == joinRight || o.n.kind == joinFull {
+	if o.n.kind == joinRight || o.n.kind == joinFull || o.rightOnly() {
 		words := (b.rows + 63) / 64
 		if err := o.hold(b, int64(words)*8); err != nil {
 			return err
@@ -157,7 +165,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 // under NOT IN), so the probe side is not read at all.
 func (o *hashJoinOp) nothingToProbe() bool {
 	switch o.n.kind {
-	case joinInner, joinRight, joinSemi:
+	case joinInner, joinRight, joinSemi, joinRightSemi, joinRightAnti:
 		return o.b.rows == 0
 	case joinNullAwareAnti:
 		return o.b.hasNull

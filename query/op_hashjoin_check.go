@@ -17,7 +17,7 @@ func (n *hashJoinNode) check() error {
 	bad := func(format string, args ...any) error {
 		return &Error{Kind: ErrInvalid, Msg: n.title() + ": " + fmt.Sprintf(format, args...)}
 	}
-	if n.kind < joinInner || n.kind > joinSingle {
+	if n.kind < joinInner || n.kind > joinRightAnti {
 		return bad("join kind %d", int(n.kind))
 	}
 	ps, bs := n.probe.schema(), n.build.schema()

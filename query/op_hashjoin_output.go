@@ -13,7 +13,8 @@ import (
 
 // nextUnmatched returns, for a right or full join once the probe side is
 // done, the next batch of build rows no probe row matched, with NULL
-// probe columns.
+// probe columns; for a right semi join the rows some probe row matched,
+// for a right anti join those none did, build columns only.
 func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, error) {
 	if o.matched == nil {
 		return nil, io.EOF
@@ -22,8 +23,12 @@ func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, erro
 		return nil, err
 	}
 	var sel []int32
+	want := uint64(0) // the matched bit of the rows returned
+	if o.n.kind == joinRightSemi {
+		want = 1
+	}
 	for ; o.tail < o.b.rows && len(sel) < joinBatchRows; o.tail++ {
-		if o.matched[o.tail>>6]&(1<<(o.tail&63)) == 0 {
+		if o.matched[o.tail>>6]>>(o.tail&63)&1 == want {
 			sel = append(sel, int32(o.tail))
 		}
 	}
@@ -65,8 +70,11 @@ func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []in
 		}
 		return nil
 	}
-	err := add(probe, p, o.n.probe.schema().Fields())
-	if err == nil && o.returnsPairs() {
+	var err error
+	if !o.rightOnly() {
+		err = add(probe, p, o.n.probe.schema().Fields())
+	}
+	if err == nil && (o.returnsPairs() || o.rightOnly()) {
 		err = add(build, b, o.n.build.schema().Fields())
 	}
 	if err != nil {

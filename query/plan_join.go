@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -47,9 +48,18 @@ const (
 	// matches more than one build row fails the query with ErrExec
 	// ("more than one row returned by a subquery used as an expression").
 	joinSingle
+	// joinRightSemi returns each build row (build columns only) that at
+	// least one probe row matches, once, after the probe side ends: a
+	// semi join with the sides swapped, so that the smaller side is built
+	// (EXISTS over a large subquery).
+	joinRightSemi
+	// joinRightAnti returns each build row (build columns only) that no
+	// probe row matches, after the probe side ends (NOT EXISTS with the
+	// sides swapped). A build row with a NULL key matches none.
+	joinRightAnti
 )
 
-var joinKindNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "NullAwareAnti", "Mark", "Single"}
+var joinKindNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti", "NullAwareAnti", "Mark", "Single", "RightSemi", "RightAnti"}
 
 func (k joinKind) String() string { return joinKindNames[k] }
 
@@ -62,7 +72,8 @@ func (k joinKind) String() string { return joinKindNames[k] }
 // Output columns: probe's then build's for joinInner, joinLeft,
 // joinRight, joinFull and joinSingle (the side that may come out NULL
 // has its fields made nullable); probe's only for joinSemi, joinAnti and
-// joinNullAwareAnti; probe's and the mark for joinMark.
+// joinNullAwareAnti; probe's and the mark for joinMark; build's only for
+// joinRightSemi and joinRightAnti.
 type hashJoinNode struct {
 	probe, build         planNode
 	kind                 joinKind
@@ -83,6 +94,9 @@ type hashJoinNode struct {
 func (n *hashJoinNode) schema() *arrow.Schema {
 	ps, bs := n.probe.schema(), n.build.schema()
 	var fields []arrow.Field
+	if n.kind == joinRightSemi || n.kind == joinRightAnti {
+		return arrow.NewSchema(slices.Clone(bs.Fields()), nil)
+	}
 	nullProbe := n.kind == joinRight || n.kind == joinFull
 	nullBuild := n.kind == joinLeft || n.kind == joinFull || n.kind == joinSingle
 	for _, f := range ps.Fields() {

@@ -21,7 +21,8 @@ import (
 // scan asks the filter before decoding each batch (cache.ScanOptions.Skip)
 // and skips the batches whose statistics put every value of that column
 // outside the range. Only joins that drop probe rows without a match get
-// one (inner, semi, right). EXPLAIN names them on the scan; EXPLAIN
+// one (inner, semi, right; right semi and anti, which return build rows
+// only). EXPLAIN names them on the scan; EXPLAIN
 // ANALYZE counts the batches they skipped.
 //
 // Batches the scan read ahead before the build finished are not skipped.
@@ -134,7 +135,7 @@ func runtimeFilterText(filters []*runtimeFilter, analyzed bool) string {
 // whose probe column comes straight from a table scan.
 func linkRuntimeFilters(n *hashJoinNode) {
 	switch n.kind {
-	case joinInner, joinSemi, joinRight:
+	case joinInner, joinSemi, joinRight, joinRightSemi, joinRightAnti:
 	default:
 		return
 	}
@@ -188,6 +189,9 @@ func traceToScan(p planNode, pos int) (*scanNode, int, bool) {
 		}
 		return traceToScan(n.in, pos)
 	case *hashJoinNode:
+		if n.kind == joinRightSemi || n.kind == joinRightAnti { // build columns only
+			return traceToScan(n.build, pos)
+		}
 		if n.kind == joinRight || n.kind == joinFull || pos >= n.probe.schema().NumFields() {
 			return nil, 0, false
 		}

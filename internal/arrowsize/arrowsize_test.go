@@ -53,3 +53,35 @@ func TestCountsBuffersChildrenAndDictionaries(t *testing.T) {
 		t.Errorf("record: %d", got)
 	}
 }
+
+func TestLogicalOfSlices(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ib := array.NewInt64Builder(mem)
+	sb := array.NewStringBuilder(mem)
+	for i := range 1000 {
+		ib.Append(int64(i))
+		sb.Append("abcd")
+	}
+	ints, strs := ib.NewArray(), sb.NewArray()
+	ib.Release()
+	sb.Release()
+	defer ints.Release()
+	defer strs.Release()
+	if got := Logical(ints); got != 8000 {
+		t.Errorf("1000 int64s: %d, want 8000", got)
+	}
+	i1 := array.NewSlice(ints, 10, 11)
+	s1 := array.NewSlice(strs, 10, 12)
+	defer i1.Release()
+	defer s1.Release()
+	if got := Logical(i1); got != 8 {
+		t.Errorf("a one-row int64 slice: %d, want 8", got)
+	}
+	if got := Logical(s1); got != 4*3+8 {
+		t.Errorf("a two-row string slice: %d, want 20", got)
+	}
+	if Data(i1.Data()) < 8000 {
+		t.Errorf("Data of a slice counts the shared buffer: %d", Data(i1.Data()))
+	}
+}
