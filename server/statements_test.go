@@ -28,7 +28,7 @@ func TestErrorsMapToCodes(t *testing.T) {
 		msg  string
 	}{
 		{`SELEC id FROM nums`, codes.InvalidArgument, "syntax error"},
-		{`SELECT a.id FROM nums a JOIN nums b ON a.id = b.id`, codes.InvalidArgument, "joins"},
+		{`SELECT a.id FROM nums a NATURAL JOIN nums b`, codes.InvalidArgument, "NATURAL JOIN"},
 		{`SELECT id FROM missing`, codes.NotFound, `"missing"`},
 		{`SELECT nope FROM nums`, codes.InvalidArgument, `no column "nope"`},
 		{`INSERT INTO nums VALUES (1)`, codes.InvalidArgument, "Insert"},
