@@ -34,6 +34,16 @@ type scope interface {
 	stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error)
 }
 
+// restoreSQL returns SQL text that parses back to the node (names
+// quoted), for planning a query again.
+func restoreSQL(n ast.Node) string {
+	var sb strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameBackQuotes|format.RestoreStringWithoutCharset, &sb)); err != nil {
+		return ""
+	}
+	return sb.String()
+}
+
 // restore returns the SQL text of a node, normalized by the parser (used
 // to name columns and to match SELECT expressions with GROUP BY keys).
 func restore(n ast.Node) string {

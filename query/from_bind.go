@@ -145,7 +145,11 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if cte.plan != nil { // a set operation's result (setop.go)
 					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
 				}
-				return b.derived(cte.query, name, src)
+				q, err := cte.use()
+				if err != nil {
+					return nil, b.at(ErrExec, src, "planning WITH %s again: %v", cte.name, err)
+				}
+				return b.derived(q, name, src)
 			}
 		}
 		table, err := b.lookupTable(x) // names.go
@@ -226,6 +230,28 @@ type namedQuery struct {
 	name  string
 	query *ast.SelectStmt
 	plan  planNode
+	// Planning rewrites a query's AST in place (subqueries become joins,
+	// DISTINCT a GROUP BY), so the first use plans query and every later
+	// use a fresh parse of text, the query as written.
+	text string
+	used *bool
+}
+
+// use returns the AST to plan for one more use of the name.
+func (q *namedQuery) use() (*ast.SelectStmt, error) {
+	if !*q.used {
+		*q.used = true
+		return q.query, nil
+	}
+	st, err := parseSQL(q.text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(*ast.SelectStmt)
+	if !ok {
+		return nil, fmt.Errorf("%T", st)
+	}
+	return sel, nil
 }
 
 // bindWith adds the WITH clause's names to b's scope. A name may be used
@@ -250,7 +276,7 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 				f.AsName = c.ColNameList[i]
 			}
 		}
-		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel})
+		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool)})
 	}
 	return nil
 }

@@ -41,6 +41,10 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT x.g, x.n FROM (SELECT grp AS g, count(*) AS n FROM orders GROUP BY grp) x WHERE x.n > 17 ORDER BY 1`,
 			[]string{"c|18"}},
 		{`WITH t AS (SELECT id FROM orders WHERE id < 4) SELECT count(*) FROM t a, t b`, []string{"9"}},
+		// A WITH query is planned once per use; planning rewrites it
+		// (DISTINCT, NOT EXISTS, subqueries), so each use starts afresh.
+		{`WITH t AS (SELECT DISTINCT grp FROM orders o WHERE NOT EXISTS (SELECT 1 FROM orders p WHERE p.qty = o.id) AND o.id > (SELECT min(id) FROM orders))
+		  SELECT count(*) FROM t a, t b WHERE a.grp = b.grp`, []string{"3"}},
 		{`SELECT DISTINCT grp FROM orders ORDER BY 1`, []string{"a", "b", "c", "NULL"}},
 		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
