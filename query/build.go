@@ -43,6 +43,9 @@ type builder struct {
 	preset *relation    // a table the planner scans through this builder
 	ctes   []namedQuery // WITH names in scope
 	ids    *int         // numbers the planner's relations, shared by a statement's builders
+	// probing: binding a subquery's FROM only to learn its names
+	// (freeRefs), on copies of the ASTs it plans.
+	probing bool
 }
 
 // selectItem is one output column of the SELECT list.

@@ -145,7 +145,7 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if cte.plan != nil { // a set operation's result (setop.go)
 					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
 				}
-				q, err := cte.use()
+				q, err := cte.use(b.probing)
 				if err != nil {
 					return nil, b.at(ErrExec, src, "planning WITH %s again: %v", cte.name, err)
 				}
@@ -172,6 +172,13 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 	case *ast.SelectStmt:
 		if src.AsName.O == "" {
 			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+		}
+		if b.probing { // plan a copy: planning rewrites the AST
+			cp, err := reparse(restoreSQL(x))
+			if err != nil {
+				return nil, b.at(ErrExec, src, "planning a copy of a subquery: %v", err)
+			}
+			x = cp
 		}
 		return b.derived(x, src.AsName.O, src)
 	case *ast.SetOprStmt:
@@ -202,7 +209,7 @@ func (b *builder) derived(s *ast.SelectStmt, name string, at ast.Node) (*relatio
 // cache, options, parameters and tick count, and b's WITH names.
 func (b *builder) child() *builder {
 	return &builder{ctx: b.ctx, sql: b.sql, c: b.c, opts: b.opts, params: b.params, nparams: b.nparams,
-		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids}
+		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids, probing: b.probing}
 }
 
 // newID numbers the relations the planner makes, unique in a statement.
@@ -237,13 +244,19 @@ type namedQuery struct {
 	used *bool
 }
 
-// use returns the AST to plan for one more use of the name.
-func (q *namedQuery) use() (*ast.SelectStmt, error) {
-	if !*q.used {
+// use returns the AST to plan for one more use of the name; a probe
+// (freeRefs) never takes the original.
+func (q *namedQuery) use(probe bool) (*ast.SelectStmt, error) {
+	if !*q.used && !probe {
 		*q.used = true
 		return q.query, nil
 	}
-	st, err := parseSQL(q.text)
+	return reparse(q.text)
+}
+
+// reparse parses a SELECT the planner restored to text (restoreSQL).
+func reparse(text string) (*ast.SelectStmt, error) {
+	st, err := parseSQL(text)
 	if err != nil {
 		return nil, err
 	}

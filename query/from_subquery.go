@@ -61,6 +61,7 @@ type pendingJoin struct {
 // names that resolve nowhere.
 func (b *builder) freeRefs(s *ast.SelectStmt) ([]*ast.ColumnNameExpr, error) {
 	c := b.child()
+	c.probing = true
 	if s.With != nil {
 		if err := c.bindWith(s.With); err != nil {
 			return nil, err

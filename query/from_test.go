@@ -45,6 +45,9 @@ func TestJoinAnswers(t *testing.T) {
 		// (DISTINCT, NOT EXISTS, subqueries), so each use starts afresh.
 		{`WITH t AS (SELECT DISTINCT grp FROM orders o WHERE NOT EXISTS (SELECT 1 FROM orders p WHERE p.qty = o.id) AND o.id > (SELECT min(id) FROM orders))
 		  SELECT count(*) FROM t a, t b WHERE a.grp = b.grp`, []string{"3"}},
+		// A derived table inside a subquery is bound once to learn the
+		// subquery's names, on a copy.
+		{`SELECT count(*) FROM orders o WHERE EXISTS (SELECT 1 FROM (SELECT DISTINCT qty FROM orders) d WHERE d.qty = o.id)`, []string{"45"}},
 		{`SELECT DISTINCT grp FROM orders ORDER BY 1`, []string{"a", "b", "c", "NULL"}},
 		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
