@@ -252,23 +252,11 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	case joinSemi, joinAnti, joinNullAwareAnti:
 		out.cols = probe.cols
 		out.rels = probe.rels
-		// The share of probe keys the build side has.
-		share := 0.5
-		if len(pk) > 0 {
-			share = min(1, b.keyDistinct(build, bk)/b.keyDistinct(probe, pk))
-		}
-		if kind != joinSemi {
-			share = max(0.1, 1-share)
-		}
-		out.est = max(1, probe.est*share)
+		out.est = max(1, probe.est*semiShare(b, probe, build, pk, bk, kind == joinSemi))
 	case joinRightSemi, joinRightAnti:
 		out.cols = build.cols
 		out.rels = build.rels
-		share := min(1, b.keyDistinct(probe, pk)/b.keyDistinct(build, bk))
-		if kind == joinRightAnti {
-			share = max(0.1, 1-share)
-		}
-		out.est = max(1, build.est*share)
+		out.est = max(1, build.est*semiShare(b, build, probe, bk, pk, kind == joinRightSemi))
 	case joinLeft:
 		out.cols = both.cols
 		out.est = probe.est
@@ -286,11 +274,69 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	return out, nil
 }
 
-// joinEstimate guesses an equi-join's rows: |A|·|B| / max(V(A), V(B)),
-// V the distinct key tuples of a side (from_estimate.go).
+// semiShare guesses the share of tested's rows a semi join (semi) or an
+// anti join keeps against other: the share of tested's key tuples other
+// has (all of them when other has as many), its complement for an anti
+// join, never below 1/10.
+func semiShare(b *builder, tested, other *part, tk, ok []colRef, semi bool) float64 {
+	share := 0.5
+	if len(tk) > 0 {
+		share = min(1, b.keyDistinct(other, ok)/b.keyDistinct(tested, tk))
+	}
+	if !semi {
+		share = 1 - share
+	}
+	return max(0.1, share)
+}
+
+// semiShare is semiShare for a pending join of WHERE with its keys.
+func (b *builder) semiShare(p, build *part, pj *pendingJoin) float64 {
+	var pk, bk []colRef
+	for _, c := range pj.conds {
+		if l, r, ok := b.equiKey(c, p.rels, build.rels); ok {
+			pk, bk = append(pk, l), append(bk, r)
+		}
+	}
+	return semiShare(b, p, build, pk, bk, pj.kind == joinSemi)
+}
+
+// joinEstimate guesses an equi-join's rows. When one side is a single
+// relation whose keys are unique in it (a primary key; from the
+// distinct counts), each row of the other side finds at most one match,
+// as often as that side's filters kept its rows: |A|·|B|/rows(B) (when
+// both look unique, the smaller relation is taken for the primary key).
+// Otherwise |A|·|B| / max(V(A), V(B)), V the distinct key tuples of a
+// side (from_estimate.go).
 func joinEstimate(b *builder, probe, build *part, pk, bk []colRef) float64 {
+	pu, pBase := b.uniqueKeys(probe, pk)
+	bu, bBase := b.uniqueKeys(build, bk)
+	switch {
+	case bu && (!pu || bBase <= pBase):
+		return max(1, probe.est*min(1, build.est/bBase))
+	case pu:
+		return max(1, build.est*min(1, probe.est/pBase))
+	}
 	domain := max(1, b.keyDistinct(probe, pk), b.keyDistinct(build, bk))
 	return max(1, probe.est*build.est/domain)
+}
+
+// uniqueKeys reports whether a part is one relation whose key columns
+// hold distinct tuples (their distinct counts multiply to nearly its
+// rows), and its rows before filters.
+func (b *builder) uniqueKeys(p *part, keys []colRef) (bool, float64) {
+	rel, ok := p.rels.single()
+	if !ok || len(keys) == 0 {
+		return false, 0
+	}
+	base := max(1, b.baseRows(rel))
+	v := 1.0
+	for _, k := range keys {
+		if k.rel != rel {
+			return false, 0
+		}
+		v *= b.distinct(k)
+	}
+	return v >= 0.9*base, base
 }
 
 // keyDistinct estimates the distinct tuples of key columns in a part:
@@ -338,7 +384,11 @@ func (n *schemaOnly) explain(*strings.Builder, int) {}
 func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJoin) (*part, []*conjunct, []*pendingJoin, error) {
 	applied := make([]bool, len(conds))
 	var err error
-	applyPending := func(p *part) (*part, error) {
+	// A semi or anti join that keeps most rows waits until the inner
+	// joins are done (it then tests fewer rows); one that drops most goes
+	// in as soon as its relations are joined (the joins after it see
+	// fewer rows).
+	applyPending := func(p *part, all bool) (*part, error) {
 		for i := 0; i < len(pend); i++ {
 			pj := pend[i]
 			if !pj.outer.subsetOf(p.rels) {
@@ -347,6 +397,9 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 			build, err := b.relPart(pj.rel)
 			if err != nil {
 				return nil, err
+			}
+			if !all && b.semiShare(p, build, pj) >= 0.5 {
+				continue
 			}
 			if p, err = b.joinParts(p, build, pj.kind, pj.conds); err != nil {
 				return nil, err
@@ -357,7 +410,7 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 		return p, nil
 	}
 	for i, p := range parts {
-		if parts[i], err = applyPending(p); err != nil {
+		if parts[i], err = applyPending(p, false); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -406,9 +459,12 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 		if cur, err = b.joinParts(cur, other, joinInner, on); err != nil {
 			return nil, nil, nil, err
 		}
-		if cur, err = applyPending(cur); err != nil {
+		if cur, err = applyPending(cur, false); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	if cur, err = applyPending(cur, true); err != nil {
+		return nil, nil, nil, err
 	}
 	var left []*conjunct
 	for i, c := range conds {
