@@ -46,6 +46,7 @@ type builder struct {
 	// probing: binding a subquery's FROM only to learn its names
 	// (freeRefs), on copies of the ASTs it plans.
 	probing bool
+	depth   int // of subqueries around this builder's query (from_bind.go)
 }
 
 // selectItem is one output column of the SELECT list.

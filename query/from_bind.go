@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/quiverdb/quiver/cache"
 )
@@ -145,11 +146,14 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if cte.plan != nil { // a set operation's result (setop.go)
 					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
 				}
-				q, err := cte.use(b.probing)
+				if b.probing {
+					return b.namesRelation(cte.query, name, src)
+				}
+				q, err := cte.use(false)
 				if err != nil {
 					return nil, b.at(ErrExec, src, "planning WITH %s again: %v", cte.name, err)
 				}
-				return b.derived(q, name, src)
+				return b.derivedIn(q, name, src, cte.scope)
 			}
 		}
 		table, err := b.lookupTable(x) // names.go
@@ -173,17 +177,18 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 		if src.AsName.O == "" {
 			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
 		}
-		if b.probing { // plan a copy: planning rewrites the AST
-			cp, err := reparse(restoreSQL(x))
-			if err != nil {
-				return nil, b.at(ErrExec, src, "planning a copy of a subquery: %v", err)
-			}
-			x = cp
+		if b.probing { // only its names (planning would rewrite the AST)
+			return b.namesRelation(x, src.AsName.O, src)
 		}
 		return b.derived(x, src.AsName.O, src)
 	case *ast.SetOprStmt:
 		if src.AsName.O == "" {
 			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+		}
+		if b.probing && x.SelectList != nil && len(x.SelectList.Selects) > 0 {
+			if first, ok := x.SelectList.Selects[0].(*ast.SelectStmt); ok {
+				return b.namesRelation(first, src.AsName.O, src)
+			}
 		}
 		p, err := b.child().buildSetOpr(x)
 		if err != nil {
@@ -196,7 +201,17 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 
 // derived plans a subquery of FROM (or a WITH name) as a relation.
 func (b *builder) derived(s *ast.SelectStmt, name string, at ast.Node) (*relation, error) {
+	return b.derivedIn(s, name, at, b.ctes)
+}
+
+// derivedIn is derived with the WITH names ctes in scope: a WITH query
+// sees those defined before it, not itself (WITH is not recursive).
+func (b *builder) derivedIn(s *ast.SelectStmt, name string, at ast.Node, ctes []namedQuery) (*relation, error) {
+	if err := b.nest(at); err != nil {
+		return nil, err
+	}
 	sub := b.child()
+	sub.ctes = slices.Clip(ctes)
 	p, err := sub.buildSelect(s)
 	if err != nil {
 		return nil, err
@@ -205,11 +220,77 @@ func (b *builder) derived(s *ast.SelectStmt, name string, at ast.Node) (*relatio
 	return &relation{name: name, plan: p, schema: sch, node: at, est: estimate(p)}, nil
 }
 
+// namesRelation is a derived table as a probe (freeRefs) sees it: its
+// column names, of unknown type, found without planning it. A name the
+// SELECT list computes is its text, as the builder names it.
+func (b *builder) namesRelation(s *ast.SelectStmt, name string, at ast.Node) (*relation, error) {
+	if err := b.nest(at); err != nil {
+		return nil, err
+	}
+	var fields []arrow.Field
+	var inner *builder
+	for _, f := range s.Fields.Fields {
+		if f.WildCard == nil {
+			n := f.AsName.O
+			switch {
+			case n != "":
+			case isColumn(f.Expr):
+				n = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
+			default:
+				n = restore(f.Expr)
+			}
+			fields = append(fields, arrow.Field{Name: n, Type: arrow.Null, Nullable: true})
+			continue
+		}
+		if inner == nil {
+			inner = b.child()
+			if s.With != nil {
+				if err := inner.bindWith(s.With); err != nil {
+					return nil, err
+				}
+			}
+			if s.From != nil {
+				if _, err := inner.bindFrom(s); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, r := range inner.rels {
+			if r.hidden || (f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, r.name)) {
+				continue
+			}
+			for _, fld := range r.schema.Fields() {
+				fields = append(fields, arrow.Field{Name: fld.Name, Type: arrow.Null, Nullable: true})
+			}
+		}
+	}
+	return &relation{name: name, schema: arrow.NewSchema(fields, nil), node: at, est: 1}, nil
+}
+
 // child returns a builder for a subquery of b's statement: same text,
 // cache, options, parameters and tick count, and b's WITH names.
 func (b *builder) child() *builder {
 	return &builder{ctx: b.ctx, sql: b.sql, c: b.c, opts: b.opts, params: b.params, nparams: b.nparams,
-		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids, probing: b.probing}
+		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids, probing: b.probing, depth: b.depth + 1,
+		ticks: b.ticks}
+}
+
+// maxNesting bounds how deeply subqueries, derived tables and WITH
+// queries nest: planning is linear in the statement, but each level costs
+// a builder, and a hostile statement could nest thousands.
+const maxNesting = 64
+
+// nest refuses a subquery past maxNesting and checks for cancellation.
+func (b *builder) nest(at ast.Node) error {
+	if b.depth >= maxNesting {
+		return b.at(ErrInvalid, at, "subqueries nest more than %d deep", maxNesting)
+	}
+	if b.ctx != nil {
+		if err := b.ctx.Err(); err != nil {
+			return cancelled(err)
+		}
+	}
+	return nil
 }
 
 // newID numbers the relations the planner makes, unique in a statement.
@@ -242,6 +323,11 @@ type namedQuery struct {
 	// use a fresh parse of text, the query as written.
 	text string
 	used *bool
+	// scope are the WITH names its query sees: those before it.
+	scope []namedQuery
+	// params are the numbers of its ? placeholders in walk order, given
+	// back to the placeholders of a fresh parse (paramOrders).
+	params []int
 }
 
 // use returns the AST to plan for one more use of the name; a probe
@@ -251,11 +337,13 @@ func (q *namedQuery) use(probe bool) (*ast.SelectStmt, error) {
 		*q.used = true
 		return q.query, nil
 	}
-	return reparse(q.text)
+	return reparse(q.text, q.params)
 }
 
-// reparse parses a SELECT the planner restored to text (restoreSQL).
-func reparse(text string) (*ast.SelectStmt, error) {
+// reparse parses a SELECT the planner restored to text (restoreSQL),
+// numbering its ? placeholders as params says (the statement's numbers
+// of the original's placeholders, in walk order).
+func reparse(text string, params []int) (*ast.SelectStmt, error) {
 	st, err := parseSQL(text)
 	if err != nil {
 		return nil, err
@@ -264,8 +352,39 @@ func reparse(text string) (*ast.SelectStmt, error) {
 	if !ok {
 		return nil, fmt.Errorf("%T", st)
 	}
+	v := &paramVisitor{set: params}
+	sel.Accept(v)
+	if v.i != len(params) {
+		return nil, fmt.Errorf("%d placeholders in the copy, %d in the query", v.i, len(params))
+	}
 	return sel, nil
 }
+
+// paramOrders returns the numbers of n's ? placeholders in walk order.
+func paramOrders(n ast.Node) []int {
+	v := &paramVisitor{}
+	n.Accept(v)
+	return v.got
+}
+
+// paramVisitor collects placeholders' numbers, or sets them from set.
+type paramVisitor struct {
+	set, got []int
+	i        int
+}
+
+func (v *paramVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if p, ok := n.(*driver.ParamMarkerExpr); ok {
+		if v.set != nil && v.i < len(v.set) {
+			p.Order = v.set[v.i]
+		}
+		v.got = append(v.got, p.Order)
+		v.i++
+	}
+	return n, false
+}
+
+func (v *paramVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bindWith adds the WITH clause's names to b's scope. A name may be used
 // any number of times; each use is planned as a derived table of its own.
@@ -289,7 +408,8 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 				f.AsName = c.ColNameList[i]
 			}
 		}
-		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool)})
+		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool),
+			scope: slices.Clip(b.ctes), params: paramOrders(sel)})
 	}
 	return nil
 }

@@ -215,6 +215,11 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		residual = append(residual, c)
 		refs = append(refs, b.colRefsOf(c)...)
 	}
+	if kind == joinNullAwareAnti && len(pk) == 0 {
+		// NOT IN's NULL rules are applied to keys; a condition the join
+		// evaluates as a residual would lose them.
+		return nil, &Error{Kind: ErrUnsupported, Msg: "NOT IN (subquery) unless both sides are columns of one type (write NOT EXISTS, or CAST the column in the subquery's SELECT)"}
+	}
 	var pRefs, bRefs []colRef
 	for _, r := range refs {
 		if probe.rels.has(r.rel) {

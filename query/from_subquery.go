@@ -338,6 +338,9 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 		if !ok {
 			break
 		}
+		if c, done, err := b.existsConstant(sq, x.Not); done || err != nil {
+			return []ast.ExprNode{c}, nil, err
+		}
 		kind := joinSemi
 		if x.Not {
 			kind = joinAnti
@@ -395,6 +398,60 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 		return nil, nil, b.at(ErrUnsupported, firstSubquery(t), "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE)")
 	}
 	return []ast.ExprNode{t}, nil, nil
+}
+
+// existsConstant answers [NOT] EXISTS while planning when it does not
+// depend on the outer row: an uncorrelated subquery runs once (to its
+// first row), and a correlated one that aggregates without GROUP BY or
+// HAVING always has one row. done is false when it must be a join.
+func (b *builder) existsConstant(sq *ast.SubqueryExpr, not bool) (ast.ExprNode, bool, error) {
+	sel, ok := sq.Query.(*ast.SelectStmt)
+	if !ok {
+		return nil, true, b.at(ErrUnsupported, sq, "set operations in a subquery")
+	}
+	free, err := b.freeRefs(sel)
+	if err != nil {
+		return nil, true, err
+	}
+	constant := func(v bool) (ast.ExprNode, bool, error) {
+		lit, _ := expr.Literal(v != not)
+		text := "FALSE"
+		if v != not {
+			text = "TRUE"
+		}
+		return newValueNode(lit, text), true, nil
+	}
+	if len(free) > 0 {
+		if sel.GroupBy == nil && sel.Having == nil && sel.Limit == nil && hasAggregate(sel) {
+			return constant(true)
+		}
+		return nil, false, nil
+	}
+	sub := b.child()
+	p, err := sub.buildSelect(sel)
+	if err != nil {
+		return nil, true, err
+	}
+	if b.prepare { // parameters are not bound yet: the plan's shape is what matters
+		return constant(true)
+	}
+	ctx := b.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r, err := (&Engine{c: b.c, opts: b.opts}).run(ctx, p)
+	if err != nil {
+		return nil, true, err
+	}
+	defer r.Release()
+	found := false
+	for !found && r.Next() {
+		found = r.RecordBatch().NumRows() > 0
+	}
+	if err := r.Err(); err != nil {
+		return nil, true, err
+	}
+	return constant(found)
 }
 
 // correlation splits a subquery's WHERE: conjuncts that read outer
@@ -519,6 +576,9 @@ func (b *builder) semiJoin(sq *ast.SubqueryExpr, kind joinKind, lhs ast.ExprNode
 	if kind == joinNullAwareAnti && len(corr) > 0 {
 		return nil, b.at(ErrUnsupported, sq, "NOT IN with a correlated subquery (write NOT EXISTS)")
 	}
+	if sel.Limit != nil && len(corr) > 0 {
+		return nil, b.at(ErrUnsupported, sq, "LIMIT in a correlated subquery")
+	}
 	id := b.newID()
 	relName := fmt.Sprintf("$sub%d", id)
 	// The subquery's SELECT list becomes: [IN's column,] the inner
@@ -569,7 +629,9 @@ func (b *builder) semiJoin(sq *ast.SubqueryExpr, kind joinKind, lhs ast.ExprNode
 	for _, t := range rest {
 		body.Where = and(body.Where, t)
 	}
-	body.OrderBy, body.Limit = nil, nil
+	if sel.Limit == nil { // ORDER BY alone changes no set of rows
+		body.OrderBy = nil
+	}
 	if lhs == nil && groupItems(sel) == 0 && sel.Having == nil && hasAggregate(&body) {
 		body.GroupBy = nil
 	}
@@ -611,11 +673,11 @@ func (b *builder) scalarJoin(sq *ast.SubqueryExpr) (ast.ExprNode, []ast.ExprNode
 		return nil, nil, b.at(ErrInvalid, sq, "a subquery used as a value returns one column")
 	}
 	value := sel.Fields.Fields[0].Expr
-	if sel.GroupBy != nil || sel.Having != nil || !hasAggregateExpr(value) {
-		return nil, nil, b.at(ErrUnsupported, sq, "a correlated scalar subquery must be one aggregate without GROUP BY or HAVING")
+	if sel.GroupBy != nil || sel.Having != nil || sel.Limit != nil || !hasAggregateExpr(value) {
+		return nil, nil, b.at(ErrUnsupported, sq, "a correlated scalar subquery must be one aggregate without GROUP BY, HAVING or LIMIT")
 	}
-	if strings.Contains(strings.ToLower(restore(value)), "count(") {
-		return nil, nil, b.at(ErrUnsupported, sq, "a correlated scalar subquery with count (its value over no rows is 0, not NULL)")
+	if !nullOverNoRows(value) {
+		return nil, nil, b.at(ErrUnsupported, sq, "a correlated scalar subquery whose value over no rows is not NULL (count, coalesce, …)")
 	}
 	id := b.newID()
 	relName := fmt.Sprintf("$sub%d", id)
@@ -647,6 +709,29 @@ func (b *builder) scalarJoin(sq *ast.SubqueryExpr) (ast.ExprNode, []ast.ExprNode
 	rel.hidden = true
 	b.rels = append(b.rels, rel)
 	return qualified(relName, "$value"), conds, nil
+}
+
+// nullOverNoRows reports whether a scalar subquery's value is NULL when
+// it aggregates no rows: aggregates other than count, and constants,
+// under arithmetic and casts (which are NULL when an operand is), with
+// at least one aggregate.
+func nullOverNoRows(e ast.ExprNode) bool {
+	switch x := unparen(e).(type) {
+	case *ast.AggregateFuncExpr:
+		f := strings.ToLower(x.F)
+		return f != "count" && f != "count_if" && f != "approx_count_distinct"
+	case *ast.BinaryOperationExpr:
+		switch x.Op {
+		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+			l, r := nullOverNoRows(x.L), nullOverNoRows(x.R)
+			return (l && (r || isConstant(x.R))) || (r && isConstant(x.L))
+		}
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Minus && nullOverNoRows(x.V)
+	case *ast.FuncCastExpr:
+		return nullOverNoRows(x.Expr)
+	}
+	return false
 }
 
 func hasAggregateExpr(n ast.ExprNode) bool {

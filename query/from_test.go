@@ -53,6 +53,17 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
 		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
+		// A WITH query sees the names before it, not itself.
+		{`WITH orders AS (SELECT * FROM orders WHERE id < 5) SELECT count(*) FROM orders`, []string{"4"}},
+		// [NOT] EXISTS over an aggregate without GROUP BY: one row, always.
+		{`SELECT count(*) FROM orders WHERE EXISTS (SELECT count(*) FROM orders WHERE id < 0)`, []string{"60"}},
+		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT max(b.qty) FROM orders b WHERE b.id = a.qty)`, []string{"0"}},
+		// LIMIT inside IN and EXISTS counts.
+		{`SELECT count(*) FROM orders WHERE id IN (SELECT qty FROM orders ORDER BY qty DESC LIMIT 2)`, []string{"2"}},
+		{`SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM orders LIMIT 0)`, []string{"0"}},
+		// INTERSECT binds tighter than UNION.
+		{`SELECT 1 AS a UNION SELECT 2 INTERSECT SELECT 2 ORDER BY 1`, []string{"1", "2"}},
+		{`SELECT 1 AS a EXCEPT SELECT 2 INTERSECT SELECT 2`, []string{"1"}},
 		{`SELECT a.id FROM orders a WHERE a.id < 12 AND EXISTS (SELECT * FROM orders b WHERE b.qty = a.id) ORDER BY 1`,
 			[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "11"}},
 		{`SELECT a.id FROM orders a WHERE a.id < 12 AND NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.id <> a.id + 50) ORDER BY 1`,
@@ -104,6 +115,10 @@ func TestJoinPlans(t *testing.T) {
 			"HashJoin Inner on", "keeps rows where b.grp='a'"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp IS NULL`, []string{"HashJoin Left"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE coalesce(b.grp, 'x') = 'x'`, []string{"HashJoin Left"}},
+		// Only operands whose NULL makes the condition not TRUE count.
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty IN (b.qty, 1)`, []string{"HashJoin Left"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty NOT BETWEEN b.qty AND 0`, []string{"HashJoin Left"}},
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty BETWEEN b.qty AND 40`, []string{"HashJoin Inner"}},
 	} {
 		plan, err := e.Explain(context.Background(), tc.sql)
 		if err != nil {
@@ -142,6 +157,11 @@ func TestJoinErrors(t *testing.T) {
 		{`SELECT id FROM orders UNION SELECT id, qty FROM orders`, ErrInvalid, `2 columns`},
 		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
 		{`SELECT id FROM orders a WHERE a.id = 1 OR EXISTS (SELECT * FROM orders b WHERE b.id = a.qty)`, ErrUnsupported, `subquery`},
+		{`WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT count(*) FROM a`, ErrNoTable, `"b"`},
+		{`SELECT count(*) FROM orders WHERE id + 0 NOT IN (SELECT qty FROM orders)`, ErrUnsupported, `NOT IN`},
+		{`SELECT count(*) FROM orders a WHERE a.qty > (SELECT coalesce(max(b.qty), 0) FROM orders b WHERE b.id = a.id)`, ErrUnsupported, `over no rows is not NULL`},
+		{`SELECT count(*) FROM orders a WHERE a.qty IN (SELECT b.qty FROM orders b WHERE b.id = a.id LIMIT 1)`, ErrUnsupported, `LIMIT`},
+		{strings.Repeat("SELECT count(*) FROM (", 70) + "SELECT id FROM orders" + strings.Repeat(") x", 70), ErrInvalid, `nest more than 64 deep`},
 	} {
 		_, err := run(t, e, tc.sql)
 		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
@@ -207,5 +227,19 @@ func TestRuntimeFilter(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(got) != "[11|85]" {
 		t.Errorf("got %v, without pruning %v", got, want)
+	}
+}
+
+// TestJoinParams: ? placeholders in a WITH query used twice (each later
+// use is planned from a fresh parse) keep their values.
+func TestJoinParams(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	got, _, err := runOrdered(t, e, `WITH t AS (SELECT id FROM orders WHERE id > ? AND id < ?) SELECT count(*) FROM t a, t b WHERE a.id = b.id`, int64(2), int64(5))
+	if err != nil || fmt.Sprint(got) != "[2]" {
+		t.Errorf("got %v, %v; want [2]", got, err)
+	}
+	got, _, err = runOrdered(t, e, `SELECT count(*) FROM orders o WHERE EXISTS (SELECT 1 FROM (SELECT qty FROM orders WHERE grp LIKE ?) d WHERE d.qty = o.id)`, "a%")
+	if err != nil || fmt.Sprint(got) != "[14]" {
+		t.Errorf("got %v, %v; want [14]", got, err)
 	}
 }

@@ -21,11 +21,7 @@ func (b *builder) outerToInner(n *fromNode, terms []ast.ExprNode) error {
 		}
 		inner := relsOf(l.right)
 		for _, t := range terms {
-			rs, err := b.refsOf(t)
-			if err != nil {
-				return err
-			}
-			if rs&inner != 0 && rejectsNulls(t) {
+			if b.rejectsNulls(t, inner) {
 				l.kind = joinInner
 				break
 			}
@@ -41,26 +37,46 @@ func (b *builder) outerToInner(n *fromNode, terms []ast.ExprNode) error {
 }
 
 // rejectsNulls reports whether a condition is never TRUE when every
-// column it reads is NULL: a comparison, BETWEEN, IN list, LIKE or IS NOT
-// NULL over expressions that are NULL when a column is (no COALESCE,
-// CASE, IS NULL, OR and the like). It errs on the side of false.
-func rejectsNulls(t ast.ExprNode) bool {
+// column of the relations in inner is NULL: some operand that makes the
+// condition not TRUE when it is NULL (a strict operand: both sides of a
+// comparison, all three of BETWEEN, the tested value of NOT BETWEEN, IN
+// and LIKE and LIKE's pattern, IS NOT NULL's) is NULL whenever a column
+// of inner it reads is (nullPropagating) and reads one. AND needs one
+// side to reject, OR both. It errs on the side of false.
+func (b *builder) rejectsNulls(t ast.ExprNode, inner relSet) bool {
+	strict := func(ops ...ast.ExprNode) bool {
+		for _, op := range ops {
+			if !nullPropagating(op) {
+				continue
+			}
+			rs, err := b.refsOf(op)
+			if err == nil && rs&inner != 0 {
+				return true
+			}
+		}
+		return false
+	}
 	switch x := unparen(t).(type) {
 	case *ast.BinaryOperationExpr:
 		switch x.Op {
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
-			return nullPropagating(x.L) && nullPropagating(x.R)
+			return strict(x.L, x.R)
 		case opcode.LogicAnd:
-			return rejectsNulls(x.L) || rejectsNulls(x.R)
+			return b.rejectsNulls(x.L, inner) || b.rejectsNulls(x.R, inner)
+		case opcode.LogicOr:
+			return b.rejectsNulls(x.L, inner) && b.rejectsNulls(x.R, inner)
 		}
 	case *ast.BetweenExpr:
-		return nullPropagating(x.Expr)
+		if x.Not {
+			return strict(x.Expr)
+		}
+		return strict(x.Expr, x.Left, x.Right)
 	case *ast.PatternInExpr:
-		return x.Sel == nil && nullPropagating(x.Expr)
+		return x.Sel == nil && strict(x.Expr)
 	case *ast.PatternLikeOrIlikeExpr:
-		return nullPropagating(x.Expr)
+		return strict(x.Expr, x.Pattern)
 	case *ast.IsNullExpr:
-		return x.Not && nullPropagating(x.Expr)
+		return x.Not && strict(x.Expr)
 	}
 	return false
 }

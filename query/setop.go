@@ -26,8 +26,8 @@ import (
 //
 // Inputs line up by position; a column's type is its inputs' type when
 // they agree, else their common engine type (expr.Coerce). INTERSECT
-// ALL and EXCEPT ALL are refused. The operators apply left to right as
-// the parser nests them.
+// ALL and EXCEPT ALL are refused. Runs of INTERSECT apply first (it
+// binds tighter, as in standard SQL), then UNION and EXCEPT left to right.
 
 // buildSetOpr plans a UNION, INTERSECT or EXCEPT statement.
 func (b *builder) buildSetOpr(s *ast.SetOprStmt) (planNode, error) {
@@ -55,8 +55,15 @@ func (b *builder) setList(l *ast.SetOprSelectList) (planNode, error) {
 			return nil, err
 		}
 	}
-	var acc planNode
-	for _, n := range l.Selects {
+	// INTERSECT binds tighter than UNION and EXCEPT: fold its runs first,
+	// then the rest left to right.
+	var plans []planNode
+	var ops []ast.SetOprType
+	var ats []ast.Node
+	for i, n := range l.Selects {
+		if err := b.nest(n); err != nil {
+			return nil, err
+		}
 		var p planNode
 		var err error
 		var op *ast.SetOprType
@@ -73,14 +80,34 @@ func (b *builder) setList(l *ast.SetOprSelectList) (planNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		if acc == nil {
-			acc = p
+		if i > 0 {
+			if op == nil {
+				return nil, b.at(ErrInvalid, n, "a set operation without its operator")
+			}
+			ops = append(ops, *op)
+		}
+		plans = append(plans, p)
+		ats = append(ats, n)
+	}
+	stack, stackAt := []planNode{plans[0]}, []ast.Node{ats[0]}
+	var rest []ast.SetOprType
+	for i, op := range ops {
+		if op == ast.Intersect || op == ast.IntersectAll {
+			last := len(stack) - 1
+			p, err := b.setOp(op, stack[last], plans[i+1], ats[i+1])
+			if err != nil {
+				return nil, err
+			}
+			stack[last] = p
 			continue
 		}
-		if op == nil {
-			return nil, b.at(ErrInvalid, n, "a set operation without its operator")
-		}
-		if acc, err = b.setOp(*op, acc, p, n); err != nil {
+		stack, stackAt = append(stack, plans[i+1]), append(stackAt, ats[i+1])
+		rest = append(rest, op)
+	}
+	acc := stack[0]
+	for i, op := range rest {
+		var err error
+		if acc, err = b.setOp(op, acc, stack[i+1], stackAt[i+1]); err != nil {
 			return nil, err
 		}
 	}
