@@ -11,6 +11,7 @@ import (
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/expr"
 )
 
 // Binding a FROM clause with more than one item, or with a derived table
@@ -57,6 +58,9 @@ type relation struct {
 	need   map[int]bool      // columns read above its scan
 	est    float64           // estimated rows out of its scan
 	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
+	// display are a derived table's column names as written when some
+	// repeat (schema then has names of their own: uniqueNames); nil else.
+	display []string
 }
 
 // fromNode is the FROM clause as a tree: a relation, or a join of two.
@@ -144,7 +148,7 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 					name = src.AsName.O
 				}
 				if cte.plan != nil { // a set operation's result (setop.go)
-					return &relation{name: name, plan: cte.plan, schema: cte.plan.schema(), node: src, est: estimate(cte.plan)}, nil
+					return planRelation(cte.plan, name, src), nil
 				}
 				if b.probing {
 					return b.namesRelation(cte.query, name, src)
@@ -194,7 +198,7 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &relation{name: src.AsName.O, plan: p, schema: p.schema(), node: src, est: estimate(p)}, nil
+		return planRelation(p, src.AsName.O, src), nil
 	}
 	return nil, b.at(ErrUnsupported, src.Source, "FROM %s", restore(src.Source))
 }
@@ -216,8 +220,44 @@ func (b *builder) derivedIn(s *ast.SelectStmt, name string, at ast.Node, ctes []
 	if err != nil {
 		return nil, err
 	}
+	return planRelation(p, name, at), nil
+}
+
+// planRelation is a relation over a plan's batches. Columns named alike
+// (SELECT 1 AS a, 2 AS a) get names of their own ("a:2"), so that every
+// column can be named; * still shows the names as written.
+func planRelation(p planNode, name string, at ast.Node) *relation {
+	q, display := uniqueNames(p)
+	return &relation{name: name, plan: q, schema: q.schema(), display: display, node: at, est: estimate(p)}
+}
+
+// uniqueNames renames the columns of p whose name (ignoring case) an
+// earlier column has, with a pass-through projection, returning the names
+// as they were; p itself and nil when no name repeats.
+func uniqueNames(p planNode) (planNode, []string) {
 	sch := p.schema()
-	return &relation{name: name, plan: p, schema: sch, node: at, est: estimate(p)}, nil
+	seen := map[string]int{}
+	names := make([]string, sch.NumFields())
+	renamed := false
+	for i, f := range sch.Fields() {
+		k := strings.ToLower(f.Name)
+		seen[k]++
+		names[i] = f.Name
+		if seen[k] > 1 {
+			names[i] = fmt.Sprintf("%s:%d", f.Name, seen[k])
+			renamed = true
+		}
+	}
+	if !renamed {
+		return p, nil
+	}
+	exprs := make([]expr.Expr, sch.NumFields())
+	display := make([]string, sch.NumFields())
+	for i, f := range sch.Fields() {
+		exprs[i] = expr.Column(i, names[i], f.Type)
+		display[i] = f.Name
+	}
+	return &projectNode{in: p, exprs: exprs, names: names}, display
 }
 
 // namesRelation is a derived table as a probe (freeRefs) sees it: its

@@ -323,8 +323,12 @@ func (b *builder) joinedStar(f *ast.SelectField) ([]selectItem, error) {
 			continue
 		}
 		found = true
-		for _, fld := range r.schema.Fields() {
-			items = append(items, selectItem{node: qualified(r.name, fld.Name), name: fld.Name})
+		for i, fld := range r.schema.Fields() {
+			name := fld.Name
+			if r.display != nil {
+				name = r.display[i]
+			}
+			items = append(items, selectItem{node: qualified(r.name, fld.Name), name: name})
 		}
 	}
 	if !found {

@@ -61,6 +61,10 @@ func TestJoinAnswers(t *testing.T) {
 		// LIMIT inside IN and EXISTS counts.
 		{`SELECT count(*) FROM orders WHERE id IN (SELECT qty FROM orders ORDER BY qty DESC LIMIT 2)`, []string{"2"}},
 		{`SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM orders LIMIT 0)`, []string{"0"}},
+		// Columns named alike are still told apart.
+		{`SELECT * FROM (SELECT 1 AS a, 2 AS a) x`, []string{"1|2"}},
+		{`SELECT id, qty FROM orders WHERE id = 2 UNION SELECT id, id FROM orders WHERE id = 2 ORDER BY 2`, []string{"2|1", "2|2"}},
+		{`SELECT count(*) FROM (SELECT id, id FROM orders UNION SELECT id, qty FROM orders) x`, []string{"120"}},
 		// INTERSECT binds tighter than UNION.
 		{`SELECT 1 AS a UNION SELECT 2 INTERSECT SELECT 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT 1 AS a EXCEPT SELECT 2 INTERSECT SELECT 2`, []string{"1"}},

@@ -251,6 +251,26 @@ func containsInt(xs []int, x int) bool {
 // overPlan plans SELECT <every column> FROM (p), changed by edit (to add
 // DISTINCT, GROUP BY, ORDER BY, LIMIT).
 func (b *builder) overPlan(p planNode, edit func(*ast.SelectStmt)) (planNode, error) {
+	p, display := uniqueNames(p) // SELECT 1 AS a UNION SELECT 2 AS a: both columns by name
+	out, err := b.overUnique(p, edit)
+	if err != nil || display == nil {
+		return out, err
+	}
+	// The names as written again.
+	sch := out.schema()
+	exprs := make([]expr.Expr, sch.NumFields())
+	names := make([]string, sch.NumFields())
+	for i, f := range sch.Fields() {
+		exprs[i] = expr.Column(i, f.Name, f.Type)
+		names[i] = f.Name
+		if i < len(display) {
+			names[i] = display[i]
+		}
+	}
+	return &projectNode{in: out, exprs: exprs, names: names}, nil
+}
+
+func (b *builder) overUnique(p planNode, edit func(*ast.SelectStmt)) (planNode, error) {
 	name := fmt.Sprintf("$set%d", b.newID())
 	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, Fields: &ast.FieldList{},
 		From: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}}}}}
