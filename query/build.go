@@ -46,7 +46,8 @@ type builder struct {
 	// probing: binding a subquery's FROM only to learn its names
 	// (freeRefs), on copies of the ASTs it plans.
 	probing bool
-	depth   int // of subqueries around this builder's query (from_bind.go)
+	depth   int         // of subqueries around this builder's query (from_bind.go)
+	using   []usingPair // the columns JOIN … USING merged
 }
 
 // selectItem is one output column of the SELECT list.

@@ -102,7 +102,7 @@ func (b *builder) bindRefs(n ast.ResultSetNode) (*fromNode, error) {
 			j.on = x.On.Expr
 		}
 		if len(x.Using) > 0 {
-			on, err := b.usingCondition(l, r, x.Using)
+			on, err := b.usingCondition(l, r, x.Using, x.Tp == ast.RightJoin)
 			if err != nil {
 				return nil, err
 			}
@@ -456,39 +456,59 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 
 // usingCondition turns JOIN … USING (a, b) into ON l.a = r.a AND l.b = r.b,
 // each column found on each side.
-func (b *builder) usingCondition(l, r *fromNode, cols []*ast.ColumnName) (ast.ExprNode, error) {
+func (b *builder) usingCondition(l, r *fromNode, cols []*ast.ColumnName, right bool) (ast.ExprNode, error) {
 	var on ast.ExprNode
 	for _, c := range cols {
-		lq, err := b.sideQualifier(l, c)
+		lc, err := b.sideColumn(l, c)
 		if err != nil {
 			return nil, err
 		}
-		rq, err := b.sideQualifier(r, c)
+		rc, err := b.sideColumn(r, c)
 		if err != nil {
 			return nil, err
 		}
-		eq := equality(qualified(lq, c.Name.O), qualified(rq, c.Name.O))
+		eq := equality(qualified(b.rels[lc.rel].name, c.Name.O), qualified(b.rels[rc.rel].name, c.Name.O))
 		on = and(on, eq)
+		// The joined column is one column: the preserved side's (the
+		// left's, the right's for RIGHT JOIN) answers its unqualified
+		// name, and * shows it once.
+		kept, merged := lc, rc
+		if right {
+			kept, merged = rc, lc
+		}
+		b.using = append(b.using, usingPair{kept: kept, merged: merged})
 	}
 	return on, nil
 }
 
-// sideQualifier finds the one relation of a side of a join that has the
-// column.
-func (b *builder) sideQualifier(side *fromNode, c *ast.ColumnName) (string, error) {
-	var found []string
+// usingPair is a column USING joined: merged is the other side's copy.
+type usingPair struct{ kept, merged colRef }
+
+// sideColumn finds the one relation column of a side of a join that has
+// the name.
+func (b *builder) sideColumn(side *fromNode, c *ast.ColumnName) (colRef, error) {
+	var found []colRef
 	side.walk(func(rel int) {
-		if _, ok := columnByName(b.rels[rel].schema, c.Name.O); ok {
-			found = append(found, b.rels[rel].name)
+		if col, ok := columnByName(b.rels[rel].schema, c.Name.O); ok {
+			found = append(found, colRef{rel, col})
 		}
 	})
 	switch len(found) {
 	case 0:
-		return "", b.at(ErrInvalid, c, "USING (%s): no such column on that side of the join", c.Name.O)
+		return colRef{}, b.at(ErrInvalid, c, "USING (%s): no such column on that side of the join", c.Name.O)
 	case 1:
 		return found[0], nil
 	}
-	return "", b.at(ErrInvalid, c, "USING (%s): the column is in %s", c.Name.O, strings.Join(found, " and "))
+	names := make([]string, len(found))
+	for i, f := range found {
+		names[i] = b.rels[f.rel].name
+	}
+	return colRef{}, b.at(ErrInvalid, c, "USING (%s): the column is in %s", c.Name.O, strings.Join(names, " and "))
+}
+
+// mergedByUsing reports whether ref is the hidden copy of a USING column.
+func (b *builder) mergedByUsing(ref colRef) bool {
+	return slices.ContainsFunc(b.using, func(u usingPair) bool { return u.merged == ref })
 }
 
 // walk calls fn with each relation of the tree, left to right.
@@ -538,6 +558,9 @@ func (b *builder) resolveName(cn *ast.ColumnName) (colRef, error) {
 		if c, ok := columnByName(r.schema, cn.Name.O); ok {
 			found = append(found, colRef{ri, c})
 		}
+	}
+	if len(found) > 1 && !qualified { // a USING column: its merged copies step aside
+		found = slices.DeleteFunc(found, b.mergedByUsing)
 	}
 	switch {
 	case len(found) == 1:

@@ -318,12 +318,15 @@ func (b *builder) joinedStar(f *ast.SelectField) ([]selectItem, error) {
 	var items []selectItem
 	q := f.WildCard.Table.O
 	found := false
-	for _, r := range b.rels {
+	for ri, r := range b.rels {
 		if r.hidden || (q != "" && !strings.EqualFold(q, r.name)) {
 			continue
 		}
 		found = true
 		for i, fld := range r.schema.Fields() {
+			if q == "" && b.mergedByUsing(colRef{ri, i}) {
+				continue // a USING column shows once
+			}
 			name := fld.Name
 			if r.display != nil {
 				name = r.display[i]

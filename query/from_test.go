@@ -61,6 +61,9 @@ func TestJoinAnswers(t *testing.T) {
 		// LIMIT inside IN and EXISTS counts.
 		{`SELECT count(*) FROM orders WHERE id IN (SELECT qty FROM orders ORDER BY qty DESC LIMIT 2)`, []string{"2"}},
 		{`SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM orders LIMIT 0)`, []string{"0"}},
+		// USING joins a column into one.
+		{`SELECT id, a.qty, b.qty FROM orders a JOIN orders b USING (id) WHERE id < 3 ORDER BY 1`, []string{"1|0|0", "2|1|1"}},
+		{`SELECT * FROM orders a JOIN orders b USING (id, grp, qty, price, ratio, day, flag) WHERE id = 1`, []string{"1|a|0|0.01|0|1997-05-19|true"}},
 		// Columns named alike are still told apart.
 		{`SELECT * FROM (SELECT 1 AS a, 2 AS a) x`, []string{"1|2"}},
 		{`SELECT id, qty FROM orders WHERE id = 2 UNION SELECT id, id FROM orders WHERE id = 2 ORDER BY 2`, []string{"2|1", "2|2"}},
