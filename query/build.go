@@ -521,8 +521,11 @@ func hasAggregate(s *ast.SelectStmt) bool {
 type aggFinder struct{ found []*ast.AggregateFuncExpr }
 
 func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if a, ok := n.(*ast.AggregateFuncExpr); ok {
-		f.found = append(f.found, a)
+	switch x := n.(type) {
+	case *ast.AggregateFuncExpr:
+		f.found = append(f.found, x)
+		return n, true
+	case *ast.SubqueryExpr: // its aggregates are its own
 		return n, true
 	}
 	return n, false

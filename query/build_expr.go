@@ -150,7 +150,7 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 	case *ast.FuncCallExpr:
 		return b.call(x, sc)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, b.at(ErrUnsupported, n, "subqueries")
+		return nil, b.at(ErrUnsupported, n, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE; ANY/ALL are not supported)")
 	case *ast.WindowFuncExpr:
 		return nil, b.at(ErrUnsupported, n, "window functions")
 	case *ast.RowExpr:

@@ -179,6 +179,9 @@ func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) e
 			if err != nil {
 				return err
 			}
+			if !rs.subsetOf(relsOf(l)) {
+				return b.at(ErrInvalid, t, "ON %s reads a table outside its join (an outer join's ON sees only the two sides it joins)", restore(t))
+			}
 			if rs != 0 && rs.subsetOf(inner) {
 				innerTerms = append(innerTerms, t)
 			} else {

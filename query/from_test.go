@@ -165,6 +165,8 @@ func TestJoinErrors(t *testing.T) {
 		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
 		{`SELECT id FROM orders a WHERE a.id = 1 OR EXISTS (SELECT * FROM orders b WHERE b.id = a.qty)`, ErrUnsupported, `subquery`},
 		{`WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT count(*) FROM a`, ErrNoTable, `"b"`},
+		{`SELECT x.id, (SELECT max(y.qty) FROM orders y WHERE y.id = x.id) FROM orders x`, ErrUnsupported, `line 1, column 14: this subquery`},
+		{`SELECT 1 FROM orders x, orders y LEFT JOIN orders z ON x.id = z.id`, ErrInvalid, `reads a table outside its join`},
 		{`SELECT count(*) FROM orders WHERE id + 0 NOT IN (SELECT qty FROM orders)`, ErrUnsupported, `NOT IN`},
 		{`SELECT count(*) FROM orders a WHERE a.qty > (SELECT coalesce(max(b.qty), 0) FROM orders b WHERE b.id = a.id)`, ErrUnsupported, `over no rows is not NULL`},
 		{`SELECT count(*) FROM orders a WHERE a.qty IN (SELECT b.qty FROM orders b WHERE b.id = a.id LIMIT 1)`, ErrUnsupported, `LIMIT`},
