@@ -82,7 +82,7 @@
 // no FROM at all (one row: SELECT 1 + 1); subqueries in WHERE: [NOT]
 // EXISTS, [NOT] IN (SELECT …) with SQL's NULL rules, and comparisons with
 // a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
-// scalar subquery anywhere); UNION [ALL], INTERSECT, EXCEPT (setop.go);
+// scalar subquery also in SELECT, HAVING and ORDER BY); UNION [ALL], INTERSECT, EXCEPT (setop.go);
 // WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
 // prunes), arithmetic, || (string concatenation, NULL if either side is;
