@@ -50,6 +50,9 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 					return nil, err
 				}
 				terms = append(terms, repl...)
+				if pj == nil && len(repl) == 1 {
+					terms = append(terms, b.impliedByOr(repl[0])...)
+				}
 				if pj != nil {
 					pend = append(pend, pj)
 				}

@@ -52,6 +52,7 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
 		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
+		{`SELECT count(*) FROM orders a, orders b WHERE a.id = b.qty AND ((a.grp = 'a' AND b.id < 5) OR (a.grp = 'b' AND b.id > 50))`, []string{"4"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
 		// A WITH query sees the names before it, not itself.
 		{`WITH orders AS (SELECT * FROM orders WHERE id < 5) SELECT count(*) FROM orders`, []string{"4"}},
@@ -100,6 +101,10 @@ func TestJoinPlans(t *testing.T) {
 		// The key every branch of an OR has comes out of it (TPC-H Q19).
 		{`SELECT count(*) FROM orders a, orders b WHERE (a.id = b.id AND a.qty < 5) OR (a.id = b.id AND b.qty > 40)`, []string{
 			"HashJoin Inner on id = id and"}},
+		// An OR whose branches each restrict a table gives that table's
+		// scan the OR of the restrictions (TPC-H Q7, Q19).
+		{`SELECT count(*) FROM orders a, orders b WHERE a.id = b.qty AND ((a.grp = 'a' AND b.id < 5) OR (a.grp = 'b' AND b.id > 50))`, []string{
+			"pruning on (a.grp='a' OR a.grp='b')", "pruning on (b.id<5 OR b.id>50)"}},
 		{`SELECT count(*) FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE b.qty = a.id AND b.grp <> a.grp)`, []string{
 			"HashJoin Semi on id = $c0 and"}},
 		{`SELECT count(*) FROM orders a WHERE NOT EXISTS (SELECT * FROM orders b WHERE b.qty = a.id)`, []string{"HashJoin Anti"}},

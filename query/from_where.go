@@ -1,6 +1,8 @@
 package query
 
 import (
+	"slices"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
@@ -243,3 +245,58 @@ func firstSubquery(n ast.Node) ast.Node {
 }
 
 func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// impliedByOr returns, for an OR whose every branch restricts a table on
+// its own, the OR of those restrictions, one per such table: (n1.x = 'A'
+// AND n2.x = 'B') OR (n1.x = 'B' AND n2.x = 'A') implies n1.x = 'A' OR
+// n1.x = 'B' and the same of n2, which the scans of n1 and n2 can apply
+// (TPC-H Q7, Q19). The OR itself stays.
+func (b *builder) impliedByOr(e ast.ExprNode) []ast.ExprNode {
+	branches := disjuncts(e, nil)
+	if len(branches) < 2 {
+		return nil
+	}
+	// per branch: table → its conjuncts over that table alone
+	per := make([]map[int][]ast.ExprNode, len(branches))
+	for i, br := range branches {
+		per[i] = map[int][]ast.ExprNode{}
+		for _, t := range conjuncts(br, nil) {
+			rs, err := b.refsOf(t)
+			if err != nil || hasSubquery(t) {
+				continue
+			}
+			if rel, ok := rs.single(); ok && b.rels[rel].table != "" {
+				per[i][rel] = append(per[i][rel], t)
+			}
+		}
+	}
+	rels := make([]int, 0, len(per[0]))
+	for rel := range per[0] {
+		rels = append(rels, rel)
+	}
+	slices.Sort(rels)
+	var out []ast.ExprNode
+	for _, rel := range rels {
+		var or ast.ExprNode
+		for _, m := range per {
+			ts, ok := m[rel]
+			if !ok {
+				or = nil
+				break
+			}
+			var branch ast.ExprNode
+			for _, t := range ts {
+				branch = and(branch, t)
+			}
+			if or == nil {
+				or = &ast.ParenthesesExpr{Expr: branch}
+			} else {
+				or = &ast.BinaryOperationExpr{Op: opcode.LogicOr, L: or, R: &ast.ParenthesesExpr{Expr: branch}}
+			}
+		}
+		if or != nil {
+			out = append(out, or)
+		}
+	}
+	return out
+}
