@@ -45,7 +45,9 @@ func firstValue(a arrow.Array) string {
 	case *array.Int64:
 		return strconv.FormatInt(a.Value(0), 10)
 	case *array.String:
-		return a.Value(0)
+		// A copy: Value aliases the batch's buffer, which the recycling
+		// allocator hands to another batch once this one is released.
+		return strings.Clone(a.Value(0))
 	case *array.Decimal128:
 		return decimalString(a.Value(0).BigInt(), int(a.DataType().(*arrow.Decimal128Type).Scale))
 	}
