@@ -48,6 +48,9 @@ type builder struct {
 	probing bool
 	depth   int         // of subqueries around this builder's query (from_bind.go)
 	using   []usingPair // the columns JOIN … USING merged
+	// whereTerms are WHERE's conjuncts, for narrowing a subquery to the
+	// rows that use it (magicSet).
+	whereTerms []ast.ExprNode
 }
 
 // selectItem is one output column of the SELECT list.

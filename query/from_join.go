@@ -129,7 +129,7 @@ func (b *builder) relPart(ri int) (*part, error) {
 	if len(cols) == 0 { // only its rows count (a cross join's count(*))
 		cols = []int{0}
 	}
-	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, Fields: &ast.FieldList{}}
+	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Fields: &ast.FieldList{}}
 	for _, c := range cols {
 		name := r.schema.Field(c).Name
 		sel.Fields.Fields = append(sel.Fields.Fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(name)}}})

@@ -43,6 +43,7 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 	var terms []ast.ExprNode
 	var pend []*pendingJoin
 	if s.Where != nil {
+		b.whereTerms = splitTerms(s.Where)
 		for _, t := range conjuncts(s.Where, nil) {
 			for _, f := range factorOr(t) {
 				repl, pj, err := b.subqueryConjunct(f)

@@ -38,6 +38,7 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT id FROM orders a WHERE a.qty = (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp) ORDER BY id`,
 			[]string{"46", "48", "50"}},
 		{`SELECT count(*) FROM orders WHERE id > (SELECT avg(id) FROM orders)`, []string{"30"}},
+		{`SELECT count(*) FROM orders a WHERE a.grp = 'a' AND a.qty <= (SELECT max(b.qty) FROM orders b WHERE b.id = a.id)`, []string{"15"}},
 		{`SELECT x.g, x.n FROM (SELECT grp AS g, count(*) AS n FROM orders GROUP BY grp) x WHERE x.n > 17 ORDER BY 1`,
 			[]string{"c|18"}},
 		{`WITH t AS (SELECT id FROM orders WHERE id < 4) SELECT count(*) FROM t a, t b`, []string{"9"}},
@@ -116,6 +117,10 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders WHERE id NOT IN (SELECT qty FROM orders)`, []string{"HashJoin NullAwareAnti on id = $in"}},
 		{`SELECT id FROM orders a WHERE a.qty < (SELECT max(b.qty) FROM orders b WHERE b.grp = a.grp)`, []string{
 			"HashJoin Inner on grp = $k0 and qty < $value", "HashAggregate by grp: max(b.qty)"}},
+		// A correlated scalar subquery aggregates only the groups the outer
+		// rows can look up: those of the outer table's filtered keys.
+		{`SELECT count(*) FROM orders a WHERE a.grp = 'a' AND a.qty <= (SELECT max(b.qty) FROM orders b WHERE b.id = a.id)`, []string{
+			"HashAggregate by id: max(b.qty)", "Semi on", "keeps rows where a.grp='a'"}},
 		// An uncorrelated scalar subquery is a constant of the plan.
 		{`SELECT count(*) FROM orders WHERE id > (SELECT max(qty) FROM orders)`, []string{"keeps rows where id>49"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{

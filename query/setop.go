@@ -272,7 +272,7 @@ func (b *builder) overPlan(p planNode, edit func(*ast.SelectStmt)) (planNode, er
 
 func (b *builder) overUnique(p planNode, edit func(*ast.SelectStmt)) (planNode, error) {
 	name := fmt.Sprintf("$set%d", b.newID())
-	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, Fields: &ast.FieldList{},
+	sel := &ast.SelectStmt{Kind: ast.SelectStmtKindSelect, SelectStmtOpts: &ast.SelectStmtOpts{SQLCache: true}, Fields: &ast.FieldList{},
 		From: &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(name)}}}}}
 	for _, f := range p.schema().Fields() {
 		sel.Fields.Fields = append(sel.Fields.Fields, &ast.SelectField{Expr: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(f.Name)}}})
