@@ -793,7 +793,7 @@ func (b *builder) magicSet(inner, outer *ast.ColumnNameExpr) ast.ExprNode {
 	var where ast.ExprNode
 	for _, t := range b.whereTerms {
 		rs, err := b.refsOf(t)
-		if err != nil || rs != 1<<ref.rel || hasSubquery(t) {
+		if err != nil || rs != 1<<ref.rel || (hasSubquery(t) && !b.uncorrelated(t)) {
 			continue
 		}
 		cp, err := copyExpr(t)
@@ -822,3 +822,32 @@ func copyExpr(e ast.ExprNode) (ast.ExprNode, error) {
 	}
 	return sel.Fields.Fields[0].Expr, nil
 }
+
+// uncorrelated reports whether every subquery in n reads only its own
+// tables (so n can be copied into another query).
+func (b *builder) uncorrelated(n ast.Node) bool {
+	ok := true
+	n.Accept(&subqueryVisitor{fn: func(sq *ast.SubqueryExpr) {
+		sel, isSel := sq.Query.(*ast.SelectStmt)
+		if !isSel {
+			ok = false
+			return
+		}
+		free, err := b.freeRefs(sel)
+		ok = ok && err == nil && len(free) == 0
+	}})
+	return ok
+}
+
+// subqueryVisitor calls fn with each outermost subquery.
+type subqueryVisitor struct{ fn func(*ast.SubqueryExpr) }
+
+func (v *subqueryVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if sq, ok := n.(*ast.SubqueryExpr); ok {
+		v.fn(sq)
+		return n, true
+	}
+	return n, false
+}
+
+func (v *subqueryVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
