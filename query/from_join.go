@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -378,11 +379,8 @@ func (n *schemaOnly) open(context.Context, *runtime, *cache.Cache) (operator, er
 }
 func (n *schemaOnly) explain(*strings.Builder, int) {}
 
-// joinRegion joins parts greedily: the largest estimated part is the
-// first probe side; then, as long as parts are left, the smallest part
-// connected to what is joined by an equality is joined to it (or, when
-// none is connected, the smallest part, as a cross join), with every
-// condition whose relations are then all joined. A pending semi or anti
+// joinRegion joins parts greedily (see the loop), each join with every
+// condition whose relations it then has. A pending semi or anti
 // join is applied as soon as its outer relations are joined. It returns
 // the conditions no join applied (those over a single derived part, or
 // over no relation at all).
@@ -422,52 +420,50 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 	if len(parts) == 0 {
 		return nil, conds, pend, nil
 	}
-	first := 0
-	for i, p := range parts {
-		if p.est > parts[first].est {
-			first = i
-		}
-	}
-	cur := parts[first]
-	rest := slices.Delete(slices.Clone(parts), first, first+1)
-	for len(rest) > 0 {
-		// The connected part whose join with cur is estimated smallest
-		// (then the smaller part).
-		next, nextEst := -1, 0.0
-		for i, p := range rest {
-			keys := b.joinKeys(cur, p, conds, applied)
-			if len(keys.l) == 0 {
-				continue
-			}
-			est := joinEstimate(b, cur, p, keys.l, keys.r)
-			if next < 0 || est < nextEst || (est == nextEst && p.est < rest[next].est) {
-				next, nextEst = i, est
-			}
-		}
-		if next < 0 {
-			for i, p := range rest {
-				if next < 0 || p.est < rest[next].est {
-					next = i
+	// Greedy operator ordering: of every two parts an equality connects,
+	// join the pair whose join is estimated smallest (then the pair of
+	// smaller parts), until one part is left; parts that nothing connects
+	// are joined last, smallest first, as cross joins. The result may be
+	// bushy: Q3 joins orders with customer before lineitem.
+	rest := slices.Clone(parts)
+	for len(rest) > 1 {
+		bi, bj, best := -1, -1, 0.0
+		for i := range rest {
+			for j := i + 1; j < len(rest); j++ {
+				keys := b.joinKeys(rest[i], rest[j], conds, applied)
+				if len(keys.l) == 0 {
+					continue
+				}
+				est := joinEstimate(b, rest[i], rest[j], keys.l, keys.r)
+				if bi < 0 || est < best || (est == best && rest[i].est+rest[j].est < rest[bi].est+rest[bj].est) {
+					bi, bj, best = i, j, est
 				}
 			}
 		}
-		other := rest[next]
-		rest = slices.Delete(rest, next, next+1)
+		if bi < 0 { // nothing connected: the two smallest
+			slices.SortStableFunc(rest, func(x, y *part) int { return cmp.Compare(x.est, y.est) })
+			bi, bj = 0, 1
+		}
+		x, y := rest[bi], rest[bj]
+		rest = slices.Delete(rest, bj, bj+1)
 		var on []ast.ExprNode
-		both := cur.rels | other.rels
+		both := x.rels | y.rels
 		for i, c := range conds {
 			if !applied[i] && c.rels != 0 && c.rels.subsetOf(both) {
 				on = append(on, c.e)
 				applied[i] = true
 			}
 		}
-		if cur, err = b.joinParts(cur, other, joinInner, on); err != nil {
+		j, err := b.joinParts(x, y, joinInner, on)
+		if err != nil {
 			return nil, nil, nil, err
 		}
-		if cur, err = applyPending(cur, false); err != nil {
+		if j, err = applyPending(j, false); err != nil {
 			return nil, nil, nil, err
 		}
+		rest[bi] = j
 	}
+	cur := rest[0]
 	if cur, err = applyPending(cur, true); err != nil {
 		return nil, nil, nil, err
 	}
