@@ -611,17 +611,13 @@ func (b *builder) semiJoin(sq *ast.SubqueryExpr, kind joinKind, lhs ast.ExprNode
 			return rename(c)
 		}))
 	}
-	if len(fields) == 0 { // EXISTS without correlation: any column will do
+	if len(fields) == 0 { // the correlated conjuncts read outer columns only: any column will do
 		fields = append(fields, &ast.SelectField{Expr: ast.NewValueExpr(int64(1), "", ""), AsName: ast.NewCIStr("$one")})
 	}
 	if groupItems(sel) > 0 || sel.Having != nil || hasAggregate(sel) {
 		if len(corr) > 0 {
 			return nil, b.at(ErrUnsupported, sq, "a correlated subquery with GROUP BY, HAVING or aggregates under EXISTS or IN")
 		}
-	}
-	if lhs == nil && groupItems(sel) == 0 && sel.Having == nil && hasAggregate(sel) {
-		// EXISTS (SELECT count(*) …) is always TRUE: one row.
-		fields = []*ast.SelectField{{Expr: ast.NewValueExpr(int64(1), "", ""), AsName: ast.NewCIStr("$one")}}
 	}
 	body := *sel
 	body.Fields = &ast.FieldList{Fields: fields}
@@ -631,9 +627,6 @@ func (b *builder) semiJoin(sq *ast.SubqueryExpr, kind joinKind, lhs ast.ExprNode
 	}
 	if sel.Limit == nil { // ORDER BY alone changes no set of rows
 		body.OrderBy = nil
-	}
-	if lhs == nil && groupItems(sel) == 0 && sel.Having == nil && hasAggregate(&body) {
-		body.GroupBy = nil
 	}
 	rel, err := b.derived(&body, relName, sq)
 	if err != nil {
