@@ -32,11 +32,19 @@ import (
 //	                  one table go into its scan (pruning and row filter as
 //	                  for one table), equalities between columns of two
 //	                  relations become join keys, the rest are applied at
-//	                  the first join that has all their columns
-//	from_join.go      the relations are joined greedily by estimated rows:
-//	                  the largest is the probe side, and the smallest
-//	                  relation connected to what is joined so far is joined
-//	                  next, the smaller side built
+//	                  the first join that has all their columns; an OR's
+//	                  common conjuncts come out of it, and the OR of what
+//	                  each branch says of one table goes into its scan
+//	rule_outer.go     a LEFT JOIN whose inner side WHERE rejects as NULL is
+//	                  an inner join
+//	from_estimate.go  rows and distinct keys from the cache's statistics
+//	from_join.go      greedy operator ordering: the connected pair whose
+//	                  join is estimated smallest joins first (bushy plans),
+//	                  the smaller side built; semi and anti joins that drop
+//	                  most rows as soon as they can, the others last, built
+//	                  on the smaller side (right semi/anti); runtime filters
+//	                  from each build side to the probe side's scans
+//	                  (runtime_filter.go)
 //
 // Above the joins the builder goes on as for one table (build.go), with
 // the joined batches as its "table": residual WHERE, GROUP BY, HAVING,

@@ -30,6 +30,13 @@ import (
 //	                                             grouped by inner, on
 //	                                             inner = outer; then x op agg
 //
+// [NOT] EXISTS that does not depend on the outer row (uncorrelated, or an
+// aggregate without GROUP BY: always one row) is answered while
+// planning. A decorrelated scalar subquery is narrowed to the keys its
+// outer table's own filters keep (magicSet: inner IN (SELECT outer FROM
+// that table WHERE its conjuncts)), so it aggregates only the groups
+// some outer row looks up.
+//
 // A correlated condition of the subquery's WHERE that is not an equality
 // of an inner and an outer column is the join's residual (semi and anti
 // joins only). The scalar case is an inner join because the comparison
