@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -46,29 +47,95 @@ type buildCollector struct {
 	ids   []uint32        // per build row
 	keys  []arrow.Array
 	rows  []uint32 // of the batch being inserted: those with no NULL key
+	// spillable: the whole build side is being drained and, past the
+	// memory limit (or forced), it turns into a grace hash join's
+	// partitions (op_gracejoin.go); not when a partition is loaded.
+	spillable bool
+	batchRows []int   // rows of each batch in cols
+	batchSize []int64 // bytes of each batch in cols
 }
 
 // drainBuild reads the build side to its end into a joinBuild. On error
 // everything it held is released.
+//
+// When the query may spill and the build side passes the memory limit
+// (or Options.ForceJoinSpill), it is partitioned to spill files instead
+// (o.grace); drainBuild then returns nil.
 func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
-	b := &joinBuild{}
-	c := &buildCollector{o: o, b: b, cols: make([][]arrow.Array, o.n.build.schema().NumFields())}
+	c := o.newCollector()
+	c.spillable = o.canSpill()
+	err := c.collect(ctx, newSharedInput(o.build))
+	if err == nil && o.grace == nil && c.spillable && !c.finishFits() {
+		err = c.toGrace(ctx)
+	}
+	if err == nil && o.grace != nil {
+		err = o.grace.finishBuild()
+		c.release()
+		if err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if err == nil {
+		err = c.finish(ctx)
+		if err != nil && c.spillable && c.b.rec != nil && errors.Is(err, ErrMemory) {
+			err = c.recToGrace(ctx)
+			if err == nil {
+				err = o.grace.finishBuild()
+			}
+			c.release()
+			if err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+	}
+	c.release()
+	if err != nil {
+		o.releaseBuild(c.b)
+		return nil, err
+	}
+	return c.b, nil
+}
+
+func (o *hashJoinOp) newCollector() *buildCollector {
+	c := &buildCollector{o: o, b: &joinBuild{}, cols: make([][]arrow.Array, o.n.build.schema().NumFields())}
 	c.sizes = make([]int64, len(c.cols))
-	err := c.collect(ctx)
+	return c
+}
+
+// release drops the collector's batches (what finish did not gather).
+func (c *buildCollector) release() {
+	for i, col := range c.cols {
+		releaseAll(col)
+		c.cols[i] = nil
+	}
+}
+
+// loadBuild drains batches of build rows from in into a joinBuild held in
+// memory, failing with ErrMemory when they do not fit (a partition of a
+// grace hash join).
+func (o *hashJoinOp) loadBuild(ctx context.Context, in batchSource) (*joinBuild, error) {
+	c := o.newCollector()
+	err := c.collect(ctx, in)
 	if err == nil {
 		err = c.finish(ctx)
 	}
-	for _, col := range c.cols {
-		releaseAll(col)
-	}
+	c.release()
 	if err != nil {
-		o.releaseBuild(b)
+		o.releaseBuild(c.b)
 		return nil, err
 	}
-	return b, nil
+	return c.b, nil
 }
 
-func (c *buildCollector) collect(ctx context.Context) error {
+// batchSource is what workers pull batches from: a shared input below
+// the join, or a spilled partition.
+type batchSource interface {
+	next(ctx context.Context) (arrow.RecordBatch, error)
+}
+
+func (c *buildCollector) collect(ctx context.Context, in batchSource) error {
 	o := c.o
 	if len(o.n.buildKeys) > 0 {
 		types := make([]arrow.DataType, len(o.n.buildKeys))
@@ -86,7 +153,8 @@ func (c *buildCollector) collect(ctx context.Context) error {
 	// and projections below the join run in parallel; the batches are
 	// kept one at a time. The keys go into the table once all rows are in
 	// (finish), when their number is known.
-	in := newSharedInput(o.build)
+	// Once the build side spills, batches are partitioned outside the
+	// lock, in parallel.
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	for range max(o.rt.workers, 1) {
@@ -100,8 +168,11 @@ func (c *buildCollector) collect(ctx context.Context) error {
 					return err
 				}
 				mu.Lock()
-				err = c.add(rec)
+				gj, err := c.addOrSpill(gctx, rec)
 				mu.Unlock()
+				if err == nil && gj != nil {
+					err = gj.addBuild(gctx, rec)
+				}
 				rec.Release()
 				if err != nil {
 					return err
@@ -110,6 +181,25 @@ func (c *buildCollector) collect(ctx context.Context) error {
 		})
 	}
 	return g.Wait()
+}
+
+// addOrSpill keeps a build batch, or returns the grace join that is to
+// partition it: the build side spills already, is forced to, or this
+// batch passes the memory limit (then the batches kept so far are
+// partitioned first).
+func (c *buildCollector) addOrSpill(ctx context.Context, rec arrow.RecordBatch) (*graceJoin, error) {
+	o := c.o
+	if o.grace != nil {
+		return o.grace, nil
+	}
+	if c.spillable && o.rt.joinSpill.force {
+		return o.grace, c.toGrace(ctx)
+	}
+	err := c.add(rec)
+	if err != nil && c.spillable && errors.Is(err, ErrMemory) {
+		return o.grace, c.toGrace(ctx)
+	}
+	return nil, err
 }
 
 // add keeps the columns of one build batch.
@@ -123,15 +213,21 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 		return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
 	}
 	var bytes int64
+	for _, col := range rec.Columns() {
+		bytes += arrowsize.Data(col.Data())
+	}
+	if err := o.hold(c.b, bytes); err != nil {
+		return err
+	}
 	for i, col := range rec.Columns() {
 		col.Retain()
 		c.cols[i] = append(c.cols[i], col)
-		size := arrowsize.Data(col.Data())
-		c.sizes[i] += size
-		bytes += size
+		c.sizes[i] += arrowsize.Data(col.Data())
 	}
+	c.batchRows = append(c.batchRows, n)
+	c.batchSize = append(c.batchSize, bytes)
 	c.b.rows += n
-	return o.hold(c.b, bytes)
+	return nil
 }
 
 // insertBlock is the build rows inserted at a time: the table's scratch
