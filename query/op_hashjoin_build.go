@@ -189,17 +189,22 @@ func (c *buildCollector) collect(ctx context.Context, in batchSource) error {
 // partitioned first).
 func (c *buildCollector) addOrSpill(ctx context.Context, rec arrow.RecordBatch) (*graceJoin, error) {
 	o := c.o
+	if !c.spillable {
+		return nil, c.add(rec)
+	}
 	if o.grace != nil {
 		return o.grace, nil
 	}
-	if c.spillable && o.rt.joinSpill.force {
-		return o.grace, c.toGrace(ctx)
+	var err error
+	if !c.spillable || !o.rt.joinSpill.force {
+		if err = c.add(rec); err == nil || !c.spillable || !errors.Is(err, ErrMemory) {
+			return nil, err
+		}
 	}
-	err := c.add(rec)
-	if err != nil && c.spillable && errors.Is(err, ErrMemory) {
-		return o.grace, c.toGrace(ctx)
+	if err := c.toGrace(ctx); err != nil {
+		return nil, err
 	}
-	return nil, err
+	return o.grace, nil
 }
 
 // add keeps the columns of one build batch.
