@@ -21,7 +21,7 @@ import (
 // and with keys a table of their distinct key tuples (agg.KeyTable) and,
 // per tuple, the build rows holding it, so that the rows matching a probe
 // row are one range of order. Everything it holds counts in the query's
-// memory tracker (held); it does not spill.
+// memory tracker (held). A grace hash join builds one per partition.
 type joinBuild struct {
 	rec  arrow.RecordBatch // every build row; nil when there are none
 	rows int
@@ -358,6 +358,9 @@ func (c *buildCollector) finish(ctx context.Context) error {
 		}
 		b.rec = array.NewRecordBatch(schema, out, int64(b.rows))
 		releaseAll(out)
+		for _, col := range b.rec.Columns() {
+			settleNulls(col.Data())
+		}
 	}
 	if b.kt == nil {
 		return nil
@@ -474,4 +477,17 @@ func (o *hashJoinOp) releaseBuild(b *joinBuild) {
 	b.start, b.order = nil, nil
 	o.rt.mt.shrink(b.held)
 	b.held = 0
+}
+
+// settleNulls counts the NULLs of d and its children now: an array read
+// from a spill file counts them when first asked, a write that workers
+// sharing the build side would race on.
+func settleNulls(d arrow.ArrayData) {
+	d.NullN()
+	for _, c := range d.Children() {
+		settleNulls(c)
+	}
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		settleNulls(dict)
+	}
 }
