@@ -50,7 +50,8 @@ func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) *p
 // partScratch is one worker's scratch for splitting a batch by partition.
 type partScratch struct {
 	ids    []uint16
-	counts []int32
+	counts []int32 // per partition, where its rows start in sel
+	next   []int32
 	sel    []int32
 }
 
@@ -58,6 +59,12 @@ type partScratch struct {
 // none), a take of each partition's rows at a time. What is taken counts
 // in the query's memory tracker until it is written.
 func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
+	if !rec.Schema().Equal(s.schema) {
+		// The plan's schema: a file takes batches of one schema, and a
+		// side's batches come from its operator or from spill files.
+		rec = array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
+		defer rec.Release()
+	}
 	n := len(ids)
 	fan := len(s.parts)
 	sc.counts = sized(sc.counts, fan+1)
@@ -78,11 +85,11 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 		return s.append(ctx, only, rec)
 	}
 	sc.sel = sized(sc.sel, int(sc.counts[fan]))
-	next := append([]int32(nil), sc.counts[:fan]...)
+	sc.next = append(sc.next[:0], sc.counts[:fan]...)
 	for r, id := range ids {
 		if id != dropRow {
-			sc.sel[next[id]] = int32(r)
-			next[id]++
+			sc.sel[sc.next[id]] = int32(r)
+			sc.next[id]++
 		}
 	}
 	for p := range fan {
@@ -125,7 +132,8 @@ func (s *partSet) append(ctx context.Context, p int, rec arrow.RecordBatch) erro
 	err := part.w.Write(rec)
 	s.g.st.nanos.Add(int64(time.Since(start)))
 	if err != nil {
-		part.w = nil // a failed write removed the file
+		part.w.Abort() // removed already, unless the error was the schema's
+		part.w = nil
 		return s.g.spillError(err)
 	}
 	part.rows += rec.NumRows()

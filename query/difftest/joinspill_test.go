@@ -3,9 +3,11 @@
 package difftest
 
 import (
+	"context"
 	"flag"
 	"os"
 	"sync"
+	"testing"
 
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/spill"
@@ -38,4 +40,32 @@ func engineOptions() query.Options {
 		panic("difftest: a spill Manager for -forcejoinspill: " + spillErr.Error())
 	}
 	return query.Options{Spill: spillMgr, ForceJoinSpill: true}
+}
+
+// TestJoinsSpilled: with -forcejoinspill, the join workload's joins did
+// go through spill files (so TestJoins compared the grace hash join).
+func TestJoinsSpilled(t *testing.T) {
+	if !*forceJoinSpill {
+		t.Skip("without -forcejoinspill")
+	}
+	q := joinEngine(t)
+	before := spillMgr.Stats().FilesCreated
+	r, err := q.Query(context.Background(), "SELECT count(*) FROM ja JOIN jb ON ja.k = jb.k LEFT JOIN jc ON jb.s = jc.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+	}
+	err = r.Err()
+	st := r.Stats()
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := spillMgr.Stats().FilesCreated - before; files == 0 || st.Spill.Files == 0 {
+		t.Errorf("the joins wrote %d spill files (Stats.Spill %v)", files, st.Spill)
+	}
+	if left := spillMgr.Stats().Files; left != 0 {
+		t.Errorf("%d spill files left", left)
+	}
 }
