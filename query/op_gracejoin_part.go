@@ -27,6 +27,14 @@ type spillPart struct {
 	f    *spill.File
 	rows int64
 	mem  int64 // bytes its rows held in memory (arrowsize), to judge whether they fit again
+	// pending are pieces not written yet: a batch of a side splits into
+	// fanout pieces, which are gathered into batches of up to
+	// joinBatchRows rows (or the set's flushBytes) before they are
+	// written, so that files hold few large batches and a partition is
+	// read back, and probed, in batches as large as the side's.
+	pending      []arrow.RecordBatch
+	pendingRows  int64
+	pendingBytes int64
 }
 
 // partSet is one side's partitions at one level of a grace hash join.
@@ -37,10 +45,17 @@ type partSet struct {
 	owner  string
 	schema *arrow.Schema
 	parts  []*spillPart
+	// flushBytes is what a partition's pending pieces may hold: the
+	// pieces of every partition together stay within a sixteenth of the
+	// memory limit.
+	flushBytes int64
 }
 
 func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) *partSet {
-	s := &partSet{g: g, owner: "join-" + side, schema: schema, parts: make([]*spillPart, fanout)}
+	s := &partSet{g: g, owner: "join-" + side, schema: schema, parts: make([]*spillPart, fanout), flushBytes: 8 << 20}
+	if lim := g.o.rt.mt.limit; lim > 0 {
+		s.flushBytes = lim / 16 / int64(fanout)
+	}
 	for i := range s.parts {
 		s.parts[i] = &spillPart{}
 	}
@@ -101,10 +116,7 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 		if err != nil {
 			return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
 		}
-		size := arrowsize.Record(piece)
-		sortBudget{s.g.o.rt.mt}.Grow(size)
 		err = s.append(ctx, p, piece)
-		s.g.o.rt.mt.shrink(size)
 		piece.Release()
 		if err != nil {
 			return err
@@ -113,7 +125,9 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 	return nil
 }
 
-// append writes rec to partition p.
+// append adds rec to partition p's pending pieces, writing them once
+// they are a batch's worth. What is pending counts in the query's memory
+// tracker.
 func (s *partSet) append(ctx context.Context, p int, rec arrow.RecordBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -121,6 +135,62 @@ func (s *partSet) append(ctx context.Context, p int, rec arrow.RecordBatch) erro
 	part := s.parts[p]
 	part.mu.Lock()
 	defer part.mu.Unlock()
+	size := arrowsize.Record(rec)
+	n := rec.NumRows()
+	if part.pendingRows+n > joinBatchRows || part.pendingBytes+size > s.flushBytes {
+		if err := s.flush(part); err != nil {
+			return err
+		}
+	}
+	if n >= joinBatchRows || size >= s.flushBytes {
+		return s.writePart(part, rec)
+	}
+	rec.Retain()
+	part.pending = append(part.pending, rec)
+	part.pendingRows += n
+	part.pendingBytes += size
+	sortBudget{s.g.o.rt.mt}.Grow(size)
+	return nil
+}
+
+// flush writes part's pending pieces as one batch.
+func (s *partSet) flush(part *spillPart) error {
+	if len(part.pending) == 0 {
+		return nil
+	}
+	defer s.dropPending(part)
+	if len(part.pending) == 1 {
+		return s.writePart(part, part.pending[0])
+	}
+	cols := make([]arrow.Array, s.schema.NumFields())
+	defer releaseAll(cols)
+	for i := range cols {
+		parts := make([]arrow.Array, len(part.pending))
+		for j, rec := range part.pending {
+			parts[j] = rec.Column(i)
+		}
+		col, err := array.Concatenate(parts, s.g.o.rt.mem)
+		if err != nil {
+			return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
+		}
+		cols[i] = col
+	}
+	rec := array.NewRecordBatch(s.schema, cols, part.pendingRows)
+	defer rec.Release()
+	return s.writePart(part, rec)
+}
+
+// dropPending releases part's pending pieces.
+func (s *partSet) dropPending(part *spillPart) {
+	for _, rec := range part.pending {
+		rec.Release()
+	}
+	s.g.o.rt.mt.shrink(part.pendingBytes)
+	part.pending, part.pendingRows, part.pendingBytes = nil, 0, 0
+}
+
+// writePart writes rec to part's file, creating it at the first batch.
+func (s *partSet) writePart(part *spillPart, rec arrow.RecordBatch) error {
 	if part.w == nil {
 		w, err := s.g.o.rt.spill.NewFile(s.owner)
 		if err != nil {
@@ -144,6 +214,9 @@ func (s *partSet) append(ctx context.Context, p int, rec arrow.RecordBatch) erro
 // finish ends every partition's file.
 func (s *partSet) finish() error {
 	for _, p := range s.parts {
+		if err := s.flush(p); err != nil {
+			return err
+		}
 		if p.w == nil {
 			continue
 		}
@@ -163,6 +236,7 @@ func (s *partSet) finish() error {
 // remove deletes every file of the set, written or not.
 func (s *partSet) remove() {
 	for _, p := range s.parts {
+		s.dropPending(p)
 		if p.w != nil {
 			p.w.Abort()
 			p.w = nil
