@@ -312,7 +312,7 @@ type Stats struct {
 	Rows       int64             // rows returned
 	PeakMemory int64             // most bytes its sorts and aggregates held at once
 	Scan       cache.ScanMetrics // of its table scan, once the scan ended
-	Spill      SpillStats        // what its sorts and aggregates spilled so far
+	Spill      SpillStats        // what its sorts, aggregates and joins spilled so far
 }
 
 func (r *Result) Stats() Stats {

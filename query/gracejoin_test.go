@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -261,4 +264,48 @@ func TestGraceJoinRuntimeFilterRange(t *testing.T) {
 	if m.Stats().FilesCreated == 0 {
 		t.Error("the join did not spill")
 	}
+}
+
+// fullDisk is the operating system's file system with a disk that fills
+// after limit bytes written: writes past it fail with ENOSPC.
+type fullDisk struct {
+	spill.OSFS
+	written atomic.Int64
+	limit   int64
+}
+
+func (d *fullDisk) Create(path string) (spill.Handle, error) {
+	h, err := d.OSFS.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &fullFile{Handle: h, d: d}, nil
+}
+
+type fullFile struct {
+	spill.Handle
+	d *fullDisk
+}
+
+func (f *fullFile) Write(p []byte) (int, error) {
+	if f.d.written.Add(int64(len(p))) > f.d.limit {
+		return 0, &os.PathError{Op: "write", Path: "spill", Err: syscall.ENOSPC}
+	}
+	return f.Handle.Write(p)
+}
+
+// TestGraceJoinDiskFull: a disk that fills while the join spills fails
+// the query with spill.ErrNoSpace, everything given back, no file left.
+func TestGraceJoinDiskFull(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := joinTables(t, mem, 3, joinSide{rows: 3000, batch: 50, domain: 500, nullP: 0.05}, joinSide{rows: 3000, batch: 40, domain: 500, nullP: 0.05})
+	m := spillManager(t, spill.Config{FS: &fullDisk{limit: 30 << 10}})
+	e := New(c, Options{Alloc: mem, MemoryLimit: 40 << 10, Workers: 2, Spill: m})
+	jc := joinCase{kind: joinLeft, probeKeys: []int{0}, buildKeys: []int{0}}
+	_, _, err := runJoin(t, e, mem, jc.node(t, c))
+	if !errors.Is(err, spill.ErrNoSpace) || !errors.Is(err, ErrExec) {
+		t.Errorf("disk full: %v", err)
+	}
+	checkNoSpillFiles(t, m)
 }
