@@ -359,7 +359,7 @@ func (c *buildCollector) finish(ctx context.Context) error {
 		b.rec = array.NewRecordBatch(schema, out, int64(b.rows))
 		releaseAll(out)
 		for _, col := range b.rec.Columns() {
-			settleNulls(col.Data())
+			settleNulls(col)
 		}
 	}
 	if b.kt == nil {
@@ -479,15 +479,20 @@ func (o *hashJoinOp) releaseBuild(b *joinBuild) {
 	b.held = 0
 }
 
-// settleNulls counts the NULLs of d and its children now: an array read
-// from a spill file counts them when first asked, a write that workers
-// sharing the build side would race on.
-func settleNulls(d arrow.ArrayData) {
-	d.NullN()
+// settleNulls counts the NULLs of col and its children now: an array
+// read from a spill file counts them when first asked, a write that
+// workers sharing the build side would race on.
+func settleNulls(col arrow.Array) {
+	col.NullN()
+	d := col.Data()
 	for _, c := range d.Children() {
-		settleNulls(c)
+		a := array.MakeFromData(c)
+		settleNulls(a)
+		a.Release()
 	}
 	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
-		settleNulls(dict)
+		a := array.MakeFromData(dict)
+		settleNulls(a)
+		a.Release()
 	}
 }
