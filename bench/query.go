@@ -194,7 +194,9 @@ func runQuiver(ctx context.Context, e *engine.Engine, sql string, r *QueryResult
 	if err := res.Err(); err != nil {
 		return "", err
 	}
-	m := res.Stats().Scan
+	st := res.Stats()
+	r.Spill, r.PeakMemory = st.Spill, st.PeakMemory
+	m := st.Scan
 	// Skipped counts what pruning proved empty up front and what the scan
 	// skipped while running (a top-k's threshold).
 	r.Decoded, r.Skipped, r.Batches = m.Decoded, m.Skipped+m.SkippedLate, m.Batches

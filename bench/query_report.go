@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	engine "github.com/quiverdb/quiver/query"
 )
 
 // QueryReport is what RunQuery measured.
@@ -32,6 +34,10 @@ type QueryResult struct {
 	// Decoded, Skipped of Batches: the batches quiver's scan decoded and
 	// pruning skipped (last run).
 	Decoded, Skipped, Batches int
+	// Spill and PeakMemory are what quiver's last run spilled and held
+	// at most (query.Stats).
+	Spill      engine.SpillStats
+	PeakMemory int64
 }
 
 // Query returns the result labelled label.

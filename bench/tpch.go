@@ -9,6 +9,7 @@ import (
 
 	"github.com/quiverdb/quiver/datagen/tpch"
 	engine "github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // TPCHConfig configures RunTPCH. Zero fields take the defaults given.
@@ -24,6 +25,13 @@ type TPCHConfig struct {
 	Goroutines int
 	// Queries are the query numbers to run, 1 to 22; default all.
 	Queries []int
+	// QueryMemory, when positive, is quiver's per-query memory limit
+	// (query.Options.MemoryLimit), with spilling on: sorts, aggregates
+	// and hash joins past it spill to files under SpillDir (default the
+	// system temp dir), and the report shows what each query spilled.
+	// DuckDB runs without a limit. 0: the engine's default, no spilling.
+	QueryMemory int64
+	SpillDir    string
 	// Progress, when set, gets a line per phase.
 	Progress io.Writer
 }
@@ -49,8 +57,8 @@ func (c TPCHConfig) withDefaults() TPCHConfig {
 // Validate reports a negative field or a query number that is not a
 // TPC-H query.
 func (c TPCHConfig) Validate() error {
-	if c.SF < 0 || math.IsNaN(c.SF) || c.Runs < 0 || c.Goroutines < 0 {
-		return fmt.Errorf("bench: negative SF %v, Runs %d or Goroutines %d", c.SF, c.Runs, c.Goroutines)
+	if c.SF < 0 || math.IsNaN(c.SF) || c.Runs < 0 || c.Goroutines < 0 || c.QueryMemory < 0 {
+		return fmt.Errorf("bench: negative SF %v, Runs %d, Goroutines %d or QueryMemory %d", c.SF, c.Runs, c.Goroutines, c.QueryMemory)
 	}
 	for _, n := range c.Queries {
 		if n < 1 || n > tpch.NumQueries {
@@ -89,7 +97,16 @@ func RunTPCH(ctx context.Context, cfg TPCHConfig, out io.Writer) (*TPCHReport, e
 			rep.Rows += info.Rows
 			rep.Footprint += info.Compressed
 		}
-		e := engine.New(c, engine.Options{ScanConcurrency: cfg.Goroutines})
+		opts := engine.Options{ScanConcurrency: cfg.Goroutines}
+		if cfg.QueryMemory > 0 {
+			m, err := spill.NewManager(spill.Config{Dir: cfg.SpillDir})
+			if err != nil {
+				return err
+			}
+			defer m.Close()
+			opts.MemoryLimit, opts.Spill = cfg.QueryMemory, m
+		}
+		e := engine.New(c, opts)
 
 		start := time.Now()
 		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines, tpch.Tables...)
@@ -132,6 +149,7 @@ func measureTPCH(ctx context.Context, cfg TPCHConfig, e *engine.Engine, duck duc
 		if err != nil {
 			r.Refused = err.Error()
 		}
+		r.Spill, r.PeakMemory = q.Spill, q.PeakMemory
 		if duck != nil {
 			want, err := duck.run(ctx, r.SQL)
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	engine "github.com/quiverdb/quiver/query"
 )
 
 // TPCHReport is what RunTPCH measured.
@@ -33,6 +35,10 @@ type TPCHResult struct {
 	Answer, Differ string
 	// Quiver and DuckDB are every run's time, in run order.
 	Quiver, DuckDB []time.Duration
+	// Spill and PeakMemory are what quiver's warm-up run spilled and
+	// held at most.
+	Spill      engine.SpillStats
+	PeakMemory int64
 }
 
 // Ratio is the median of the per-run ratios quiver ÷ DuckDB, or 0 when
@@ -109,6 +115,19 @@ func (r *TPCHReport) Write(w io.Writer) error {
 		b.WriteString("\nNo peer, so no geometric mean.\n")
 	default:
 		b.WriteString("\nNo query was answered by both engines: no geometric mean.\n")
+	}
+	if r.Config.QueryMemory > 0 {
+		fmt.Fprintf(&b, "\nquiver ran with a memory limit of %.1f MiB per query, spilling past it (DuckDB without a limit); what each query held at most and spilled (warm-up run):\n\n", float64(r.Config.QueryMemory)/(1<<20))
+		t = newTable("query", ">peak MiB", ">spill files", ">spilled MiB", ">spilled rows", ">spill ms")
+		for _, q := range r.Queries {
+			if q.Refused != "" {
+				t.add(fmt.Sprintf("Q%d", q.N), "-", "-", "-", "-", "-")
+				continue
+			}
+			t.add(fmt.Sprintf("Q%d", q.N), fmt.Sprintf("%.1f", float64(q.PeakMemory)/(1<<20)), commas(q.Spill.Files),
+				fmt.Sprintf("%.1f", float64(q.Spill.Bytes)/(1<<20)), commas(q.Spill.Rows), fmtMs(q.Spill.Time))
+		}
+		t.write(&b)
 	}
 	b.WriteString("\nEvery run, ms in run order (quiver; DuckDB)\n\n")
 	t = newTable("query", "quiver", "DuckDB")

@@ -135,11 +135,12 @@
 // GROUP BY's hash tables is capped at MemoryLimit/(workers+2), and when
 // one is full its groups are written sorted by key with their partial
 // aggregates and the table starts over; at the end the runs are merged by
-// key, combining equal keys. A quota or full disk fails the query with an
-// error matching spill.ErrQuota or spill.ErrNoSpace; its files are removed
-// when it ends, fails or is cancelled. Stats.Spill and EXPLAIN ANALYZE
-// report files, bytes, rows and time spilled. Streaming operators hold one
-// batch.
+// key, combining equal keys. A hash join whose build side passes the
+// limit becomes a grace hash join (see Executing joins). A quota or full
+// disk fails the query with an error matching spill.ErrQuota or
+// spill.ErrNoSpace; its files are removed when it ends, fails or is
+// cancelled. Stats.Spill and EXPLAIN ANALYZE report files, bytes, rows and
+// time spilled. Streaming operators hold one batch.
 //
 // What the expressions of one batch allocate (a filter's predicate, a
 // projection's columns, an aggregate's keys and arguments) counts in the
@@ -168,10 +169,26 @@
 // without keys is a nested loop over every pair, which fails with
 // ErrInvalid once it would examine more than Options.MaxJoinPairs pairs
 // (default 100 million). The build side counts in the query's memory
-// tracker, and a join whose build side passes MemoryLimit fails with
-// ErrMemory naming it: joins do not spill yet. EXPLAIN ANALYZE shows each
-// join's build and probe rows, the bytes it held and the time each side
-// took.
+// tracker. Without Options.Spill a join whose build side passes
+// MemoryLimit fails with ErrMemory naming it. With it, the join becomes a
+// grace hash join (op_gracejoin.go): the rows drained so far and the rest
+// of the build side, then the probe side, are hash-partitioned by key
+// (partition.go: a hash of their own seed, not the hash table's) into 32
+// spill files a side, and the partitions are joined one at a time by the
+// same build and workers. A partition still too big is partitioned again
+// with the next level's seed (3 levels at most); one whose build rows
+// share one key, or a join without keys, is joined by a nested loop over
+// chunks of its build rows that fit, the probe rows read once per chunk
+// (op_gracejoin_loop.go). NOT IN and IN's mark decide by the whole build
+// side (empty? a NULL key?), counted while it is partitioned; build rows
+// with NULL keys are dropped, or kept in a file of their own for right,
+// full and right anti joins, which return each partition's unmatched
+// build rows after its probe. Runtime filters get the whole build side's
+// key range. Options.ForceJoinSpill sends every hash join down this path
+// with small partitions, for tests. EXPLAIN ANALYZE shows each join's
+// build and probe rows, the bytes it held and the time each side took,
+// and what it spilled: partition files, bytes, rows, repartition levels
+// and nested-loop fallbacks.
 //
 // # Limits and cancellation
 //

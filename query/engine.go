@@ -39,14 +39,23 @@ type Options struct {
 	// end, and read both sides of a hash join and probe it; default
 	// GOMAXPROCS.
 	Workers int
-	// Spill is where ORDER BY and GROUP BY spill what passes
-	// MemoryLimit: sorted runs merged back at the end, so a query larger
-	// than memory still finishes. Its Config sets the codec, the folder
+	// Spill is where ORDER BY, GROUP BY and hash joins spill what passes
+	// MemoryLimit: sorted runs merged back at the end, a join's sides
+	// hash-partitioned and joined a partition at a time (a grace hash
+	// join), so a query larger than memory still finishes. Its Config sets the codec, the folder
 	// and the disk quota (a query passing it fails with an error matching
 	// spill.ErrQuota). The Manager is shared by every query; the engine
 	// removes a query's files when it ends, fails or is cancelled. nil:
 	// nothing spills, and such a query fails with ErrMemory.
 	Spill *spill.Manager
+	// ForceJoinSpill, with Spill set, makes every hash join a grace hash
+	// join whatever its size, and treats a partition of more than 1024
+	// build rows as too big for memory, so that partitioning, the
+	// repartitioning of large partitions and the nested loop over a
+	// partition that cannot be split all run: for testing that spilling
+	// joins answer as joins in memory do. It is slow; never set it to
+	// serve queries.
+	ForceJoinSpill bool
 	// NoPruning keeps WHERE out of the scan: every batch is decoded and
 	// the engine's filter evaluates all of WHERE (no row filter in the
 	// scan), and a top-k sort does not skip batches (topk_prune.go). For
@@ -87,6 +96,9 @@ const DefaultMaxJoinPairs = 100_000_000
 type Engine struct {
 	c    *cache.Cache
 	opts Options
+	// joinSpill is when hash joins spill: from ForceJoinSpill, or a
+	// test's.
+	joinSpill joinSpillTuning
 }
 
 // New returns an engine over c.
@@ -109,7 +121,11 @@ func New(c *cache.Cache, opts Options) *Engine {
 	if opts.MaxJoinPairs == 0 {
 		opts.MaxJoinPairs = DefaultMaxJoinPairs
 	}
-	return &Engine{c: c, opts: opts}
+	e := &Engine{c: c, opts: opts}
+	if opts.ForceJoinSpill {
+		e.joinSpill = joinSpillTuning{force: true, maxRows: forcedMaxRows}
+	}
+	return e
 }
 
 // plan parses and plans one statement; explain reports an EXPLAIN.
@@ -251,7 +267,7 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills,
-		maxJoinPairs: max(e.opts.MaxJoinPairs, 0)}
+		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan
 		s.onDone = func(m cache.ScanMetrics) {
@@ -296,7 +312,7 @@ type Stats struct {
 	Rows       int64             // rows returned
 	PeakMemory int64             // most bytes its sorts and aggregates held at once
 	Scan       cache.ScanMetrics // of its table scan, once the scan ended
-	Spill      SpillStats        // what its sorts and aggregates spilled so far
+	Spill      SpillStats        // what its sorts, aggregates and joins spilled so far
 }
 
 func (r *Result) Stats() Stats {

@@ -40,7 +40,10 @@ import (
 // they spilled (spillReporter; the aggregate its runs and merge passes
 // too), the scan its cache.ScanMetrics, a join its build side (rows,
 // bytes held, time to drain and hash it), its probe side (rows, time
-// summed over its workers) and the rows it returned; and the last line
+// summed over its workers) and the rows it returned, and, when it spilled
+// (a grace hash join), its partition files, bytes, rows and time writing
+// them, how many levels it repartitioned and how many partitions fell
+// back to the nested loop, in how many chunks; and the last line
 // sums the query: Result.Stats.
 
 // analyzeRoot marks the plan of an EXPLAIN ANALYZE.
@@ -121,13 +124,15 @@ func (n *analyzeNode) annotation() string {
 			fmt.Fprintf(&b, "; spilled %d runs: %d files, %d bytes, %d rows in %v, %d merge passes in %v, %d groups kept in memory",
 				m.Runs, m.Files, m.Bytes, m.Rows, m.Time.Round(time.Microsecond), m.MergePasses, m.MergeTime.Round(time.Microsecond), m.KeptRows)
 		}
+	} else if j, ok := n.op.(*hashJoinOp); ok {
+		b.WriteString(j.st.String())
+		if g := j.gst.Load(); g != nil {
+			b.WriteString(g.String())
+		}
 	} else if s, ok := n.op.(spillReporter); ok {
 		if st := s.spillStats(); st.Files > 0 {
 			fmt.Fprintf(&b, "; spilled %v", st)
 		}
-	}
-	if j, ok := n.op.(*hashJoinOp); ok {
-		b.WriteString(j.st.String())
 	}
 	b.WriteString(")")
 	return b.String()

@@ -26,7 +26,7 @@ func TestJoinErrorsReleaseEverything(t *testing.T) {
 
 	e := New(c, Options{Alloc: mem, MemoryLimit: 20_000, Workers: 2})
 	_, _, err := runJoin(t, e, mem, inner.node(t, c))
-	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "HashJoin Inner on i = i") || !strings.Contains(err.Error(), "does not spill") {
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "HashJoin Inner on i = i") || !strings.Contains(err.Error(), "spilling is off") {
 		t.Errorf("build side past the limit: %v", err)
 	}
 

@@ -57,10 +57,9 @@ func (m *memTracker) advice() string {
 }
 
 // joinLimitError is the ErrMemory of a hash join whose build side does not
-// fit. The join does not spill (a grace hash join is still to come), so,
-// whatever the spill setting, the advice is not to let it spill.
+// fit. With spilling on, a join spills instead of failing, so this is
+// what a join without a spill Manager says.
 func (m *memTracker) joinLimitError(join string, need, held int64) error {
-	return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s: its build side needs %d more bytes beyond %s (%d bytes; the query holds %d); "+
-		"a hash join holds its build side in memory and does not spill: raise the limit, or make the build side smaller with a more selective WHERE",
-		join, need, m.names.limit, m.limit, held)}
+	return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s: its build side needs %d more bytes beyond %s (%d bytes; the query holds %d)%s",
+		join, need, m.names.limit, m.limit, held, m.advice())}
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -23,9 +24,11 @@ import (
 // keys it is a nested-loop join: every probe row meets every build row,
 // bounded by Options.MaxJoinPairs (op_nestedloop.go).
 //
-// The build side counts in the query's memory tracker and fails the query
-// with ErrMemory naming the join past the limit: the join does not spill
-// (a grace hash join is still to come).
+// The build side counts in the query's memory tracker. Past the limit
+// it fails the query with ErrMemory naming the join, or, with
+// Options.Spill set, the join becomes a grace hash join (op_gracejoin.go)
+// that partitions both sides to spill files and joins them a partition at
+// a time with the same build and workers.
 type hashJoinOp struct {
 	rt           *runtime
 	n            *hashJoinNode
@@ -39,7 +42,15 @@ type hashJoinOp struct {
 
 	b       *joinBuild
 	matched []uint64 // right and full joins: the build rows matched, a bit each
-	st      joinStats
+	// side is what the kinds that look at the whole build side (NOT IN,
+	// IN's mark) need of it: with a grace join b is one partition's.
+	side buildSide
+	st   joinStats
+
+	grace *graceJoin // the build side spilled
+	gst   atomic.Pointer[graceStats]
+	// pass: a nested-loop fallback's chunk pass (op_gracejoin_loop.go).
+	pass *loopPass
 
 	started bool
 	err     error // sticky
@@ -140,17 +151,18 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.build.Close() // done with it: a scan stops, its buffers go
+	if o.grace != nil {
+		o.startGrace(ctx) // op_gracejoin.go
+		return nil
+	}
 	o.b = b
+	o.side = buildSide{rows: b.rows, hasNull: b.hasNull}
 	o.n.publishFilters(b.rec) // runtime_filter.go
 	o.st.buildRows.Store(int64(b.rows))
 	o.st.buildBytes.Store(b.held)
-	o.build.Close() // done with it: a scan stops, its buffers go
-	if o.n.kind == joinRight || o.n.kind == joinFull || o.rightOnly() {
-		words := (b.rows + 63) / 64
-		if err := o.hold(b, int64(words)*8); err != nil {
-			return err
-		}
-		o.matched = make([]uint64, words)
+	if err := o.allocMatched(b); err != nil {
+		return err
 	}
 	if o.nothingToProbe() {
 		o.probe.Close()
@@ -160,15 +172,35 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	return nil
 }
 
+// buildSide is what is known of the whole build side.
+type buildSide struct {
+	rows    int
+	hasNull bool // a build row has a NULL key
+}
+
+// allocMatched sets up the bitmap of matched build rows of b, for the
+// kinds that return build rows after the probe side.
+func (o *hashJoinOp) allocMatched(b *joinBuild) error {
+	if !o.returnsBuildRows() {
+		return nil
+	}
+	words := (b.rows + 63) / 64
+	if err := o.hold(b, int64(words)*8); err != nil {
+		return err
+	}
+	o.matched = make([]uint64, words)
+	return nil
+}
+
 // nothingToProbe: the build side is such that no probe row can come out
 // (an empty one under an inner, right or semi join; one with a NULL key
 // under NOT IN), so the probe side is not read at all.
 func (o *hashJoinOp) nothingToProbe() bool {
 	switch o.n.kind {
 	case joinInner, joinRight, joinSemi, joinRightSemi, joinRightAnti:
-		return o.b.rows == 0
+		return o.side.rows == 0
 	case joinNullAwareAnti:
-		return o.b.hasNull
+		return o.side.hasNull
 	}
 	return false
 }
@@ -191,7 +223,7 @@ func (o *hashJoinOp) runProbe(ctx context.Context) {
 }
 
 // work is one worker's loop.
-func (o *hashJoinOp) work(ctx context.Context, in *sharedInput) error {
+func (o *hashJoinOp) work(ctx context.Context, in batchSource) error {
 	w := o.newWorker()
 	defer w.release()
 	emit := func(rec arrow.RecordBatch) error {
@@ -204,8 +236,16 @@ func (o *hashJoinOp) work(ctx context.Context, in *sharedInput) error {
 			return ctx.Err()
 		}
 	}
+	numbered, _ := in.(*fileSource) // a grace join's partition: rows numbered
 	for {
-		rec, err := in.next(ctx)
+		var rec arrow.RecordBatch
+		var err error
+		w.curBase = -1
+		if numbered != nil {
+			rec, w.curBase, err = numbered.nextAt(ctx)
+		} else {
+			rec, err = in.next(ctx)
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -240,6 +280,9 @@ func (o *hashJoinOp) Close() {
 	}
 	o.releaseBuild(o.b)
 	o.b, o.matched = nil, nil
+	if o.grace != nil {
+		o.grace.close() // its files go
+	}
 	o.probe.Close()
 	o.build.Close()
 }

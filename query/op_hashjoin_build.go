@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,7 +21,7 @@ import (
 // and with keys a table of their distinct key tuples (agg.KeyTable) and,
 // per tuple, the build rows holding it, so that the rows matching a probe
 // row are one range of order. Everything it holds counts in the query's
-// memory tracker (held); it does not spill.
+// memory tracker (held). A grace hash join builds one per partition.
 type joinBuild struct {
 	rec  arrow.RecordBatch // every build row; nil when there are none
 	rows int
@@ -46,29 +47,95 @@ type buildCollector struct {
 	ids   []uint32        // per build row
 	keys  []arrow.Array
 	rows  []uint32 // of the batch being inserted: those with no NULL key
+	// spillable: the whole build side is being drained and, past the
+	// memory limit (or forced), it turns into a grace hash join's
+	// partitions (op_gracejoin.go); not when a partition is loaded.
+	spillable bool
+	batchRows []int   // rows of each batch in cols
+	batchSize []int64 // bytes of each batch in cols
 }
 
 // drainBuild reads the build side to its end into a joinBuild. On error
 // everything it held is released.
+//
+// When the query may spill and the build side passes the memory limit
+// (or Options.ForceJoinSpill), it is partitioned to spill files instead
+// (o.grace); drainBuild then returns nil.
 func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
-	b := &joinBuild{}
-	c := &buildCollector{o: o, b: b, cols: make([][]arrow.Array, o.n.build.schema().NumFields())}
+	c := o.newCollector()
+	c.spillable = o.canSpill()
+	err := c.collect(ctx, newSharedInput(o.build))
+	if err == nil && o.grace == nil && c.spillable && !c.finishFits() {
+		err = c.toGrace(ctx)
+	}
+	if err == nil && o.grace != nil {
+		err = o.grace.finishBuild()
+		c.release()
+		if err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if err == nil {
+		err = c.finish(ctx)
+		if err != nil && c.spillable && c.b.rec != nil && errors.Is(err, ErrMemory) {
+			err = c.recToGrace(ctx)
+			if err == nil {
+				err = o.grace.finishBuild()
+			}
+			c.release()
+			if err != nil {
+				return nil, err
+			}
+			return nil, nil
+		}
+	}
+	c.release()
+	if err != nil {
+		o.releaseBuild(c.b)
+		return nil, err
+	}
+	return c.b, nil
+}
+
+func (o *hashJoinOp) newCollector() *buildCollector {
+	c := &buildCollector{o: o, b: &joinBuild{}, cols: make([][]arrow.Array, o.n.build.schema().NumFields())}
 	c.sizes = make([]int64, len(c.cols))
-	err := c.collect(ctx)
+	return c
+}
+
+// release drops the collector's batches (what finish did not gather).
+func (c *buildCollector) release() {
+	for i, col := range c.cols {
+		releaseAll(col)
+		c.cols[i] = nil
+	}
+}
+
+// loadBuild drains batches of build rows from in into a joinBuild held in
+// memory, failing with ErrMemory when they do not fit (a partition of a
+// grace hash join).
+func (o *hashJoinOp) loadBuild(ctx context.Context, in batchSource) (*joinBuild, error) {
+	c := o.newCollector()
+	err := c.collect(ctx, in)
 	if err == nil {
 		err = c.finish(ctx)
 	}
-	for _, col := range c.cols {
-		releaseAll(col)
-	}
+	c.release()
 	if err != nil {
-		o.releaseBuild(b)
+		o.releaseBuild(c.b)
 		return nil, err
 	}
-	return b, nil
+	return c.b, nil
 }
 
-func (c *buildCollector) collect(ctx context.Context) error {
+// batchSource is what workers pull batches from: a shared input below
+// the join, or a spilled partition.
+type batchSource interface {
+	next(ctx context.Context) (arrow.RecordBatch, error)
+}
+
+func (c *buildCollector) collect(ctx context.Context, in batchSource) error {
 	o := c.o
 	if len(o.n.buildKeys) > 0 {
 		types := make([]arrow.DataType, len(o.n.buildKeys))
@@ -86,7 +153,8 @@ func (c *buildCollector) collect(ctx context.Context) error {
 	// and projections below the join run in parallel; the batches are
 	// kept one at a time. The keys go into the table once all rows are in
 	// (finish), when their number is known.
-	in := newSharedInput(o.build)
+	// Once the build side spills, batches are partitioned outside the
+	// lock, in parallel.
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	for range max(o.rt.workers, 1) {
@@ -100,8 +168,11 @@ func (c *buildCollector) collect(ctx context.Context) error {
 					return err
 				}
 				mu.Lock()
-				err = c.add(rec)
+				gj, err := c.addOrSpill(gctx, rec)
 				mu.Unlock()
+				if err == nil && gj != nil {
+					err = gj.addBuild(gctx, rec)
+				}
 				rec.Release()
 				if err != nil {
 					return err
@@ -110,6 +181,30 @@ func (c *buildCollector) collect(ctx context.Context) error {
 		})
 	}
 	return g.Wait()
+}
+
+// addOrSpill keeps a build batch, or returns the grace join that is to
+// partition it: the build side spills already, is forced to, or this
+// batch passes the memory limit (then the batches kept so far are
+// partitioned first).
+func (c *buildCollector) addOrSpill(ctx context.Context, rec arrow.RecordBatch) (*graceJoin, error) {
+	o := c.o
+	if !c.spillable {
+		return nil, c.add(rec)
+	}
+	if o.grace != nil {
+		return o.grace, nil
+	}
+	var err error
+	if !c.spillable || !o.rt.joinSpill.force {
+		if err = c.add(rec); err == nil || !c.spillable || !errors.Is(err, ErrMemory) {
+			return nil, err
+		}
+	}
+	if err := c.toGrace(ctx); err != nil {
+		return nil, err
+	}
+	return o.grace, nil
 }
 
 // add keeps the columns of one build batch.
@@ -123,15 +218,21 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 		return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
 	}
 	var bytes int64
+	for _, col := range rec.Columns() {
+		bytes += arrowsize.Data(col.Data())
+	}
+	if err := o.hold(c.b, bytes); err != nil {
+		return err
+	}
 	for i, col := range rec.Columns() {
 		col.Retain()
 		c.cols[i] = append(c.cols[i], col)
-		size := arrowsize.Data(col.Data())
-		c.sizes[i] += size
-		bytes += size
+		c.sizes[i] += arrowsize.Data(col.Data())
 	}
+	c.batchRows = append(c.batchRows, n)
+	c.batchSize = append(c.batchSize, bytes)
 	c.b.rows += n
-	return o.hold(c.b, bytes)
+	return nil
 }
 
 // insertBlock is the build rows inserted at a time: the table's scratch
@@ -257,6 +358,9 @@ func (c *buildCollector) finish(ctx context.Context) error {
 		}
 		b.rec = array.NewRecordBatch(schema, out, int64(b.rows))
 		releaseAll(out)
+		for _, col := range b.rec.Columns() {
+			settleNulls(col)
+		}
 	}
 	if b.kt == nil {
 		return nil
@@ -373,4 +477,22 @@ func (o *hashJoinOp) releaseBuild(b *joinBuild) {
 	b.start, b.order = nil, nil
 	o.rt.mt.shrink(b.held)
 	b.held = 0
+}
+
+// settleNulls counts the NULLs of col and its children now: an array
+// read from a spill file counts them when first asked, a write that
+// workers sharing the build side would race on.
+func settleNulls(col arrow.Array) {
+	col.NullN()
+	d := col.Data()
+	for _, c := range d.Children() {
+		a := array.MakeFromData(c)
+		settleNulls(a)
+		a.Release()
+	}
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		a := array.MakeFromData(dict)
+		settleNulls(a)
+		a.Release()
+	}
 }

@@ -16,7 +16,7 @@ import (
 // probe columns; for a right semi join the rows some probe row matched,
 // for a right anti join those none did, build columns only.
 func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, error) {
-	if o.matched == nil {
+	if o.matched == nil || o.b == nil {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {

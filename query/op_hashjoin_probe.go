@@ -41,7 +41,13 @@ type joinWorker struct {
 	count  []int32 // per probe row, its pairs the residual passed
 	p, b   []int32 // one chunk's pairs: probe row, build row
 	sel    []int32
+	// curBase numbers the first row of the batch being probed in its
+	// partition's file (a grace join's nested loop); -1: unnumbered.
+	curBase int64
 }
+
+// base is curBase, and whether the batch has one.
+func (w *joinWorker) base(arrow.RecordBatch) (int64, bool) { return w.curBase, w.curBase >= 0 }
 
 func (o *hashJoinOp) newWorker() *joinWorker {
 	w := &joinWorker{o: o}
@@ -60,11 +66,25 @@ func (w *joinWorker) release() {
 
 // probe joins one probe batch, passing what it returns to emit.
 func (w *joinWorker) probe(ctx context.Context, rec arrow.RecordBatch, emit func(arrow.RecordBatch) error) error {
-	n := int(rec.NumRows())
-	if n == 0 {
+	if rec.NumRows() == 0 {
 		return nil
 	}
-	w.o.st.probeRows.Add(int64(n))
+	if w.o.grace == nil {
+		w.o.st.probeRows.Add(rec.NumRows()) // a grace join counts them as it partitions them
+	}
+	if w.o.pass != nil {
+		return w.probePass(ctx, rec, emit) // op_gracejoin_loop.go
+	}
+	if err := w.countMatches(ctx, rec, emit); err != nil {
+		return err
+	}
+	return w.finish(ctx, rec, emit)
+}
+
+// countMatches sets w.count to each probe row's pairs the residual
+// passed, emitting the pairs of the kinds that return them.
+func (w *joinWorker) countMatches(ctx context.Context, rec arrow.RecordBatch, emit func(arrow.RecordBatch) error) error {
+	n := int(rec.NumRows())
 	if err := w.match(rec); err != nil {
 		return err
 	}
@@ -86,7 +106,7 @@ func (w *joinWorker) probe(ctx context.Context, rec arrow.RecordBatch, emit func
 			w.count[r] = w.hi[r] - w.lo[r]
 		}
 	}
-	return w.finish(ctx, rec, emit)
+	return nil
 }
 
 // sized returns s with length n, reusing its memory.
@@ -265,7 +285,7 @@ func (w *joinWorker) filterPairs(ctx context.Context, rec arrow.RecordBatch, p, 
 // finish returns what the kind's rule makes of the batch's counts.
 func (w *joinWorker) finish(ctx context.Context, rec arrow.RecordBatch, emit func(arrow.RecordBatch) error) error {
 	o, n := w.o, int(rec.NumRows())
-	bd := o.b
+	bd := o.side // of the whole build side, not a partition's
 	keep := func(f func(r int) bool) error {
 		w.sel = w.sel[:0]
 		for r := range n {
@@ -329,7 +349,7 @@ func (w *joinWorker) emitRows(ctx context.Context, rec arrow.RecordBatch, emit f
 // matched it; else FALSE over an empty build side; else NULL when its key
 // or a build row's is NULL; else FALSE.
 func (w *joinWorker) emitMark(rec arrow.RecordBatch, emit func(arrow.RecordBatch) error) error {
-	o, n, bd := w.o, int(rec.NumRows()), w.o.b
+	o, n, bd := w.o, int(rec.NumRows()), w.o.side
 	mb := array.NewBooleanBuilder(o.rt.mem)
 	defer mb.Release()
 	mb.Reserve(n)

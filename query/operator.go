@@ -39,6 +39,7 @@ type runtime struct {
 	// maxJoinPairs bounds the pairs a nested-loop join examines
 	// (Options.MaxJoinPairs); 0: no limit.
 	maxJoinPairs int64
+	joinSpill    joinSpillTuning // when hash joins spill (op_gracejoin.go)
 }
 
 // memTracker counts the bytes a query's sorts, aggregates and joins hold

@@ -62,10 +62,35 @@ func (f *runtimeFilter) skip(stats []cache.ColumnStats) bool {
 
 // publish sets the range from the build side's key column.
 func (f *runtimeFilter) publish(col arrow.Array) {
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	seen := false
+	var r keyRange
+	r.add(col)
+	f.set(r)
+}
+
+// set publishes r, unless its column's type has no range.
+func (f *runtimeFilter) set(r keyRange) {
+	if r.unsupported {
+		return // never ready: skips nothing
+	}
+	f.lo, f.hi, f.empty = r.lo, r.hi, !r.seen
+	f.ready.Store(true)
+}
+
+// keyRange is the range of the values of a key column over one or more
+// batches (a grace hash join sees its build side batch by batch).
+type keyRange struct {
+	lo, hi      int64
+	seen        bool // a value that is not NULL
+	unsupported bool // not int64 or date32: no range
+}
+
+// add widens r by the values of col.
+func (r *keyRange) add(col arrow.Array) {
+	if !r.seen {
+		r.lo, r.hi = math.MaxInt64, math.MinInt64
+	}
 	note := func(v int64) {
-		lo, hi, seen = min(lo, v), max(hi, v), true
+		r.lo, r.hi, r.seen = min(r.lo, v), max(r.hi, v), true
 	}
 	switch a := col.(type) {
 	case *array.Int64:
@@ -81,10 +106,8 @@ func (f *runtimeFilter) publish(col arrow.Array) {
 			}
 		}
 	default:
-		return // never ready: skips nothing
+		r.unsupported = true
 	}
-	f.lo, f.hi, f.empty = lo, hi, !seen
-	f.ready.Store(true)
 }
 
 // publishFilters hands the build side's key ranges to the scans linked

@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// SpillStats say what a query's sorts and aggregates wrote to spill files
-// (Options.Spill): what Stats and EXPLAIN ANALYZE report.
+// SpillStats say what a query's sorts, aggregates and hash joins wrote to
+// spill files (Options.Spill): what Stats and EXPLAIN ANALYZE report.
 type SpillStats struct {
-	Files int64         // spill files written, by spills and by merge passes
+	Files int64         // spill files written, by spills, merge passes and join partitions
 	Bytes int64         // their bytes on disk (compressed)
 	Rows  int64         // rows written to them
-	Time  time.Duration // spent spilling: sorting and writing runs, merge passes
+	Time  time.Duration // spent spilling: sorting and writing runs, merge passes, writing join partitions
 }
 
 // Add returns the sum of s and o.

@@ -85,7 +85,7 @@ func loadJoinTables(ctx context.Context) (*query.Engine, error) {
 			return nil, fmt.Errorf("DuckDB: %s: %w", stmt, err)
 		}
 	}
-	return query.New(c, query.Options{}), nil
+	return query.New(c, engineOptions()), nil
 }
 
 // joinTable makes rows rows, in batches of 64: k int64 in [0, 25) and

@@ -131,7 +131,7 @@ func (e *engines) openTPCH(ctx context.Context, dir string, sf float64) (*cache.
 		e.db.Close()
 		return nil, err
 	}
-	e.q = query.New(c, query.Options{})
+	e.q = query.New(c, engineOptions())
 	return c, nil
 }
 

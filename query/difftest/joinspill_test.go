@@ -1,0 +1,71 @@
+//go:build duckdb
+
+package difftest
+
+import (
+	"context"
+	"flag"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/quiverdb/quiver/query"
+	"github.com/quiverdb/quiver/spill"
+)
+
+// forceJoinSpill runs every hash join of the TPC-H and join workloads
+// through the grace hash join (query.Options.ForceJoinSpill): partitioned
+// to spill files, repartitioned, and joined by the nested loop where a
+// partition's rows share one key.
+//
+//	go test -tags duckdb -run 'TestTPCH22|TestJoins' ./query/difftest/ -args -forcejoinspill
+var forceJoinSpill = flag.Bool("forcejoinspill", false, "spill every hash join (query.Options.ForceJoinSpill)")
+
+var (
+	spillOnce sync.Once
+	spillMgr  *spill.Manager
+	spillErr  error
+)
+
+// engineOptions are the options of the engines compared with DuckDB:
+// the defaults, or with -forcejoinspill a spill Manager under the
+// temporary folder (removed when the process ends; NewManager removes
+// the folders of processes that are gone) and ForceJoinSpill.
+func engineOptions() query.Options {
+	if !*forceJoinSpill {
+		return query.Options{}
+	}
+	spillOnce.Do(func() { spillMgr, spillErr = spill.NewManager(spill.Config{Dir: os.TempDir()}) })
+	if spillErr != nil {
+		panic("difftest: a spill Manager for -forcejoinspill: " + spillErr.Error())
+	}
+	return query.Options{Spill: spillMgr, ForceJoinSpill: true}
+}
+
+// TestJoinsSpilled: with -forcejoinspill, the join workload's joins did
+// go through spill files (so TestJoins compared the grace hash join).
+func TestJoinsSpilled(t *testing.T) {
+	if !*forceJoinSpill {
+		t.Skip("without -forcejoinspill")
+	}
+	q := joinEngine(t)
+	before := spillMgr.Stats().FilesCreated
+	r, err := q.Query(context.Background(), "SELECT count(*) FROM ja JOIN jb ON ja.k = jb.k LEFT JOIN jc ON jb.s = jc.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+	}
+	err = r.Err()
+	st := r.Stats()
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := spillMgr.Stats().FilesCreated - before; files == 0 || st.Spill.Files == 0 {
+		t.Errorf("the joins wrote %d spill files (Stats.Spill %v)", files, st.Spill)
+	}
+	if left := spillMgr.Stats().Files; left != 0 {
+		t.Errorf("%d spill files left", left)
+	}
+}

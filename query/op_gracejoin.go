@@ -1,0 +1,368 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/spill"
+)
+
+// A grace hash join: a hash join whose build side does not fit the
+// query's memory limit. With Options.Spill set, once the build side
+// passes the limit while it is drained (or at once, with
+// Options.ForceJoinSpill), its rows, those held so far and the rest, are
+// hash-partitioned by key (partition.go; fanout graceFanout) into spill
+// files, and so are the probe side's after it. Then the partitions are
+// joined one at a time by the in-memory join's machinery: a joinBuild of
+// the partition's build rows, probed by the workers with the
+// partition's probe rows, then (right, full, right semi and anti joins)
+// the partition's build rows the kind returns. A partition whose build
+// rows do not fit either is partitioned again with the next level's seed,
+// at most graceMaxLevel levels deep; one that cannot be split (every
+// build row has one key: partitioning it again left them together) or
+// is still too big at the last level is joined by a nested loop over
+// chunks of its build rows that fit (op_gracejoin_loop.go).
+//
+// What decides a kind's answer over the whole build side is counted
+// while it is partitioned and used by every partition: its rows (NOT IN
+// and IN return differently over an empty build side) and whether a key
+// is NULL (NOT IN returns nothing then; IN's mark is NULL). A build row
+// with a NULL key matches nothing: it is dropped, or, when the kind
+// returns unmatched build rows (right, full, right anti), kept in a file
+// of its own and returned at the end. A probe row with a NULL key goes to
+// the partition its hash names when the kind may return it (left, full,
+// single, anti, mark; NOT IN over an empty build side) and is dropped
+// otherwise, as are, for the kinds that return nothing for a probe row
+// without a match, the probe rows of partitions with no build rows.
+// Runtime filters get the key range of the whole build side, computed
+// while it is partitioned.
+//
+// Partition files count against the spill Manager's quota; the batches
+// being written count in the query's memory tracker. Every file is
+// removed as soon as its partition is joined, and the rest when the
+// operator closes (the query ends, fails or is cancelled).
+
+const (
+	graceFanout   = 32 // partitions per level
+	graceMaxLevel = 3  // repartitioning levels below the first
+	// graceRowOverhead is about what a build row costs in memory past
+	// its columns: the hash table's slots, ids and row order.
+	graceRowOverhead = 40
+)
+
+// joinSpillTuning says when a hash join spills; the engine's
+// (Options.ForceJoinSpill), or a test's.
+type joinSpillTuning struct {
+	force bool // every hash join partitions, whatever its size
+	// fanout of each level; 0: graceFanout.
+	fanout int
+	// maxRows: a partition of more build rows counts as too big for
+	// memory, so that small tests repartition and fall back; 0: none.
+	maxRows int64
+}
+
+// forcedMaxRows is the build rows a partition may hold in memory under
+// Options.ForceJoinSpill: small enough that the joins of tests and
+// difference tests repartition and fall back to the nested loop too.
+const forcedMaxRows = 1024
+
+// graceJoin is the state of a hashJoinOp that spills.
+type graceJoin struct {
+	o      *hashJoinOp
+	fanout int
+	types  []arrow.DataType // the build keys'
+
+	build     *partSet // level 0, being written
+	probe     *partSet
+	nullBuild *partSet // build rows with a NULL key a kind returns
+
+	mu      sync.Mutex // guards what follows while the build side is partitioned
+	rows    int64      // build rows, every one
+	hasNull bool       // a build row has a NULL key
+	ranges  []keyRange // per runtime filter of the join
+	free    []*partitioner
+
+	work []*gracePart // partitions left to join, the next last
+	st   graceStats
+}
+
+// gracePart is one partition of both sides, spilled.
+type gracePart struct {
+	build, probe *spill.File // nil: no rows
+	buildRows    int64
+	buildMem     int64
+	level        int
+	whole        bool // partitioning it again cannot split its build rows
+}
+
+// canSpill: the join may turn into a grace hash join.
+func (o *hashJoinOp) canSpill() bool { return o.rt.spill != nil }
+
+func (o *hashJoinOp) newGrace() *graceJoin {
+	g := &graceJoin{o: o, fanout: graceFanout}
+	if f := o.rt.joinSpill.fanout; f > 0 {
+		g.fanout = f
+	}
+	bs := o.n.build.schema()
+	for _, k := range o.n.buildKeys {
+		g.types = append(g.types, bs.Field(k).Type)
+	}
+	if len(g.types) == 0 {
+		g.fanout = 1 // nothing to partition by: one partition, joined by the nested loop
+	}
+	g.build = g.newPartSet("build", bs, g.fanout)
+	g.nullBuild = g.newPartSet("build-nullkey", bs, 1)
+	g.ranges = make([]keyRange, len(o.n.filters))
+	o.gst.Store(&g.st)
+	o.rt.spills.add(o)
+	return g
+}
+
+// spillError wraps an error of package spill (ErrQuota, ErrNoSpace,
+// ErrCorrupt) as the join's.
+func (g *graceJoin) spillError(err error) error {
+	var qe *Error
+	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &Error{Kind: ErrExec, Msg: g.o.title() + ": spilling", Err: err}
+}
+
+// innerLike: a probe row without a match returns nothing (so neither do
+// probe rows with NULL keys, nor those of partitions with no build rows).
+func (o *hashJoinOp) innerLike() bool {
+	switch o.n.kind {
+	case joinInner, joinRight, joinSemi, joinRightSemi, joinRightAnti:
+		return true
+	}
+	return false
+}
+
+// returnsBuildRows: the kind returns build rows after the probe side.
+func (o *hashJoinOp) returnsBuildRows() bool {
+	return o.n.kind == joinRight || o.n.kind == joinFull || o.rightOnly()
+}
+
+// startGrace starts the driver, which partitions the probe side and joins
+// the partitions, handing batches to Next through o.out.
+func (o *hashJoinOp) startGrace(ctx context.Context) {
+	g := o.grace
+	o.side = buildSide{rows: int(g.rows), hasNull: g.hasNull}
+	o.st.buildRows.Store(g.rows)
+	if o.nothingToProbe() {
+		o.probe.Close()
+		return
+	}
+	ctx, o.cancel = context.WithCancel(ctx)
+	o.out = make(chan arrow.RecordBatch, max(o.rt.workers, 1))
+	go func() {
+		o.probed = g.run(ctx)
+		close(o.out)
+	}()
+}
+
+// run partitions the probe side, then joins the partitions.
+func (g *graceJoin) run(ctx context.Context) error {
+	o := g.o
+	t := time.Now()
+	err := g.partitionProbe(ctx)
+	o.st.probeNanos.Add(int64(time.Since(t)))
+	o.probe.Close() // done with it: a scan stops, its buffers go
+	if err != nil {
+		return err
+	}
+	for i := g.fanout - 1; i >= 0; i-- {
+		bp, pp := g.build.parts[i], g.probe.parts[i]
+		g.work = append(g.work, &gracePart{build: bp.f, probe: pp.f, buildRows: bp.rows, buildMem: bp.mem})
+		bp.f, pp.f = nil, nil
+	}
+	for len(g.work) > 0 {
+		p := g.work[len(g.work)-1]
+		g.work = g.work[:len(g.work)-1]
+		err := g.joinPart(ctx, p)
+		removeFiles(p.build, p.probe)
+		if err != nil {
+			return err
+		}
+	}
+	return g.emitNullBuild(ctx)
+}
+
+func removeFiles(fs ...*spill.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Remove()
+		}
+	}
+}
+
+// joinPart joins one partition: in memory when its build rows fit, else
+// partitioned again or, when that cannot help, by the nested loop.
+func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
+	o := g.o
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.buildRows == 0 && o.innerLike() || p.probe == nil && !(o.n.kind == joinRight || o.n.kind == joinFull || o.n.kind == joinRightAnti) {
+		return nil
+	}
+	if g.fits(p) {
+		src, err := g.open(p.build, o.n.build.schema())
+		if err != nil {
+			return err
+		}
+		t := time.Now()
+		b, err := o.loadBuild(ctx, src)
+		o.st.buildNanos.Add(int64(time.Since(t)))
+		src.close()
+		if err == nil {
+			return g.probePart(ctx, b, p.probe)
+		}
+		if !errors.Is(err, ErrMemory) {
+			return err
+		}
+	}
+	if len(g.types) > 0 && !p.whole && p.level < graceMaxLevel {
+		return g.repartition(ctx, p)
+	}
+	return g.nestedLoop(ctx, p) // op_gracejoin_loop.go
+}
+
+// fits estimates whether a partition's build rows fit in memory now.
+func (g *graceJoin) fits(p *gracePart) bool {
+	if m := g.o.rt.joinSpill.maxRows; m > 0 && p.buildRows > m {
+		return false
+	}
+	mt := g.o.rt.mt
+	if mt.limit <= 0 {
+		return true
+	}
+	need := p.buildMem + p.buildMem/4 + p.buildRows*int64(graceRowOverhead+16*len(g.types))
+	return mt.used.Load()+need <= mt.limit
+}
+
+// probePart probes b, one partition's build rows in memory, with the
+// partition's probe rows on the workers, then returns the build rows the
+// kind returns; b is released.
+func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, probe *spill.File) error {
+	o := g.o
+	o.b = b
+	defer func() {
+		o.releaseBuild(o.b)
+		o.b, o.matched = nil, nil
+	}()
+	o.st.buildBytes.Store(max(o.st.buildBytes.Load(), b.held))
+	if err := o.allocMatched(b); err != nil {
+		return err
+	}
+	src, err := g.open(probe, o.n.probe.schema())
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	if err := o.probeAll(ctx, src); err != nil {
+		return err
+	}
+	return o.emitBuildRows(ctx)
+}
+
+// probeAll runs the workers over in until it ends.
+func (o *hashJoinOp) probeAll(ctx context.Context, in batchSource) error {
+	eg, gctx := errgroup.WithContext(ctx)
+	for range max(o.rt.workers, 1) {
+		eg.Go(func() error { return o.work(gctx, in) })
+	}
+	return eg.Wait()
+}
+
+// emitBuildRows hands the current build rows the kind returns after the
+// probe side (right, full, right semi and anti joins) to Next.
+func (o *hashJoinOp) emitBuildRows(ctx context.Context) error {
+	o.tail = 0
+	for {
+		rec, err := o.nextUnmatched(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := o.send(ctx, rec); err != nil {
+			return err
+		}
+	}
+}
+
+// send hands a batch to Next (the rows are counted already).
+func (o *hashJoinOp) send(ctx context.Context, rec arrow.RecordBatch) error {
+	select {
+	case o.out <- rec:
+		return nil
+	case <-ctx.Done():
+		rec.Release()
+		return ctx.Err()
+	}
+}
+
+// emitNullBuild returns the build rows with a NULL key, unmatched, for
+// the kinds that return them.
+func (g *graceJoin) emitNullBuild(ctx context.Context) error {
+	o := g.o
+	f := g.nullBuild.parts[0].f
+	if f == nil {
+		return nil
+	}
+	return g.copyParts(ctx, f, o.n.build.schema(), func(rec arrow.RecordBatch) error {
+		sel := make([]int32, rec.NumRows())
+		for i := range sel {
+			sel[i] = int32(i)
+		}
+		out, err := o.output(ctx, nil, nil, rec, sel, len(sel))
+		if err != nil {
+			return err
+		}
+		o.st.rowsOut.Add(out.NumRows())
+		return o.send(ctx, out)
+	})
+}
+
+// close removes every file the join still has.
+func (g *graceJoin) close() {
+	for _, s := range []*partSet{g.build, g.probe, g.nullBuild} {
+		if s != nil {
+			s.remove()
+		}
+	}
+	for _, p := range g.work {
+		removeFiles(p.build, p.probe)
+	}
+	g.work = nil
+	for _, p := range g.free {
+		p.release()
+	}
+	g.free = nil
+}
+
+// spillStats is what the join spilled (spillReporter).
+func (o *hashJoinOp) spillStats() SpillStats {
+	g := o.gst.Load()
+	if g == nil {
+		return SpillStats{}
+	}
+	return SpillStats{Files: g.files.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
+}
+
+// String is a grace join's part of an EXPLAIN ANALYZE line.
+func (s *graceStats) String() string {
+	return fmt.Sprintf("; spilled %d partition files, %d bytes, %d rows in %v, %d repartition levels, %d nested-loop fallbacks (%d chunks)",
+		s.files.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
+}

@@ -1,0 +1,172 @@
+package query
+
+// A grace hash join's probe side, partitioned as the build side is, and
+// the repartitioning of a partition too big for memory (op_gracejoin.go).
+
+import (
+	"context"
+	"io"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/quiverdb/quiver/spill"
+)
+
+// dropProbeNulls: probe rows with a NULL key return nothing.
+func (o *hashJoinOp) dropProbeNulls() bool {
+	return o.innerLike() || o.n.kind == joinNullAwareAnti && o.side.rows > 0
+}
+
+// partitionProbe partitions the probe side at level 0, on the workers.
+func (g *graceJoin) partitionProbe(ctx context.Context) error {
+	o := g.o
+	g.probe = g.newPartSet("probe", o.n.probe.schema(), g.fanout)
+	in := newSharedInput(o.probe)
+	eg, gctx := errgroup.WithContext(ctx)
+	for range max(o.rt.workers, 1) {
+		eg.Go(func() error {
+			p, err := newPartitioner(g.types, partitionSeed(0), g.fanout)
+			if err != nil {
+				return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+			}
+			defer p.release()
+			var sc partScratch
+			for {
+				rec, err := in.next(gctx)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				o.st.probeRows.Add(rec.NumRows())
+				err = g.writeProbe(gctx, g.probe, g.build, p, rec, &sc)
+				rec.Release()
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	return g.probe.finish()
+}
+
+// writeProbe partitions a batch of probe rows into s, dropping those that
+// cannot return anything (builds: the build side's partitions of the same
+// level).
+func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *partitioner, rec arrow.RecordBatch, sc *partScratch) error {
+	o := g.o
+	n := int(rec.NumRows())
+	if n == 0 {
+		return nil
+	}
+	keys := make([]arrow.Array, len(o.n.probeKeys))
+	for i, k := range o.n.probeKeys {
+		keys[i] = rec.Column(k)
+	}
+	var err error
+	if sc.ids, err = p.partition(sc.ids[:0], keys, n); err != nil {
+		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+	}
+	if o.dropProbeNulls() {
+		valid := nonNullRows(nil, keys, n)
+		if len(valid) < n {
+			keep := make([]bool, n)
+			for _, r := range valid {
+				keep[r] = true
+			}
+			for r, k := range keep {
+				if !k {
+					sc.ids[r] = dropRow
+				}
+			}
+		}
+	}
+	if o.innerLike() {
+		for r, id := range sc.ids {
+			if id != dropRow && builds.parts[id].rows == 0 {
+				sc.ids[r] = dropRow
+			}
+		}
+	}
+	return s.write(ctx, rec, sc.ids, sc)
+}
+
+// repartition splits a partition into the next level's partitions, with
+// the next level's seed, and puts them on the work list.
+func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
+	o := g.o
+	level := p.level + 1
+	g.st.levels.Store(max(g.st.levels.Load(), int64(level)))
+	pt, err := newPartitioner(g.types, partitionSeed(level), g.fanout)
+	if err != nil {
+		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+	}
+	defer pt.release()
+	builds := g.newPartSet("build", o.n.build.schema(), g.fanout)
+	probes := g.newPartSet("probe", o.n.probe.schema(), g.fanout)
+	var sc partScratch
+	err = g.copyParts(ctx, p.build, o.n.build.schema(), func(rec arrow.RecordBatch) error {
+		keys := make([]arrow.Array, len(o.n.buildKeys))
+		for i, k := range o.n.buildKeys {
+			keys[i] = rec.Column(k)
+		}
+		var err error
+		if sc.ids, err = pt.partition(sc.ids[:0], keys, int(rec.NumRows())); err != nil {
+			return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+		}
+		return builds.write(ctx, rec, sc.ids, &sc)
+	})
+	if err == nil {
+		err = builds.finish()
+	}
+	if err == nil {
+		err = g.copyParts(ctx, p.probe, o.n.probe.schema(), func(rec arrow.RecordBatch) error {
+			return g.writeProbe(ctx, probes, builds, pt, rec, &sc)
+		})
+	}
+	if err == nil {
+		err = probes.finish()
+	}
+	if err != nil {
+		builds.remove()
+		probes.remove()
+		return err
+	}
+	removeFiles(p.build, p.probe)
+	p.build, p.probe = nil, nil
+	for i := g.fanout - 1; i >= 0; i-- {
+		bp, pp := builds.parts[i], probes.parts[i]
+		g.work = append(g.work, &gracePart{build: bp.f, probe: pp.f, buildRows: bp.rows, buildMem: bp.mem, level: level,
+			whole: bp.rows == p.buildRows})
+	}
+	return nil
+}
+
+// copyParts passes every batch of f to fn.
+func (g *graceJoin) copyParts(ctx context.Context, f *spill.File, schema *arrow.Schema, fn func(arrow.RecordBatch) error) error {
+	src, err := g.open(f, schema)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	for {
+		rec, err := src.next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+}
