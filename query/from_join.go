@@ -208,7 +208,7 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		if ok {
 			lt, lok := b.engineType(l)
 			rt, rok := b.engineType(r)
-			if lok && rok && arrow.TypeEqual(lt, rt) {
+			if lok && rok && keyTypesMatch(lt, rt) {
 				pk, bk = append(pk, l), append(bk, r)
 				continue
 			}

@@ -8,6 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // The relational planner's tests over the one test table (orders, see
@@ -53,6 +58,7 @@ func TestJoinAnswers(t *testing.T) {
 		{`SELECT id FROM orders WHERE id < 3 UNION SELECT id FROM orders WHERE id < 2 ORDER BY 1`, []string{"1", "2"}},
 		{`SELECT grp FROM orders INTERSECT SELECT grp FROM orders WHERE id = 7`, []string{"NULL"}},
 		{`SELECT count(*) FROM orders a CROSS JOIN orders b`, []string{"3600"}},
+		{`SELECT count(*) FROM orders a JOIN (SELECT CAST(price AS DECIMAL(10,2)) AS p FROM orders) b ON a.price = b.p`, []string{"60"}},
 		{`SELECT count(*) FROM orders a, orders b WHERE a.id = b.qty AND ((a.grp = 'a' AND b.id < 5) OR (a.grp = 'b' AND b.id > 50))`, []string{"4"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{"14"}},
 		// A WITH query sees the names before it, not itself.
@@ -126,6 +132,9 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{
 			"HashJoin Left on id = id", "keeps rows where b.qty>3"}},
 		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
+		// Decimals of one scale are keys whatever their precisions.
+		{`SELECT count(*) FROM orders a JOIN (SELECT CAST(price AS DECIMAL(10,2)) AS p FROM orders) b ON a.price = b.p`, []string{
+			"HashJoin Inner on"}},
 		// A WHERE conjunct that rejects NULLs of the inner side makes a
 		// LEFT JOIN inner; one that does not (IS NULL) leaves it.
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE b.grp = 'a'`, []string{
@@ -260,5 +269,23 @@ func TestJoinParams(t *testing.T) {
 	got, _, err = runOrdered(t, e, `SELECT count(*) FROM orders o WHERE EXISTS (SELECT 1 FROM (SELECT qty FROM orders WHERE grp LIKE ?) d WHERE d.qty = o.id)`, "a%")
 	if err != nil || fmt.Sprint(got) != "[14]" {
 		t.Errorf("got %v, %v; want [14]", got, err)
+	}
+}
+
+// TestJoinDecimalKeys: decimals of one scale and different precisions
+// are hash keys (not a nested loop's residual), in memory and through the
+// grace join's partitioning.
+func TestJoinDecimalKeys(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := testTable(t, mem, 60, 16)
+	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	const sql = `SELECT count(*) FROM orders a JOIN (SELECT CAST(price AS DECIMAL(10,2)) AS p FROM orders) b ON a.price = b.p`
+	for _, force := range []bool{false, true} {
+		e := New(c, Options{Alloc: mem, Spill: m, ForceJoinSpill: force})
+		got, err := run(t, e, sql)
+		if err != nil || fmt.Sprint(got) != "[60]" {
+			t.Errorf("spilling=%v: %v, %v; want [60]", force, got, err)
+		}
 	}
 }

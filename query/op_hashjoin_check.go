@@ -31,7 +31,7 @@ func (n *hashJoinNode) check() error {
 		}
 		pt, bt := ps.Field(pk).Type, bs.Field(bk).Type
 		et, ok := expr.EngineType(pt)
-		if !ok || !arrow.TypeEqual(et, pt) || !arrow.TypeEqual(pt, bt) {
+		if !ok || !arrow.TypeEqual(et, pt) || !keyTypesMatch(pt, bt) {
 			return bad("key %d: %s = %s, not one engine type", i, pt, bt)
 		}
 	}
@@ -76,4 +76,17 @@ func (o *hashJoinOp) residualBatch() {
 		}
 	}
 	o.resSchema = arrow.NewSchema(fields, nil)
+}
+
+// keyTypesMatch reports whether two engine-typed key columns can be
+// compared as hash keys: of one type, or decimals of one scale whatever
+// their precisions (the keys are their unscaled values: equal values,
+// equal keys; GROUP BY's hash table reads only the values).
+func keyTypesMatch(a, b arrow.DataType) bool {
+	if arrow.TypeEqual(a, b) {
+		return true
+	}
+	da, ok1 := a.(*arrow.Decimal128Type)
+	db, ok2 := b.(*arrow.Decimal128Type)
+	return ok1 && ok2 && da.Scale == db.Scale
 }

@@ -46,7 +46,11 @@ func (h *KeyHasher) Hash(keys []arrow.Array, rows []uint32, hashes []uint64) err
 	}
 	n := -1
 	for j, a := range keys {
-		if err := checkColumn(a, h.types[j], "key", j, &n); err != nil {
+		want := h.types[j]
+		if sameScaleDecimals(a.DataType(), want) {
+			want = a.DataType() // hashed by its unscaled value, as KeyTable keys are
+		}
+		if err := checkColumn(a, want, "key", j, &n); err != nil {
 			return err
 		}
 	}

@@ -108,7 +108,11 @@ func checkKeys(types []arrow.DataType, keys []arrow.Array, ids []uint32) (int, e
 	}
 	n := -1
 	for j, a := range keys {
-		if err := checkColumn(a, types[j], "key", j, &n); err != nil {
+		want := types[j]
+		if sameScaleDecimals(a.DataType(), want) {
+			want = a.DataType() // a key is its unscaled value: precision does not matter
+		}
+		if err := checkColumn(a, want, "key", j, &n); err != nil {
 			return 0, err
 		}
 	}
@@ -226,4 +230,13 @@ func (p *Prober) Release() {
 	}
 	p.hashes = drop(&p.acct, p.hashes)
 	p.s.release(&p.acct)
+}
+
+// sameScaleDecimals reports two decimal128 types of one scale: their
+// values compare as keys by their unscaled integers, whatever the
+// precisions (a join of decimal(15,2) with decimal(10,2)).
+func sameScaleDecimals(a, b arrow.DataType) bool {
+	da, ok1 := a.(*arrow.Decimal128Type)
+	db, ok2 := b.(*arrow.Decimal128Type)
+	return ok1 && ok2 && da.Scale == db.Scale
 }
