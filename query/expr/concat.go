@@ -61,40 +61,12 @@ func (x *concatExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow
 		}
 	}
 	validity, nulls := combineValidity(mem, n, arrs...)
-	valid := bitmap{}
-	if validity != nil {
-		valid = bitmap{bits: validity.Bytes()}
-	}
-	total := 0
-	for i := range n {
-		if valid.valid(i) {
-			total += l.len(i) + r.len(i)
-			if total > maxConcatBytes {
-				releaseBufs(validity)
-				return nil, errorf(ErrOverflow, "%s: the results of one batch pass %d bytes", x, maxConcatBytes)
-			}
-		}
-	}
-	// A literal side repeats on every row, so total does not follow from
-	// the batch alone: ask the query's budget first (budget.go).
-	if err := reserve(mem, int64(total)+4*int64(n+1), x); err != nil {
-		releaseBufs(validity)
-		return nil, err
-	}
-	offBuf, offs := newValues[int32](mem, n+1)
-	dataBuf := memory.NewResizableBuffer(mem)
-	dataBuf.Resize(total)
-	data := dataBuf.Bytes()
-	pos := 0
-	for i := range n {
-		offs[i] = int32(pos)
-		if valid.valid(i) {
-			pos += copy(data[pos:], l.at(i))
-			pos += copy(data[pos:], r.at(i))
-		}
-	}
-	offs[n] = int32(pos)
-	return makeArray(typString, n, validity, nulls, offBuf, dataBuf), nil
+	return buildStrings(mem, x, n, validity, nulls, maxConcatBytes,
+		func(i int) int { return l.len(i) + r.len(i) },
+		func(i int, dst []byte) int {
+			k := copy(dst, l.at(i))
+			return k + copy(dst[k:], r.at(i))
+		})
 }
 
 // stringSide reads one operand of ||: a string array, or a literal that

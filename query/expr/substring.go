@@ -108,48 +108,22 @@ func (x *substringExpr) Eval(ctx context.Context, mem memory.Allocator, batch ar
 		}
 	}
 	validity, nulls := combineValidity(mem, n, arrs...)
-	valid := bitmap{}
-	if validity != nil {
-		valid = bitmap{bits: validity.Bytes()}
-	}
 	w := x.windows(ops)
 	if s0, s1, ok := w.prefixWindow(); ok {
 		return x.sliceASCII(mem, n, w, s0, s1, validity, nulls)
 	}
-	total := 0
-	for i := range n {
-		if valid.valid(i) {
+	return buildStrings(mem, x, n, validity, nulls, maxSubstringBytes,
+		func(i int) int {
 			b0, b1 := w.bytes(i)
-			if total += b1 - b0; total > maxSubstringBytes {
-				releaseBufs(validity)
-				return nil, errorf(ErrOverflow, "%s: the results of one batch pass %d bytes", x, maxSubstringBytes)
-			}
-		}
-	}
-	// A literal string repeats on every row: ask the query's budget first
-	// (budget.go).
-	if err := reserve(mem, int64(total)+4*int64(n+1), x); err != nil {
-		releaseBufs(validity)
-		return nil, err
-	}
-	offBuf, offs := newValues[int32](mem, n+1)
-	dataBuf := memory.NewResizableBuffer(mem)
-	dataBuf.Resize(total)
-	data := dataBuf.Bytes()
-	pos := 0
-	for i := range n {
-		offs[i] = int32(pos)
-		if valid.valid(i) {
+			return b1 - b0
+		},
+		func(i int, dst []byte) int {
 			b0, b1 := w.bytes(i)
 			if w.offs != nil {
-				pos += copy(data[pos:], w.vals[b0:b1])
-			} else {
-				pos += copy(data[pos:], w.s.at(i)[b0:b1])
+				return copy(dst, w.vals[b0:b1])
 			}
-		}
-	}
-	offs[n] = int32(pos)
-	return makeArray(typString, n, validity, nulls, offBuf, dataBuf), nil
+			return copy(dst, w.s.at(i)[b0:b1])
+		})
 }
 
 // prefixWindow reports whether every row of an ASCII string array keeps
