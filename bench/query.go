@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"time"
 
 	"github.com/quiverdb/quiver/datagen/tpch"
 	engine "github.com/quiverdb/quiver/query"
@@ -111,16 +110,11 @@ func RunQuery(ctx context.Context, cfg QueryConfig, out io.Writer) (*QueryReport
 		rep.Rows, rep.Batches, rep.Footprint = info.Rows, info.Batches, info.Compressed
 		e := engine.New(c, engine.Options{ScanConcurrency: cfg.Goroutines})
 
-		start := time.Now()
-		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines, tpch.LineitemTable)
-		if err != nil {
-			rep.PeerNote = err.Error()
-			logf("bench: %v", err)
-		} else {
+		duck, peer, note := openDuckPeer(ctx, cfg.SF, cfg.Goroutines, logf, tpch.LineitemTable)
+		if duck != nil {
 			defer duck.close()
-			rep.Peer = duck.version()
-			logf("bench: %s loaded the same rows in %v", rep.Peer, time.Since(start).Round(time.Millisecond))
 		}
+		rep.Peer, rep.PeerNote = peer, note
 		rep.Queries, err = measureQueries(ctx, cfg, e, duck, logf)
 		return err
 	})

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -93,4 +94,18 @@ func fractionDigits(s string) int {
 		return 0
 	}
 	return len(frac)
+}
+
+// openDuckPeer opens the DuckDB peer over tables at sf, logging what it
+// took: the peer (nil when DuckDB is not built in or failed) and its
+// version, or why there is none.
+func openDuckPeer(ctx context.Context, sf float64, threads int, logf func(string, ...any), tables ...string) (duckPeer, string, string) {
+	start := time.Now()
+	duck, err := newDuckPeer(ctx, sf, threads, tables...)
+	if err != nil {
+		logf("bench: %v", err)
+		return nil, "", err.Error()
+	}
+	logf("bench: %s loaded the same rows in %v", duck.version(), time.Since(start).Round(time.Millisecond))
+	return duck, duck.version(), ""
 }

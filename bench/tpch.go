@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"time"
 
 	"github.com/quiverdb/quiver/datagen/tpch"
 	engine "github.com/quiverdb/quiver/query"
@@ -108,16 +107,11 @@ func RunTPCH(ctx context.Context, cfg TPCHConfig, out io.Writer) (*TPCHReport, e
 		}
 		e := engine.New(c, opts)
 
-		start := time.Now()
-		duck, err := newDuckPeer(ctx, cfg.SF, cfg.Goroutines, tpch.Tables...)
-		if err != nil {
-			rep.PeerNote = err.Error()
-			logf("bench: %v", err)
-		} else {
+		duck, peer, note := openDuckPeer(ctx, cfg.SF, cfg.Goroutines, logf, tpch.Tables...)
+		if duck != nil {
 			defer duck.close()
-			rep.Peer = duck.version()
-			logf("bench: %s loaded the same rows in %v", rep.Peer, time.Since(start).Round(time.Millisecond))
 		}
+		rep.Peer, rep.PeerNote = peer, note
 		rep.Queries, err = measureTPCH(ctx, cfg, e, duck, logf)
 		return err
 	})
