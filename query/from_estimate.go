@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/quiverdb/quiver/cache"
 )
 
@@ -206,7 +204,3 @@ func valueFloat(v cache.Value) (float64, bool) {
 	}
 	return 0, false
 }
-
-// conjunctSelectivity guesses what a condition over joined relations
-// keeps (a residual or a filter above joins).
-func conjunctSelectivity(ast.ExprNode) float64 { return defaultSelectivity }

@@ -42,11 +42,8 @@
 //
 // TestTPCH22 runs the 22 TPC-H queries as package tpch holds them (the
 // spec's text, validation parameters) and compares the answers
-// (tpch22_test.go); TestTPCH22SF01 does it again at SF 0.1. Queries
-// quiver cannot answer yet (joins, subqueries: the planner of issue 12)
-// are in the map pendingTPCH, and for those the test asserts that quiver
-// refuses them with query.ErrUnsupported and that DuckDB answers them, so
-// a query that starts to run fails the test until it leaves the map.
+// (tpch22_test.go); TestTPCH22SF01 does it again at SF 0.1. With
+// -forcejoinspill every hash join spills (the grace join).
 // TestTPCH22Parse, with no build tag, checks that quiver's parser takes
 // all 22. TestTPCH runs TPC-H Q1 and Q6 and single-table rewrites of
 // others (tpch_test.go). TestGenerated runs a seeded random set (-seed, -queries)

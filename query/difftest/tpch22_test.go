@@ -4,7 +4,6 @@ package difftest
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -12,15 +11,7 @@ import (
 	"time"
 
 	"github.com/quiverdb/quiver/datagen/tpch"
-	"github.com/quiverdb/quiver/query"
 )
-
-// pendingTPCH are the TPC-H queries quiver does not answer yet: joins and
-// subqueries wait for the relational planner (issue 12). For these
-// TestTPCH22 asserts that quiver refuses the query as not supported, so
-// a query that starts to run, or to fail another way, fails the test
-// until it is taken out of this map and compared with DuckDB.
-var pendingTPCH = map[int]bool{}
 
 var tpchSF01 = flag.Bool("tpch-sf01", false, "TestTPCH22SF01 runs even with -short")
 
@@ -55,10 +46,6 @@ func runTPCH22(t *testing.T, e *engines) {
 	for q := 1; q <= tpch.NumQueries; q++ {
 		t.Run(fmt.Sprintf("Q%02d", q), func(t *testing.T) {
 			sql := tpch.Query(q)
-			if pendingTPCH[q] {
-				checkRefused(ctx, t, e, q, sql)
-				return
-			}
 			tq := testQuery{name: fmt.Sprintf("Q%d", q), sql: sql, ordered: strings.Contains(sql, "ORDER BY")}
 			if d := e.mismatch(ctx, tq, &n); d != "" {
 				t.Error(d)
@@ -69,26 +56,4 @@ func runTPCH22(t *testing.T, e *engines) {
 	if n.refused > 0 {
 		t.Errorf("both engines refused TPC-H queries:\n%s", strings.Join(n.refusals, "\n"))
 	}
-}
-
-// checkRefused asserts that quiver refuses a pending query as not
-// supported and that DuckDB answers it (so the text is right).
-func checkRefused(ctx context.Context, t *testing.T, e *engines, q int, sql string) {
-	r, qerr := e.q.Query(ctx, sql)
-	switch {
-	case qerr == nil:
-		r.Release()
-		t.Errorf("Q%d runs in quiver now: take it out of pendingTPCH so that its answer is compared with DuckDB's", q)
-	case !errors.Is(qerr, query.ErrUnsupported):
-		t.Errorf("Q%d: quiver's error is %v, want one matching %v (the query is in pendingTPCH)", q, qerr, query.ErrUnsupported)
-	}
-	rows, err := e.db.QueryContext(ctx, sql)
-	if err != nil {
-		t.Fatalf("Q%d: DuckDB: %v", q, err)
-	}
-	got, err := readSQL(rows)
-	if err != nil {
-		t.Fatalf("Q%d: DuckDB: %v", q, err)
-	}
-	t.Logf("Q%d: quiver: %v; DuckDB: %d rows", q, qerr, len(got))
 }
