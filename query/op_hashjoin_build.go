@@ -374,6 +374,24 @@ func (c *buildCollector) finish(ctx context.Context) error {
 	used := b.kt.MemoryUsage()
 	b.kt.Seal() // what only inserts needed goes
 	o.unhold(b, used-b.kt.MemoryUsage())
+	return c.densify()
+}
+
+// densify gives a build side of dense integer keys its dense index
+// (agg/dense.go), when the memory limit has room for it while the hash
+// slots it replaces still exist; without room, the hash table serves.
+func (c *buildCollector) densify() error {
+	o, b := c.o, c.b
+	need := b.kt.DenseBytes()
+	if need == 0 || o.hold(b, need) != nil {
+		return nil
+	}
+	used := b.kt.MemoryUsage()
+	if err := b.kt.Densify(); err != nil {
+		o.unhold(b, need)
+		return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
+	}
+	o.unhold(b, need-(b.kt.MemoryUsage()-used)) // what it took beyond the freed slots
 	return nil
 }
 

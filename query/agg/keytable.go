@@ -26,7 +26,8 @@ type KeyTable struct {
 	seed     uint64
 	hashes   []uint64 // per row of the batch being inserted
 	sealed   bool
-	len      int // at Seal; before, the table's groups
+	len      int         // at Seal; before, the table's groups
+	dense    *denseIndex // Densify's (dense.go), which lookups then use
 	released bool
 }
 
@@ -171,6 +172,10 @@ func (t *KeyTable) Release() {
 		return
 	}
 	t.released = true
+	if t.dense != nil {
+		t.dense.ids = drop(&t.acct, t.dense.ids)
+		t.dense = nil
+	}
 	t.tab.release()
 	t.hashes = drop(&t.acct, t.hashes)
 }
@@ -206,6 +211,10 @@ func (p *Prober) Lookup(keys []arrow.Array, rows []uint32, ids []uint32) error {
 	n, err := checkKeys(p.t.types, keys, ids)
 	if err != nil {
 		return err
+	}
+	if d := p.t.dense; d != nil {
+		d.lookup(keys[0], rows, ids)
+		return nil
 	}
 	if p.hashes, err = scratch(&p.acct, p.hashes, n); err != nil {
 		return err
