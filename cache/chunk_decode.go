@@ -203,10 +203,7 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 	if s.final != size {
 		return nil, corrupt("part %d holds %d bytes, the column needs %d", i, s.final, size)
 	}
-	buf := memory.NewResizableBuffer(d.mem)
-	// The slack lets zstd decode with its fast copies (codec.DecodeSlack).
-	buf.Reserve(size + codec.DecodeSlack)
-	buf.ResizeNoShrink(size)
+	buf := d.partBuffer(size)
 	out := buf.Bytes()
 	var err error
 	switch {
@@ -228,6 +225,20 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// partBuffer returns a buffer of size bytes for part to fill, with the
+// slack after them that lets zstd decode with its fast copies
+// (codec.DecodeSlack). From the default recycler its bytes are not
+// cleared: part writes every one or fails and frees the buffer.
+func (d *chunkDecoder) partBuffer(size int) *memory.Buffer {
+	if r, ok := d.mem.(*recycler); ok {
+		return memory.NewBufferWithAllocator(r.allocateDirty(size + codec.DecodeSlack)[:size], r)
+	}
+	buf := memory.NewResizableBuffer(d.mem)
+	buf.Reserve(size + codec.DecodeSlack)
+	buf.ResizeNoShrink(size)
+	return buf
 }
 
 // inner returns part i's bytes before the codec: the stored bytes, or
@@ -254,7 +265,7 @@ func decodeInto(out, inner []byte, i int) error {
 	if err != nil {
 		return corrupt("part %d: %v", i, err)
 	}
-	if len(got) != len(out) {
+	if len(got) != len(out) || (len(out) > 0 && &got[0] != &out[0]) { // every byte of out written
 		return corrupt("part %d decodes to %d bytes, want %d", i, len(got), len(out))
 	}
 	return nil
