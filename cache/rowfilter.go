@@ -75,6 +75,9 @@ func compileTest(schema *arrow.Schema, p Predicate) (rowTest, bool) {
 	if s, ok := setOf(schema, p); ok {
 		return s, true
 	}
+	if k, ok := keyTestOf(schema, p); ok {
+		return k, true
+	}
 	return bytesTestOf(schema, p)
 }
 
