@@ -42,6 +42,17 @@ func (b *builder) tableStats(r *relation) *cache.TableStats {
 	return r.stats
 }
 
+// statsOfTable is the statistics of a table the query names, read once
+// per relation.
+func (b *builder) statsOfTable(table string) *cache.TableStats {
+	for _, r := range b.rels {
+		if r.table == table {
+			return b.tableStats(r)
+		}
+	}
+	return nil
+}
+
 // distinct estimates the distinct values of a relation column before any
 // filter.
 func (b *builder) distinct(ref colRef) float64 {

@@ -275,7 +275,7 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	}
 	n.estRows = out.est
 	if !b.opts.NoPruning {
-		linkRuntimeFilters(n) // runtime_filter.go
+		linkRuntimeFilters(n, b.statsOfTable) // runtime_filter.go
 	}
 	return out, nil
 }

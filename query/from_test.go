@@ -236,13 +236,17 @@ func TestRuntimeFilter(t *testing.T) {
 	}
 	// 38 batches of 16 ids: ids 100..110 are all in one (ids 97..112);
 	// the batches the scan read ahead while the build side was built are
-	// not skipped.
-	m := regexp.MustCompile(`runtime filters on id \(skipped (\d+) batches\)`).FindStringSubmatch(plan)
+	// not skipped. The keys (11 of 600 distinct ids) go to the scan too:
+	// the batch of ids 97..112 is decoded and its other 5 rows dropped.
+	m := regexp.MustCompile(`runtime filters on id \(skipped (\d+) batches, dropped (\d+) rows\)`).FindStringSubmatch(plan)
 	if m == nil {
-		t.Fatalf("no runtime filter on the probe scan:\n%s", plan)
+		t.Fatalf("no runtime filter with keys on the probe scan:\n%s", plan)
 	}
 	if n, _ := strconv.Atoi(m[1]); n < 28 || n > 37 {
 		t.Errorf("the runtime filter skipped %d batches, want 28..37:\n%s", n, plan)
+	}
+	if n, _ := strconv.Atoi(m[2]); n < 5 {
+		t.Errorf("the runtime filter's keys dropped %d rows, want at least 5:\n%s", n, plan)
 	}
 	got, err := run(t, e, sql)
 	if err != nil {

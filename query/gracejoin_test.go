@@ -246,7 +246,7 @@ func TestGraceJoinRuntimeFilterRange(t *testing.T) {
 	e := New(c, Options{Alloc: mem, Workers: 2, Spill: m, ForceJoinSpill: true})
 	jc := joinCase{kind: joinInner, probeKeys: []int{0}, buildKeys: []int{0}}
 	n := jc.node(t, c)
-	linkRuntimeFilters(n)
+	linkRuntimeFilters(n, nil)
 	if len(n.filters) != 1 {
 		t.Fatalf("%d runtime filters", len(n.filters))
 	}

@@ -72,6 +72,9 @@ func (n *scanNode) filterOnlyColumns() []string {
 // options are the cache.ScanOptions of the scan.
 func (n *scanNode) options(rt *runtime) cache.ScanOptions {
 	o := cache.ScanOptions{Columns: n.columns, Filter: n.pushed, Rows: n.rows, Concurrency: n.concurrency}
+	if keys := keyFilters(n.filters); len(keys) > 0 {
+		o.Rows = slices.Concat(n.rows, keys)
+	}
 	if n.prune != nil && rt.topK != nil {
 		o.Skip = rt.topK.skip
 	}

@@ -25,8 +25,17 @@ import (
 // only). EXPLAIN names them on the scan; EXPLAIN
 // ANALYZE counts the batches they skipped.
 //
-// Batches the scan read ahead before the build finished are not skipped.
-// A Bloom filter of the keys, for the rows, is still to come.
+// The keys themselves go to the scan too, as a row test
+// (cache.KeyFilter: an exact bitmap over the keys' range when they lie
+// densely in it, else a Bloom filter), when the build side holds at most
+// half as many rows as the probe column has distinct values — otherwise
+// most rows would pass and the test would cost more than it saves. The
+// scan then decodes a batch's key column, drops the rows whose key cannot
+// join, and decodes and gathers the other columns for the rest only; the
+// join never sees the dropped rows. EXPLAIN ANALYZE counts them.
+//
+// Batches the scan read ahead before the build finished are neither
+// skipped nor filtered.
 
 // runtimeFilter is one key's range, from a join to a scan.
 type runtimeFilter struct {
@@ -37,6 +46,30 @@ type runtimeFilter struct {
 	empty   bool  // the build side had no key: every batch goes
 	lo, hi  int64 // set before ready
 	skipped atomic.Int64
+	// keys is the row test of the build side's keys, given to the scan
+	// when it can gather rows (nil otherwise); probeDistinct is the probe
+	// column's distinct values, which decide whether keys is published.
+	keys          *cache.KeyFilter
+	probeDistinct float64
+}
+
+// maxKeyShare is the most build rows, as a share of the probe column's
+// distinct values, for which the keys are sent to the scan.
+const maxKeyShare = 0.5
+
+// publishKeys sends the keys of the build side's key column col, whose
+// range r is, to the scan, when few enough of the probe's rows will pass
+// and hold grants the memory of the set.
+func (f *runtimeFilter) publishKeys(col arrow.Array, r keyRange, hold func(int64) bool) {
+	rows := col.Len() - col.NullN()
+	if f.keys == nil || r.unsupported || !r.seen || f.probeDistinct <= 0 {
+		return
+	}
+	share := float64(rows) / f.probeDistinct
+	if share > maxKeyShare || !hold(cache.KeySetBytes(rows, r.lo, r.hi)) {
+		return
+	}
+	f.keys.Publish([]arrow.Array{col}, rows, r.lo, r.hi, share)
 }
 
 // skip reports whether a batch's statistics put every value of the
@@ -60,10 +93,12 @@ func (f *runtimeFilter) skip(stats []cache.ColumnStats) bool {
 	return false
 }
 
-// publish sets the range from the build side's key column.
-func (f *runtimeFilter) publish(col arrow.Array) {
+// publish sets the range from the build side's key column, and sends its
+// keys to the scan when they filter enough (publishKeys).
+func (f *runtimeFilter) publish(col arrow.Array, hold func(int64) bool) {
 	var r keyRange
 	r.add(col)
+	f.publishKeys(col, r, hold)
 	f.set(r)
 }
 
@@ -110,16 +145,17 @@ func (r *keyRange) add(col arrow.Array) {
 	}
 }
 
-// publishFilters hands the build side's key ranges to the scans linked
-// to the join. rec holds every build row (nil when none).
-func (n *hashJoinNode) publishFilters(rec arrow.RecordBatch) {
+// publishFilters hands the build side's key ranges (and keys) to the
+// scans linked to the join. rec holds every build row (nil when none);
+// hold asks for the memory of a set of keys.
+func (n *hashJoinNode) publishFilters(rec arrow.RecordBatch, hold func(int64) bool) {
 	for _, f := range n.filters {
 		if rec == nil {
 			f.empty = true
 			f.ready.Store(true)
 			continue
 		}
-		f.publish(rec.Column(n.buildKeys[f.key]))
+		f.publish(rec.Column(n.buildKeys[f.key]), hold)
 	}
 }
 
@@ -147,16 +183,22 @@ func runtimeFilterText(filters []*runtimeFilter, analyzed bool) string {
 	parts := make([]string, len(filters))
 	for i, f := range filters {
 		parts[i] = f.name
-		if analyzed {
+		switch {
+		case analyzed && f.keys != nil:
+			parts[i] += fmt.Sprintf(" (skipped %d batches, dropped %d rows)", f.skipped.Load(), f.keys.Dropped.Load())
+		case analyzed:
 			parts[i] += fmt.Sprintf(" (skipped %d batches)", f.skipped.Load())
+		case f.keys != nil:
+			parts[i] += " (range and keys)"
 		}
 	}
 	return "; runtime filters on " + strings.Join(parts, ", ")
 }
 
 // linkRuntimeFilters gives a join a filter for each integer or date key
-// whose probe column comes straight from a table scan.
-func linkRuntimeFilters(n *hashJoinNode) {
+// whose probe column comes straight from a table scan; with the table's
+// statistics (stats, nil without) the filter can send keys too.
+func linkRuntimeFilters(n *hashJoinNode, stats func(table string) *cache.TableStats) {
 	switch n.kind {
 	case joinInner, joinSemi, joinRight, joinRightSemi, joinRightAnti:
 	default:
@@ -177,9 +219,31 @@ func linkRuntimeFilters(n *hashJoinNode) {
 			continue
 		}
 		f := &runtimeFilter{col: col, key: i, name: scan.info.Schema.Field(col).Name}
+		if st := statsOf(stats, scan.table); st != nil && col < len(st.Columns) && st.Columns[col].Distinct > 0 && scan.gatherable() {
+			f.keys = &cache.KeyFilter{Col: col, Name: f.name}
+			f.probeDistinct = float64(st.Columns[col].Distinct)
+		}
 		n.filters = append(n.filters, f)
 		scan.filters = append(scan.filters, f)
 	}
+}
+
+func statsOf(stats func(string) *cache.TableStats, table string) *cache.TableStats {
+	if stats == nil {
+		return nil
+	}
+	return stats(table)
+}
+
+// keyFilters are the row tests of a scan's runtime filters that have one.
+func keyFilters(filters []*runtimeFilter) []cache.Predicate {
+	var out []cache.Predicate
+	for _, f := range filters {
+		if f.keys != nil {
+			out = append(out, f.keys)
+		}
+	}
+	return out
 }
 
 // traceToScan follows column pos of a plan's batches down to the table
