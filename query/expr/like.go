@@ -81,7 +81,57 @@ func likeMatcher(toks []likeToken) func(s string) bool {
 		lit := toks[1].lit
 		return func(s string) bool { return strings.Contains(s, lit) }
 	}
+	if m := likeSegments(toks); m != nil {
+		return m
+	}
 	return func(s string) bool { return likeMatch(toks, s) }
+}
+
+// likeSegments matches a pattern of literals and '%' only ('%a%b%', 'a%b'):
+// the literals are found in order, each at its leftmost place after the
+// one before (strings.Index, which searches fast), the first one anchored
+// at the start unless the pattern starts with '%', the last at the end
+// unless it ends with '%'. Leftmost is safe: with only '%' between them,
+// an earlier place for a literal never rules out a match a later one
+// allows. nil when the pattern has a '_' or is a single anchored literal.
+func likeSegments(toks []likeToken) func(s string) bool {
+	if len(toks) == 0 {
+		return nil
+	}
+	var lits []string
+	for _, t := range toks {
+		switch {
+		case t.lit != "":
+			lits = append(lits, t.lit)
+		case !t.any:
+			return nil
+		}
+	}
+	head, tail := !toks[0].any, !toks[len(toks)-1].any // anchored
+	if len(lits) == 0 || len(lits) == 1 && head && tail {
+		return nil
+	}
+	return func(s string) bool {
+		mid := lits
+		if head {
+			if !strings.HasPrefix(s, mid[0]) {
+				return false
+			}
+			s, mid = s[len(mid[0]):], mid[1:]
+		}
+		last := ""
+		if tail {
+			last, mid = mid[len(mid)-1], mid[:len(mid)-1]
+		}
+		for _, lit := range mid {
+			i := strings.Index(s, lit)
+			if i < 0 {
+				return false
+			}
+			s = s[i+len(lit):]
+		}
+		return !tail || strings.HasSuffix(s, last)
+	}
 }
 
 // likeMatch is the general matcher: it advances through s and the tokens,

@@ -163,3 +163,47 @@ func TestLikePrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestLikeSegmentsMatchGeneral: the matcher of literals and '%' agrees
+// with the general backtracking matcher on every pattern and string of a
+// small alphabet (overlapping literals, repeats, anchors at both ends).
+func TestLikeSegmentsMatchGeneral(t *testing.T) {
+	alpha := []string{"a", "b", "ab", "%"}
+	var patterns []string
+	var grow func(p string, n int)
+	grow = func(p string, n int) {
+		patterns = append(patterns, p)
+		if n == 0 {
+			return
+		}
+		for _, c := range alpha {
+			grow(p+c, n-1)
+		}
+	}
+	grow("", 4)
+	var subjects []string
+	var gen func(s string, n int)
+	gen = func(s string, n int) {
+		subjects = append(subjects, s)
+		if n > 0 {
+			gen(s+"a", n-1)
+			gen(s+"b", n-1)
+		}
+	}
+	gen("", 6)
+	for _, p := range patterns {
+		toks, err := compileLike(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := likeSegments(toks)
+		if seg == nil {
+			continue
+		}
+		for _, s := range subjects {
+			if got, want := seg(s), likeMatch(toks, s); got != want {
+				t.Fatalf("%q LIKE %q: %v, the general matcher says %v", s, p, got, want)
+			}
+		}
+	}
+}
