@@ -200,6 +200,13 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		probe, build = build, probe
 		kind = map[joinKind]joinKind{joinSemi: joinRightSemi, joinAnti: joinRightAnti}[kind]
 	}
+	// A LEFT JOIN whose preserved side is much smaller builds that side
+	// instead, as a RIGHT JOIN (the unmatched build rows come out after
+	// the probe side): a hash table of the many rows would cost more than
+	// the join.
+	if kind == joinLeft && build.est > 2*probe.est && b.hasEquiKey(conds, probe, build) {
+		probe, build, kind = build, probe, joinRight
+	}
 	var pk, bk []colRef
 	var residual []ast.ExprNode
 	var refs []colRef
@@ -266,6 +273,9 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	case joinLeft:
 		out.cols = both.cols
 		out.est = probe.est
+	case joinRight:
+		out.cols = both.cols
+		out.est = max(build.est, joinEstimate(b, probe, build, pk, bk))
 	default:
 		out.cols = both.cols
 		out.est = joinEstimate(b, probe, build, pk, bk)

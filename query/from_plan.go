@@ -164,6 +164,10 @@ func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) e
 		}
 		terms = append(terms, splitTerms(on)...)
 	}
+	terms, down, err := b.preservedTerms(leaves, terms)
+	if err != nil {
+		return err
+	}
 	conds, err := b.classify(terms, pushable)
 	if err != nil {
 		return err
@@ -192,7 +196,7 @@ func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) e
 				own = append(own, t)
 			}
 		}
-		if err := b.classifyTree(l.left, nil, nil); err != nil {
+		if err := b.classifyTree(l.left, down[l], nil); err != nil {
 			return err
 		}
 		if err := b.classifyTree(l.right, innerTerms, nil); err != nil {
@@ -208,6 +212,33 @@ func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) e
 		}
 	}
 	return nil
+}
+
+// preservedTerms takes out of terms those that read only the preserved
+// (left) side of one of the region's LEFT JOINs: they filter that side
+// before the join as well as after it, since its columns are never
+// NULL-extended, and below the join they reach its scans. Terms with a
+// subquery stay, for classify to decorrelate.
+func (b *builder) preservedTerms(leaves []*fromNode, terms []ast.ExprNode) ([]ast.ExprNode, map[*fromNode][]ast.ExprNode, error) {
+	var kept []ast.ExprNode
+	down := map[*fromNode][]ast.ExprNode{}
+next:
+	for _, t := range terms {
+		if !hasSubquery(t) {
+			rs, err := b.refsOf(t)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, l := range leaves {
+				if rs != 0 && l.rel < 0 && rs.subsetOf(relsOf(l.left)) {
+					down[l] = append(down[l], t)
+					continue next
+				}
+			}
+		}
+		kept = append(kept, t)
+	}
+	return kept, down, nil
 }
 
 // markNeeded records the columns of each relation that anything above

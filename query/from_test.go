@@ -131,6 +131,9 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders WHERE id > (SELECT max(qty) FROM orders)`, []string{"keeps rows where id>49"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.id AND b.qty > 3`, []string{
 			"HashJoin Left on id = id", "keeps rows where b.qty>3"}},
+		// A preserved side much smaller than the other is built: RIGHT.
+		{`SELECT count(*), count(b.id) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.id < 5`, []string{
+			"HashJoin Right on qty = id", "build:", "keeps rows where a.id<5"}},
 		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
 		// Decimals of one scale are keys whatever their precisions.
 		{`SELECT count(*) FROM orders a JOIN (SELECT CAST(price AS DECIMAL(10,2)) AS p FROM orders) b ON a.price = b.p`, []string{
