@@ -400,7 +400,10 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 	// A semi or anti join that keeps most rows waits until the inner
 	// joins are done (it then tests fewer rows); one that drops most goes
 	// in as soon as its relations are joined (the joins after it see
-	// fewer rows).
+	// fewer rows) — unless its subquery is larger than the rows it tests:
+	// then it waits too, for the inner joins to shrink those rows, which
+	// it then builds (a right semi or anti join) and filters the
+	// subquery's scan by (TPC-H Q21's NOT EXISTS over lineitem).
 	applyPending := func(p *part, all bool) (*part, error) {
 		for i := 0; i < len(pend); i++ {
 			pj := pend[i]
@@ -411,7 +414,7 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 			if err != nil {
 				return nil, err
 			}
-			if !all && b.semiShare(p, build, pj) >= 0.5 {
+			if !all && (b.semiShare(p, build, pj) >= 0.5 || build.est > p.est) {
 				continue
 			}
 			if p, err = b.joinParts(p, build, pj.kind, pj.conds); err != nil {
