@@ -33,6 +33,9 @@ type hashJoinOp struct {
 	rt           *runtime
 	n            *hashJoinNode
 	schema       *arrow.Schema
+	// probeFields and buildFields are the sides' fields, made once: a
+	// plan's schema() builds its tree's schemas again on each call.
+	probeFields, buildFields []arrow.Field
 	probe, build operator
 
 	// The residual's batch: the probe's fields then the build's, those it
@@ -74,7 +77,8 @@ func openHashJoin(ctx context.Context, rt *runtime, c *cache.Cache, n *hashJoinN
 		probe.Close()
 		return nil, err
 	}
-	o := &hashJoinOp{rt: rt, n: n, schema: n.schema(), probe: probe, build: build}
+	o := &hashJoinOp{rt: rt, n: n, schema: n.schema(), probe: probe, build: build,
+		probeFields: n.probe.schema().Fields(), buildFields: n.build.schema().Fields()}
 	if n.residual != nil {
 		o.residualBatch()
 	}

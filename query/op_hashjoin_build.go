@@ -257,6 +257,9 @@ func (c *buildCollector) insert(ctx context.Context) error {
 	for i, k := range o.n.buildKeys {
 		cols[i] = b.rec.Column(k)
 	}
+	if err := c.denseFromStart(cols); err != nil {
+		return err
+	}
 	for lo := 0; lo < b.rows; lo += insertBlock {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -280,6 +283,34 @@ func (c *buildCollector) insert(ctx context.Context) error {
 			}
 		}
 	}
+	return nil
+}
+
+// denseFromStart makes the key table a dense index before the inserts
+// (agg.KeyTable.UseDense) when the build side's one integer key spans a
+// range dense enough, and the memory limit has room: the keys are then
+// numbered without hashing. Otherwise the hash table is built, and may
+// still become dense once its distinct keys are known (densify).
+func (c *buildCollector) denseFromStart(cols []arrow.Array) error {
+	o, b := c.o, c.b
+	if len(cols) != 1 {
+		return nil
+	}
+	var r keyRange
+	r.add(cols[0])
+	if r.unsupported || !r.seen || !agg.DenseFits(r.lo, r.hi, b.rows) {
+		return nil
+	}
+	need := (r.hi - r.lo + 1) * 4
+	if o.hold(b, need) != nil {
+		return nil
+	}
+	used := b.kt.MemoryUsage()
+	if err := b.kt.UseDense(r.lo, r.hi); err != nil {
+		o.unhold(b, need)
+		return &Error{Kind: ErrExec, Msg: o.title(), Err: err}
+	}
+	o.unhold(b, need-(b.kt.MemoryUsage()-used))
 	return nil
 }
 

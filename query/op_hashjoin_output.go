@@ -72,10 +72,10 @@ func (o *hashJoinOp) output(ctx context.Context, probe arrow.RecordBatch, p []in
 	}
 	var err error
 	if !o.rightOnly() {
-		err = add(probe, p, o.n.probe.schema().Fields())
+		err = add(probe, p, o.probeFields)
 	}
 	if err == nil && (o.returnsPairs() || o.rightOnly()) {
-		err = add(build, b, o.n.build.schema().Fields())
+		err = add(build, b, o.buildFields)
 	}
 	if err != nil {
 		releaseAll(cols)

@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -19,6 +21,11 @@ import (
 type denseIndex struct {
 	lo  int64
 	ids []uint32
+	// A table UseDense made numbers its own keys: groups of them, the
+	// NULL key's id null (NoKey until one is inserted).
+	built  bool
+	groups int
+	null   uint32
 }
 
 // Dense indexes are built when they take at most denseSlack uint32s per
@@ -33,7 +40,7 @@ const (
 // denseKeys returns the table's keys as int64s when a dense index suits
 // it: one key column of int64 or date32, no NULL tuple, at least one tuple.
 func (t *KeyTable) denseKeys() (lo, hi int64, ok bool) {
-	if len(t.cols) != 1 || !t.sealed || t.len == 0 {
+	if len(t.cols) != 1 || !t.sealed || t.len == 0 || t.dense != nil {
 		return 0, 0, false
 	}
 	switch c := t.cols[0].(type) {
@@ -50,11 +57,78 @@ func (t *KeyTable) denseKeys() (lo, hi int64, ok bool) {
 	default:
 		return 0, 0, false
 	}
+	return lo, hi, DenseFits(lo, hi, t.len)
+}
+
+// DenseFits reports whether keys spanning lo…hi, n of them (or at most n),
+// suit a dense index: at most 4 values of the range per key, or 65,536
+// values in all.
+func DenseFits(lo, hi int64, n int) bool {
 	span := uint64(hi) - uint64(lo) // no overflow: hi ≥ lo
-	if span >= denseSmall && span >= uint64(t.len)*denseSlack {
-		return 0, 0, false
+	return hi >= lo && (span < denseSmall || span < uint64(n)*denseSlack)
+}
+
+// UseDense makes an empty table a dense index over lo…hi from the start,
+// when its caller knows the range of every key it will insert (a join's
+// build side, collected before it is inserted): Insert then numbers keys
+// with the index alone, without hashing, and a key outside lo…hi is an
+// error. One key column of int64 or date32 only; DenseFits should hold.
+// MemoryUsage counts the index.
+func (t *KeyTable) UseDense(lo, hi int64) error {
+	if len(t.cols) != 1 || t.sealed || t.released || t.tab.groups() > 0 || t.dense != nil || hi < lo {
+		return fmt.Errorf("%w: UseDense on a used table, a range %d…%d or keys %v", ErrInput, lo, hi, t.types)
 	}
-	return lo, hi, true
+	switch t.cols[0].(type) {
+	case *fixedKeys[int64], *fixedKeys[arrow.Date32]:
+	default:
+		return fmt.Errorf("%w: UseDense on a key of type %v", ErrInput, t.types[0])
+	}
+	ids, err := scratch(&t.acct, []uint32(nil), int(hi-lo+1)) // new, so zeroed
+	if err != nil {
+		return err
+	}
+	t.dense = &denseIndex{lo: lo, ids: ids, null: NoKey, built: true}
+	return nil
+}
+
+// insert is Insert into a table UseDense made.
+func (d *denseIndex) insert(key arrow.Array, rows []uint32, ids []uint32) error {
+	var err error
+	switch a := key.(type) {
+	case *array.Int64:
+		err = insertDense(d, a.Int64Values(), key, rows, ids)
+	case *array.Date32:
+		err = insertDense(d, a.Date32Values(), key, rows, ids)
+	}
+	return err
+}
+
+func insertDense[T int64 | arrow.Date32](d *denseIndex, vals []T, key arrow.Array, rows []uint32, ids []uint32) error {
+	dense, lo := d.ids, uint64(d.lo)
+	span := uint64(len(dense))
+	nulls := key.NullN() > 0
+	for _, r := range rows {
+		if nulls && key.IsNull(int(r)) {
+			if d.null == NoKey {
+				d.null, d.groups = uint32(d.groups), d.groups+1
+			}
+			ids[r] = d.null
+			continue
+		}
+		k := uint64(int64(vals[r])) - lo
+		if k >= span {
+			return fmt.Errorf("%w: key %d outside the range %d…%d given to UseDense", ErrInput, int64(vals[r]), d.lo, d.lo+int64(span)-1)
+		}
+		if dense[k] == 0 {
+			if d.groups >= maxGroups {
+				return fmt.Errorf("%w: more than %d keys", ErrMemoryLimit, maxGroups)
+			}
+			d.groups++
+			dense[k] = uint32(d.groups)
+		}
+		ids[r] = dense[k] - 1
+	}
+	return nil
 }
 
 func spanOf[T int64 | arrow.Date32](vals []T) (lo, hi int64) {
@@ -85,18 +159,17 @@ func (t *KeyTable) Densify() error {
 	if !ok || t.dense != nil {
 		return nil
 	}
-	ids, err := scratch(&t.acct, []uint32(nil), int(hi-lo+1))
+	ids, err := scratch(&t.acct, []uint32(nil), int(hi-lo+1)) // new, so zeroed
 	if err != nil {
 		return err
 	}
-	clear(ids)
 	switch c := t.cols[0].(type) {
 	case *fixedKeys[int64]:
 		fillDense(ids, lo, c.vals)
 	case *fixedKeys[arrow.Date32]:
 		fillDense(ids, lo, c.vals)
 	}
-	t.dense = &denseIndex{lo: lo, ids: ids}
+	t.dense = &denseIndex{lo: lo, ids: ids, null: NoKey}
 	t.tab.slots = drop(&t.acct, t.tab.slots)
 	return nil
 }
@@ -120,7 +193,7 @@ func (d *denseIndex) lookup(key arrow.Array, rows []uint32, ids []uint32) {
 	if key.NullN() > 0 {
 		for _, r := range rows {
 			if key.IsNull(int(r)) {
-				ids[r] = NoKey
+				ids[r] = d.null
 			}
 		}
 	}

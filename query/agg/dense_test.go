@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -191,5 +192,85 @@ func TestDenseRefused(t *testing.T) {
 			t.Errorf("%s: Densify built an index (%v)", name, err)
 		}
 		kt.Release()
+	}
+}
+
+// TestUseDense: a table made dense before its inserts numbers keys in
+// first-seen order as the hash table does (a NULL key too), finds them
+// after Seal, refuses a key outside its range, and needs no Densify.
+func TestUseDense(t *testing.T) {
+	mem := checked(t)
+	i64 := arrow.PrimitiveTypes.Int64
+	hashed, _ := NewKeyTable([]arrow.DataType{i64})
+	dense, _ := NewKeyTable([]arrow.DataType{i64})
+	defer hashed.Release()
+	defer dense.Release()
+	if err := dense.UseDense(-50, 200); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for b := range 4 {
+		vals := make([]int64, 300)
+		for i := range vals {
+			vals[i] = rng.Int64N(251) - 50
+		}
+		col := int64Keys(mem, i64, vals, func(i int) bool { return b == 2 && i%7 == 0 })
+		rows := make([]uint32, 0, len(vals))
+		for r := range vals {
+			if r%5 != 0 {
+				rows = append(rows, uint32(r))
+			}
+		}
+		want, got := make([]uint32, len(vals)), make([]uint32, len(vals))
+		if err := hashed.Insert([]arrow.Array{col}, rows, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := dense.Insert([]arrow.Array{col}, rows, got); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if got[r] != want[r] {
+				t.Fatalf("batch %d row %d: dense id %d, hashed %d", b, r, got[r], want[r])
+			}
+		}
+		col.Release()
+	}
+	if dense.Len() != hashed.Len() {
+		t.Fatalf("Len %d, hashed %d", dense.Len(), hashed.Len())
+	}
+	bad := int64Keys(mem, i64, []int64{201}, nil)
+	defer bad.Release()
+	if err := dense.Insert([]arrow.Array{bad}, []uint32{0}, make([]uint32, 1)); !errors.Is(err, ErrInput) {
+		t.Errorf("a key outside the range: %v", err)
+	}
+	hashed.Seal()
+	dense.Seal()
+	if dense.DenseBytes() != 0 || dense.Densify() != nil || dense.Len() != hashed.Len() {
+		t.Errorf("after Seal: DenseBytes %d, Len %d", dense.DenseBytes(), dense.Len())
+	}
+	probe := make([]int64, 400)
+	for i := range probe {
+		probe[i] = rng.Int64N(300) - 70
+	}
+	col := int64Keys(mem, i64, probe, func(i int) bool { return i%9 == 0 })
+	defer col.Release()
+	rows := make([]uint32, len(probe))
+	for i := range rows {
+		rows[i] = uint32(i)
+	}
+	want, got := make([]uint32, len(probe)), make([]uint32, len(probe))
+	ph, pd := hashed.NewProber(), dense.NewProber()
+	defer ph.Release()
+	defer pd.Release()
+	if err := ph.Lookup([]arrow.Array{col}, rows, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := pd.Lookup([]arrow.Array{col}, rows, got); err != nil {
+		t.Fatal(err)
+	}
+	for r := range probe {
+		if got[r] != want[r] {
+			t.Fatalf("probe row %d (%d, null %v): dense %d, hashed %d", r, probe[r], col.IsNull(r), got[r], want[r])
+		}
 	}
 }

@@ -53,8 +53,11 @@ func NewKeyTable(keyTypes []arrow.DataType) (*KeyTable, error) {
 
 // Len is the number of distinct tuples inserted.
 func (t *KeyTable) Len() int {
-	if t.sealed {
+	switch {
+	case t.sealed:
 		return t.len
+	case t.dense != nil && t.dense.built:
+		return t.dense.groups
 	}
 	return t.tab.groups()
 }
@@ -78,6 +81,9 @@ func (t *KeyTable) Insert(keys []arrow.Array, rows []uint32, ids []uint32) error
 	n, err := checkKeys(t.types, keys, ids)
 	if err != nil {
 		return err
+	}
+	if t.dense != nil {
+		return t.dense.insert(keys[0], rows, ids)
 	}
 	if t.hashes, err = scratch(&t.acct, t.hashes, n); err != nil {
 		return err
@@ -146,6 +152,9 @@ func (t *KeyTable) Reserve(n int) error {
 	if t.released || t.sealed {
 		return fmt.Errorf("%w: Reserve on a released or sealed KeyTable", ErrInput)
 	}
+	if t.dense != nil {
+		return nil // sized for every key already
+	}
 	n = min(n, maxGroups)
 	size := minSlots
 	for size/2 < n {
@@ -161,7 +170,7 @@ func (t *KeyTable) Reserve(n int) error {
 // hash, kept to place it again when the table grows, and the scratch of a
 // batch), which lookups do not need. Insert fails after it.
 func (t *KeyTable) Seal() {
-	t.len, t.sealed = t.tab.groups(), true
+	t.len, t.sealed = t.Len(), true
 	t.hashes = drop(&t.acct, t.hashes)
 	t.tab.dropInsertState()
 }
