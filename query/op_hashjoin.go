@@ -30,13 +30,13 @@ import (
 // that partitions both sides to spill files and joins them a partition at
 // a time with the same build and workers.
 type hashJoinOp struct {
-	rt           *runtime
-	n            *hashJoinNode
-	schema       *arrow.Schema
+	rt     *runtime
+	n      *hashJoinNode
+	schema *arrow.Schema
 	// probeFields and buildFields are the sides' fields, made once: a
 	// plan's schema() builds its tree's schemas again on each call.
 	probeFields, buildFields []arrow.Field
-	probe, build operator
+	probe, build             operator
 
 	// The residual's batch: the probe's fields then the build's, those it
 	// does not read typed NULL (resReads false).
