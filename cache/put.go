@@ -179,6 +179,7 @@ func (b *builder) table() *table {
 func (b *builder) store(i int, e *entry, names []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	e.names = names
 	b.entries[i], b.names[i] = e, names
 }
 
