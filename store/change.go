@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/cache"
@@ -84,7 +85,11 @@ func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts
 		next.id = s.newID()
 	}
 	next.img.Batches = nil
-	return s.apply(t, next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, next, img.Batches, ch, ch.Commit)
+	if err == nil {
+		s.queueIfDue(name, t)
+	}
+	return info, err
 }
 
 // Append adds the batches r yields to table name, as cache.Append does,
@@ -114,7 +119,11 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	next.img.Columns = img.Columns // the sketches, merged with the new batches'
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
-	return s.apply(t, &next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, &next, img.Batches, ch, ch.Commit)
+	if err == nil {
+		s.queueIfDue(name, t)
+	}
+	return info, err
 }
 
 // Drop removes table name from the disk, then from the cache, and
@@ -142,17 +151,31 @@ func (s *Store) Drop(name string) (bool, error) {
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
 func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+	var written *chunkFile
+	if next != nil && len(fresh) > 0 {
+		w, err := s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch)
+		if err != nil {
+			return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", next.img.Name, err)
+		}
+		w.addTo(next)
+		written = w.file
+	}
+	return s.install(t, next, written, commit)
+}
+
+// install commits a change whose chunk file (if any) is written: the
+// manifest next (nil for a drop) in place of t's, then commit, then the
+// files t's manifest named and next does not are removed. On failure the
+// table stays as it was and written is removed (see apply).
+func (s *Store) install(t *tableState, next *manifest, written *chunkFile, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
 	m := next
 	if m == nil { // a drop
 		m = t.m
 	}
 	id, name := m.id, m.img.Name
-	written, err := s.writeFresh(next, fresh, ch)
-	if err != nil {
-		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
-	}
 	var raw []byte
 	if next != nil {
+		var err error
 		if raw, err = next.encode(); err != nil {
 			s.removeQuietly(written.pathOrEmpty())
 			return cache.TableInfo{}, err
@@ -174,35 +197,46 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 	return info, nil
 }
 
-// writeFresh writes the fresh batches of a change to next's new chunk
-// file, synced, and records them in next; it gives them to ch as their
-// sources, so the cache may drop them from memory and read them back
-// (cache.Change.Sources): the budget caches written tables as it does
-// restored ones. It returns the file, nil when there are no batches.
-func (s *Store) writeFresh(next *manifest, fresh []cache.BatchImage, ch *cache.Change) (*chunkFile, error) {
-	if len(fresh) == 0 {
-		return nil, nil
-	}
-	seq := next.nextSeq
-	next.nextSeq++
-	file := &chunkFile{fs: s.fs, path: s.path(chunkName(next.id, seq)), seq: seq}
-	offsets, size, err := writeChunkFile(s.fs, file.path, fresh)
+// takeSeq gives next's change the seq of its chunk file. A compaction
+// writes its file while other changes run (compact.go), so seqs are
+// handed out by t, never twice, not by the manifest alone.
+func (t *tableState) takeSeq(next *manifest) uint64 {
+	seq := max(next.nextSeq, t.nextFree)
+	next.nextSeq, t.nextFree = seq+1, seq+1
+	return seq
+}
+
+// newFile is a chunk file just written and synced: its batches as a
+// manifest records them (chunks nil, Sizes set), where each starts.
+type newFile struct {
+	file    *chunkFile
+	size    int64
+	batches []cache.BatchImage
+	offsets []int64
+}
+
+// writeBatches writes batches to the new chunk file t<id>-<seq>.chunks,
+// synced, and gives them to ch as their sources, so the cache may drop
+// them from memory and read them back (cache.Change.Sources): the budget
+// caches written tables as it does restored ones.
+func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) (*newFile, error) {
+	file := &chunkFile{fs: s.fs, path: s.path(chunkName(id, seq)), seq: seq}
+	offsets, size, err := writeChunkFile(s.fs, file.path, batches)
 	if err != nil {
 		s.removeQuietly(file.path)
-		return nil, fmt.Errorf("writing %s: %w", chunkName(next.id, seq), err)
+		return nil, fmt.Errorf("writing %s: %w", chunkName(id, seq), err)
 	}
-	next.files = append(next.files, fileRef{seq: seq, size: size})
-	columns := columnNames(next.img.Schema)
-	loads := make([]func() ([][]byte, error), len(fresh))
-	for i, b := range fresh {
+	w := &newFile{file: file, size: size, offsets: offsets, batches: make([]cache.BatchImage, len(batches))}
+	columns := columnNames(schema)
+	loads := make([]func() ([][]byte, error), len(batches))
+	for i, b := range batches {
 		b.Sizes = make([]int64, len(b.Chunks))
 		for c, chunk := range b.Chunks {
 			b.Sizes[c] = int64(len(chunk))
 		}
 		loads[i] = batchLoader(file, offsets[i], b.Sizes, columns)
 		b.Chunks = nil // the manifest keeps where they are, not them
-		next.img.Batches = append(next.img.Batches, b)
-		next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
+		w.batches[i] = b
 	}
 	if ch != nil {
 		if err := ch.Sources(loads); err != nil {
@@ -210,7 +244,16 @@ func (s *Store) writeFresh(next *manifest, fresh []cache.BatchImage, ch *cache.C
 			return nil, err
 		}
 	}
-	return file, nil
+	return w, nil
+}
+
+// addTo records the file and its batches at the end of m.
+func (w *newFile) addTo(m *manifest) {
+	m.files = append(m.files, fileRef{seq: w.file.seq, size: w.size})
+	for i, b := range w.batches {
+		m.img.Batches = append(m.img.Batches, b)
+		m.locs = append(m.locs, batchLoc{file: len(m.files) - 1, offset: w.offsets[i]})
+	}
 }
 
 // undo puts t's manifest back after a change failed at or after its

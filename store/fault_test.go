@@ -10,7 +10,7 @@ import (
 )
 
 // A faultCase is one change of table "t" (or of a new table "u") from the
-// base directory: two tables, "t" and "other", written once.
+// base directory: two tables, "t" (put, then appended to) and "other".
 type faultCase struct {
 	name   string
 	table  string
@@ -35,6 +35,14 @@ func faultCases() []faultCase {
 			r := batches(checkedFor(t), 13, 3, 100)
 			defer r.Release()
 			_, err := s.Put(t.Context(), "t", r, testOpts)
+			return err
+		}},
+		{"compact", "t", func(t *testing.T, s *Store) error {
+			// t's two files (2 + 1 batches of 300 rows) into 1 batch.
+			did, err := s.Compact(t.Context(), "t")
+			if err == nil && !did {
+				return errors.New("nothing compacted")
+			}
 			return err
 		}},
 		{"drop", "t", func(t *testing.T, s *Store) error {
