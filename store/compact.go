@@ -14,8 +14,9 @@ import (
 // (doc.go, "Compaction"). The zero value is the default policy.
 type Compaction struct {
 	// Files: the background compacts a table once it has more than Files
-	// chunk files, or a chunk file whose batches average fewer than
-	// Rows/4 rows; default DefaultCompactFiles. Negative: never in the
+	// small chunk files (holding fewer than Rows rows: appends not yet
+	// merged), or a chunk file whose batches average fewer than Rows/4
+	// rows; default DefaultCompactFiles. Negative: never in the
 	// background (Store.Compact still does).
 	Files int
 	// Rows is the rows of a compacted batch (the last of a run may hold
@@ -109,10 +110,16 @@ func (p Compaction) due(m *manifest) bool {
 	if _, _, ok := p.pick(m); !ok {
 		return false
 	}
-	if len(m.files) > p.Files {
-		return true
+	small := 0
+	for _, seg := range segments(m) {
+		if p.loose(seg) {
+			return true
+		}
+		if seg.rows < int64(p.Rows) {
+			small++
+		}
 	}
-	return slices.ContainsFunc(segments(m), p.loose)
+	return small > p.Files
 }
 
 // Compact merges the batches of table name that the policy picks (see
@@ -133,6 +140,10 @@ func (s *Store) Compact(ctx context.Context, name string) (bool, error) {
 	ok := m != nil && !t.compacting && cache.Compactable(m.img.Schema)
 	if ok {
 		from, to, ok = s.compaction.pick(m)
+	}
+	if ok {
+		to = s.fitBudget(m, from, to)
+		ok = to-from >= 2
 	}
 	if !ok {
 		t.mu.Unlock()
@@ -183,6 +194,24 @@ func (s *Store) compact(ctx context.Context, t *tableState, m *manifest, gen, se
 		return false, err
 	}
 	return true, nil
+}
+
+// fitBudget shortens the batches [from, to) a compaction merges to those
+// whose chunks fit in half the budget the cache has free: the new batches
+// are held while they are encoded and written, and a compaction must not
+// take the room a client's change needs (it runs again after the next
+// change; the batches left are merged then).
+func (s *Store) fitBudget(m *manifest, from, to int) int {
+	room := (s.cache.Budget() - s.cache.Used()) / 2
+	for i := from; i < to; i++ {
+		for _, n := range m.img.Batches[i].Sizes {
+			room -= n
+		}
+		if room < 0 {
+			return i
+		}
+	}
+	return to
 }
 
 // samePrefix reports whether cur's first n batches are m's: the table the
