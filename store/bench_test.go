@@ -180,7 +180,7 @@ func BenchmarkWriteThrough(b *testing.B) {
 		m := &manifest{id: 1, nextSeq: seq + 1, img: img}
 		m.img.Batches = nil
 		path := s.path(chunkName(1, seq))
-		offsets, n, err := writeChunkFile(s.fs, path, img.Batches)
+		f, offsets, n, err := writeChunkFile(s.fs, path, img.Batches)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -198,7 +198,7 @@ func BenchmarkWriteThrough(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.writeManifest(1, raw); err != nil {
+		if _, err := s.writeManifest(1, raw, f); err != nil {
 			b.Fatal(err)
 		}
 		if seq > 1 {

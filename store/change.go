@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store/vfs"
 )
 
 // ErrClosed is the error of a change on a closed store.
@@ -151,37 +152,46 @@ func (s *Store) Drop(name string) (bool, error) {
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
 func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
-	var written *chunkFile
+	var w *newFile
 	if next != nil && len(fresh) > 0 {
-		w, err := s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch)
-		if err != nil {
+		var err error
+		if w, err = s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch); err != nil {
 			return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", next.img.Name, err)
 		}
 		w.addTo(next)
-		written = w.file
 	}
-	return s.install(t, next, written, commit)
+	return s.install(t, next, w, commit)
 }
 
-// install commits a change whose chunk file (if any) is written: the
-// manifest next (nil for a drop) in place of t's, then commit, then the
-// files t's manifest named and next does not are removed. On failure the
-// table stays as it was and written is removed (see apply).
-func (s *Store) install(t *tableState, next *manifest, written *chunkFile, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+// install commits a change whose chunk file w (nil for none) is written,
+// not yet synced: the manifest next (nil for a drop) in place of t's (w
+// synced meanwhile, before the rename), then commit, then the files t's
+// manifest named and next does not are removed. On failure the table
+// stays as it was and w is removed (see apply).
+func (s *Store) install(t *tableState, next *manifest, w *newFile, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
 	m := next
 	if m == nil { // a drop
 		m = t.m
 	}
 	id, name := m.id, m.img.Name
+	var written *chunkFile
+	var unsynced vfs.File
+	if w != nil {
+		written, unsynced = w.file, w.f
+		w.f = nil // writeManifest syncs and closes it
+	}
 	var raw []byte
 	if next != nil {
 		var err error
 		if raw, err = next.encode(); err != nil {
+			if unsynced != nil {
+				unsynced.Close()
+			}
 			s.removeQuietly(written.pathOrEmpty())
 			return cache.TableInfo{}, err
 		}
 	}
-	if maybeDone, err := s.writeManifest(id, raw); err != nil {
+	if maybeDone, err := s.writeManifest(id, raw, unsynced); err != nil {
 		err = fmt.Errorf("store: table %q: writing %s: %w", name, manifestName(id), err)
 		if !maybeDone {
 			s.removeQuietly(written.pathOrEmpty())
@@ -206,27 +216,39 @@ func (t *tableState) takeSeq(next *manifest) uint64 {
 	return seq
 }
 
-// newFile is a chunk file just written and synced: its batches as a
-// manifest records them (chunks nil, Sizes set), where each starts.
+// newFile is a chunk file just written: its batches as a manifest
+// records them (chunks nil, Sizes set), where each starts, and the file
+// still open, its bytes not yet synced (install syncs it).
 type newFile struct {
 	file    *chunkFile
+	f       vfs.File // nil once handed to writeManifest
 	size    int64
 	batches []cache.BatchImage
 	offsets []int64
 }
 
+// discard closes and removes a file that will not be committed.
+func (w *newFile) discard(s *Store) {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	s.removeQuietly(w.file.path)
+}
+
 // writeBatches writes batches to the new chunk file t<id>-<seq>.chunks,
-// synced, and gives them to ch as their sources, so the cache may drop
-// them from memory and read them back (cache.Change.Sources): the budget
-// caches written tables as it does restored ones.
+// unsynced, and gives them to ch as their sources, so the cache may drop
+// them from memory and read them back once committed
+// (cache.Change.Sources): the budget caches written tables as it does
+// restored ones.
 func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) (*newFile, error) {
 	file := &chunkFile{fs: s.fs, path: s.path(chunkName(id, seq)), seq: seq}
-	offsets, size, err := writeChunkFile(s.fs, file.path, batches)
+	f, offsets, size, err := writeChunkFile(s.fs, file.path, batches)
 	if err != nil {
 		s.removeQuietly(file.path)
 		return nil, fmt.Errorf("writing %s: %w", chunkName(id, seq), err)
 	}
-	w := &newFile{file: file, size: size, offsets: offsets, batches: make([]cache.BatchImage, len(batches))}
+	w := &newFile{file: file, f: f, size: size, offsets: offsets, batches: make([]cache.BatchImage, len(batches))}
 	columns := columnNames(schema)
 	loads := make([]func() ([][]byte, error), len(batches))
 	for i, b := range batches {
@@ -240,7 +262,7 @@ func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cac
 	}
 	if ch != nil {
 		if err := ch.Sources(loads); err != nil {
-			s.removeQuietly(file.path)
+			w.discard(s)
 			return nil, err
 		}
 	}
@@ -263,14 +285,14 @@ func (w *newFile) addTo(m *manifest) {
 func (s *Store) undo(t *tableState, id uint64, name string, written *chunkFile, cause error) error {
 	var err error
 	if t.m != nil {
-		if _, err = s.writeManifest(id, t.raw); err == nil {
+		if _, err = s.writeManifest(id, t.raw, nil); err == nil {
 			s.removeQuietly(written.pathOrEmpty())
 			return cause
 		}
 		t.broken = fmt.Errorf("store: table %q: a change failed (%w) and the previous manifest could not be written back (%w); restart the server to read %s again", name, cause, err, s.dir)
 		return t.broken
 	}
-	if _, err = s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
+	if _, err = s.writeManifest(id, nil, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
 		s.removeQuietly(written.pathOrEmpty())
 		return cause
 	}
@@ -317,16 +339,19 @@ func (s *Store) removeQuietly(path string) {
 
 // writeManifest replaces manifest id with raw, or removes it when raw is
 // nil: the commit point of every change (write a temp file, sync it,
-// rename it over the manifest, sync the directory). maybeDone reports a
-// failure at or after the rename (or remove), when the disk may hold
-// either manifest.
+// rename it over the manifest, sync the directory). chunk, when not nil,
+// is the change's chunk file, written but not synced: it is synced (and
+// closed) while the temp is written and synced, and the rename waits for
+// both, so a change costs two fsyncs in a row, not three. maybeDone
+// reports a failure at or after the rename (or remove), when the disk may
+// hold either manifest.
 //
 // There is no directory sync before the rename: on Linux's journaling
 // file systems (ext4, xfs) a file's fsync commits its creation, and
 // directory operations become durable in the order they were done, so a
 // durable rename implies the chunk file and temp it follows. The sync
 // after the rename makes the change durable before it is acknowledged.
-func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error) {
+func (s *Store) writeManifest(id uint64, raw []byte, chunk vfs.File) (maybeDone bool, err error) {
 	path := s.path(manifestName(id))
 	if raw == nil {
 		if err := s.fs.Remove(path); err != nil {
@@ -334,8 +359,18 @@ func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error)
 		}
 		return true, s.syncDir()
 	}
+	synced := make(chan error, 1)
+	if chunk != nil {
+		go func() { synced <- syncChunkFile(chunk) }()
+	} else {
+		synced <- nil
+	}
 	tmp := path + tempSuffix
-	if err := s.writeSynced(tmp, raw); err != nil {
+	err = s.writeSynced(tmp, raw)
+	if serr := <-synced; serr != nil {
+		err = serr // the chunk file's failure, whatever the temp's
+	}
+	if err != nil {
 		s.removeQuietly(tmp)
 		return false, err
 	}

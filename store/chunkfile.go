@@ -18,18 +18,15 @@ const (
 	chunkHeader      = len(chunkMagic) + 1
 )
 
-// writeChunkFile writes the batches' chunks to path, synced, and returns
-// each batch's offset and the file's length.
-func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (offsets []int64, size int64, err error) {
-	f, err := fs.Create(path)
+// writeChunkFile writes the batches' chunks to path and returns the file,
+// open and not yet synced (the caller syncs it while it writes the
+// manifest: syncChunkFile), each batch's offset and the file's length.
+// On error the file is closed.
+func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (f vfs.File, offsets []int64, size int64, err error) {
+	f, err = fs.Create(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString(chunkMagic)
 	w.WriteByte(chunkFileVersion)
@@ -43,12 +40,19 @@ func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (offsets
 		}
 	}
 	if err := w.Flush(); err != nil {
-		return nil, 0, err
+		f.Close()
+		return nil, nil, 0, err
 	}
-	if err := f.Sync(); err != nil {
-		return nil, 0, err
+	return f, offsets, size, nil
+}
+
+// syncChunkFile syncs and closes a file writeChunkFile wrote.
+func syncChunkFile(f vfs.File) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return offsets, size, nil
+	return err
 }
 
 // checkChunkFile checks that path holds size bytes and starts with the

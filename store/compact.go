@@ -136,8 +136,13 @@ func (s *Store) Compact(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	m, gen := t.m, t.gen
+	if t.compacting { // the one running queues the table again when done
+		t.compactAgain = true
+		t.mu.Unlock()
+		return false, nil
+	}
 	var from, to int
-	ok := m != nil && !t.compacting && cache.Compactable(m.img.Schema)
+	ok := m != nil && cache.Compactable(m.img.Schema)
 	if ok {
 		from, to, ok = s.compaction.pick(m)
 	}
@@ -156,6 +161,10 @@ func (s *Store) Compact(ctx context.Context, name string) (bool, error) {
 	done, err := s.compact(ctx, t, m, gen, seq, from, to)
 	t.mu.Lock()
 	t.compacting = false
+	if t.compactAgain { // asked for while this ran
+		t.compactAgain = false
+		s.queueIfDue(name, t)
+	}
 	t.mu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("store: compacting table %q: %w", name, err)
@@ -183,11 +192,11 @@ func (s *Store) compact(ctx context.Context, t *tableState, m *manifest, gen, se
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.broken != nil || !samePrefix(t.m, m, to) { // put or dropped meanwhile
-		s.removeQuietly(w.file.path)
+		w.discard(s)
 		return false, t.broken
 	}
 	next := rebased(t.m, from, to, w)
-	if _, err := s.install(t, next, w.file, ch.Commit); err != nil {
+	if _, err := s.install(t, next, w, ch.Commit); err != nil {
 		if errors.Is(err, cache.ErrConflict) && t.broken == nil {
 			return false, nil
 		}

@@ -378,6 +378,7 @@ func TestReadsAndAppendsDuringCompaction(t *testing.T) {
 	waitIdle(t, s2)
 	done.Store(true)
 	wg.Wait()
+	waitIdle(t, s2) // what the last direct compaction queued
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)

@@ -73,8 +73,8 @@ type tableState struct {
 	// nextFree is the least chunk file seq not handed out (takeSeq).
 	nextFree uint64
 	// compacting is set while a compaction of the table runs (one at a
-	// time).
-	compacting bool
+	// time); compactAgain when another was asked for meanwhile.
+	compacting, compactAgain bool
 	// files are the chunk files its batches are read from, by seq: the store
 	// opens them before it removes them (chunkFile).
 	files map[uint64]*chunkFile
