@@ -147,7 +147,8 @@ func BenchmarkOpen(b *testing.B) {
 }
 
 // BenchmarkWriteThrough answers: what do the store's writes alone cost
-// (chunk file, manifest, three fsyncs, no encoding) for a table change of
+// (chunk file, manifest, three fsyncs, the first two at once, no
+// encoding) for a table change of
 // 16 batches? MB/s are of the change's Arrow bytes, comparable with
 // BenchmarkPut/to=memory: a write-through Put costs about the sum of the
 // two times.

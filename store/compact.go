@@ -24,10 +24,12 @@ type Compaction struct {
 	Rows int
 }
 
-// Compaction defaults and limits.
+// Compaction defaults and limits. DefaultCompactRows is the batch size
+// quiver's loaders send (convert.DefaultBatchRows): a bulk ingest of such
+// batches is full-size already and is never rewritten.
 const (
 	DefaultCompactFiles = 8
-	DefaultCompactRows  = 64 * 1024
+	DefaultCompactRows  = 8192
 	MaxCompactRows      = 1 << 24
 )
 

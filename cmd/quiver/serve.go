@@ -54,7 +54,7 @@ replaced atomically) before the client is told it succeeded, and a restart
 serves the tables again, reading each batch from disk on its first use. One
 server per directory (DIR/LOCK). Each append writes a chunk file of its own;
 once a table has more than --compact-files (8) of them holding fewer than
---compact-rows (65,536) rows, or a file of batches a quarter full or less,
+--compact-rows (8,192) rows, or a file of batches a quarter full or less,
 the background merges them into batches of --compact-rows rows, with the same
 atomic rule (scans and appends go on meanwhile). --demo and --table tables stay in memory
 only, and may not share a name with a stored table.
