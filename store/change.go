@@ -68,25 +68,43 @@ func (s *Store) newID() uint64 {
 // returns an error (a full disk, an I/O error) the old table is served
 // and on disk as before.
 func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
-	ch, err := s.cache.PreparePut(ctx, name, r, opts) // encoding needs no lock
-	if err != nil {
-		return cache.TableInfo{}, err
-	}
-	defer ch.Abort()
+	// Encoding needs no lock: the chunk file's id and seq are reserved,
+	// and it is written as the batches are encoded.
 	t, err := s.lockState(name)
 	if err != nil {
 		return cache.TableInfo{}, err
 	}
+	var id uint64
+	if t.m != nil {
+		id = t.m.id
+	} else {
+		id = s.newID()
+	}
+	seq := t.reserveSeq(t.m)
+	t.mu.Unlock()
+	st, err := s.newStream(id, seq)
+	if err != nil {
+		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
+	}
+	opts.Encoded = st.add
+	ch, err := s.cache.PreparePut(ctx, name, r, opts)
+	if err != nil {
+		st.abort(s)
+		return cache.TableInfo{}, err
+	}
+	defer ch.Abort()
+	if t, err = s.lockState(name); err != nil {
+		st.abort(s)
+		return cache.TableInfo{}, err
+	}
 	defer t.mu.Unlock()
 	img := ch.Image()
-	next := &manifest{img: img, nextSeq: 1}
+	next := &manifest{img: img, nextSeq: 1, id: id}
 	if t.m != nil {
 		next.id, next.nextSeq = t.m.id, t.m.nextSeq
-	} else {
-		next.id = s.newID()
 	}
 	next.img.Batches = nil
-	info, err := s.apply(t, next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, next, img.Batches, ch, ch.Commit, st)
 	if err == nil {
 		s.queueIfDue(name, t)
 	}
@@ -107,12 +125,19 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 		}
 		return cache.TableInfo{}, fmt.Errorf("%w: %q", cache.ErrNotFound, name)
 	}
+	st, err := s.newStream(t.m.id, t.reserveSeq(t.m))
+	if err != nil {
+		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
+	}
+	opts.Encoded = st.add
 	ch, err := s.cache.PrepareAppend(ctx, name, r, opts)
 	if err != nil {
+		st.abort(s)
 		return cache.TableInfo{}, err
 	}
 	defer ch.Abort()
 	if ch.Base() != t.gen {
+		st.abort(s)
 		return cache.TableInfo{}, fmt.Errorf("%w: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", ErrNotStored, name, s.dir)
 	}
 	img := ch.Image()
@@ -120,7 +145,7 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	next.img.Columns = img.Columns // the sketches, merged with the new batches'
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
-	info, err := s.apply(t, &next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, &next, img.Batches, ch, ch.Commit, st)
 	if err == nil {
 		s.queueIfDue(name, t)
 	}
@@ -141,7 +166,7 @@ func (s *Store) Drop(name string) (bool, error) {
 	_, err = s.apply(t, nil, nil, nil, func() (cache.TableInfo, error) {
 		s.cache.Drop(name)
 		return cache.TableInfo{}, nil
-	})
+	}, nil)
 	return err == nil, err
 }
 
@@ -151,14 +176,28 @@ func (s *Store) Drop(name string) (bool, error) {
 // was, on disk and in the cache; when the disk cannot be put back either,
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
-func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+//
+// st, when not nil, is the chunk file written while the change was
+// encoded (chunkStream); it is used when it was begun for next's table
+// id (a Put that raced another creating the table writes its file
+// again, under the id the table has).
+func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error), st *chunkStream) (cache.TableInfo, error) {
 	var w *newFile
 	if next != nil && len(fresh) > 0 {
 		var err error
-		if w, err = s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch); err != nil {
+		if st != nil && st.id == next.id {
+			next.nextSeq = max(next.nextSeq, st.file.seq+1)
+			w, err = st.finish(s, next.img.Schema, fresh, ch)
+		} else {
+			st.abort(s)
+			w, err = s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch)
+		}
+		if err != nil {
 			return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", next.img.Name, err)
 		}
 		w.addTo(next)
+	} else {
+		st.abort(s)
 	}
 	return s.install(t, next, w, commit)
 }
@@ -207,12 +246,25 @@ func (s *Store) install(t *tableState, next *manifest, w *newFile, commit func()
 	return info, nil
 }
 
-// takeSeq gives next's change the seq of its chunk file. A compaction
-// writes its file while other changes run (compact.go), so seqs are
-// handed out by t, never twice, not by the manifest alone.
+// takeSeq gives next's change the seq of its chunk file. Puts and
+// compactions write their files while other changes run (chunkStream,
+// compact.go), so seqs are handed out by t, never twice, not by the
+// manifest alone.
 func (t *tableState) takeSeq(next *manifest) uint64 {
 	seq := max(next.nextSeq, t.nextFree)
 	next.nextSeq, t.nextFree = seq+1, seq+1
+	return seq
+}
+
+// reserveSeq hands out a seq for a chunk file written before the change
+// holds the table (m is t's manifest now, nil for none).
+func (t *tableState) reserveSeq(m *manifest) uint64 {
+	seq := t.nextFree
+	if m != nil {
+		seq = max(seq, m.nextSeq)
+	}
+	seq = max(seq, 1)
+	t.nextFree = seq + 1
 	return seq
 }
 
@@ -237,10 +289,7 @@ func (w *newFile) discard(s *Store) {
 }
 
 // writeBatches writes batches to the new chunk file t<id>-<seq>.chunks,
-// unsynced, and gives them to ch as their sources, so the cache may drop
-// them from memory and read them back once committed
-// (cache.Change.Sources): the budget caches written tables as it does
-// restored ones.
+// unsynced, and places them (newFile.place).
 func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) (*newFile, error) {
 	file := &chunkFile{fs: s.fs, path: s.path(chunkName(id, seq)), seq: seq}
 	f, offsets, size, err := writeChunkFile(s.fs, file.path, batches)
@@ -248,7 +297,20 @@ func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cac
 		s.removeQuietly(file.path)
 		return nil, fmt.Errorf("writing %s: %w", chunkName(id, seq), err)
 	}
-	w := &newFile{file: file, f: f, size: size, offsets: offsets, batches: make([]cache.BatchImage, len(batches))}
+	w := &newFile{file: file, f: f}
+	if err := w.place(s, size, offsets, schema, batches, ch); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// place records batches, written at offsets of w's file of size bytes,
+// as a manifest holds them, and gives them to ch as their sources, so the
+// cache may drop them from memory and read them back once committed
+// (cache.Change.Sources): the budget caches written tables as it does
+// restored ones. On error w is discarded.
+func (w *newFile) place(s *Store, size int64, offsets []int64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) error {
+	w.size, w.offsets, w.batches = size, offsets, make([]cache.BatchImage, len(batches))
 	columns := columnNames(schema)
 	loads := make([]func() ([][]byte, error), len(batches))
 	for i, b := range batches {
@@ -256,17 +318,17 @@ func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cac
 		for c, chunk := range b.Chunks {
 			b.Sizes[c] = int64(len(chunk))
 		}
-		loads[i] = batchLoader(file, offsets[i], b.Sizes, columns)
+		loads[i] = batchLoader(w.file, offsets[i], b.Sizes, columns)
 		b.Chunks = nil // the manifest keeps where they are, not them
 		w.batches[i] = b
 	}
 	if ch != nil {
 		if err := ch.Sources(loads); err != nil {
 			w.discard(s)
-			return nil, err
+			return err
 		}
 	}
-	return w, nil
+	return nil
 }
 
 // addTo records the file and its batches at the end of m.

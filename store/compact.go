@@ -157,8 +157,7 @@ func (s *Store) Compact(ctx context.Context, name string) (bool, error) {
 		return false, nil
 	}
 	t.compacting = true
-	seq := max(m.nextSeq, t.nextFree)
-	t.nextFree = seq + 1
+	seq := t.reserveSeq(m)
 	t.mu.Unlock()
 	done, err := s.compact(ctx, t, m, gen, seq, from, to)
 	t.mu.Lock()
