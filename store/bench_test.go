@@ -209,10 +209,15 @@ func BenchmarkWriteThrough(b *testing.B) {
 	b.ReportMetric(float64(chunkBytes)/1e6, "MB_written/op")
 }
 
+// coldCache makes BenchmarkScanFromDisk drop the chunk files' pages from
+// the page cache before each scan (posix_fadvise DONTNEED; Linux only).
+var coldCache = flag.Bool("store.cold", false, "BenchmarkScanFromDisk/from=disk reads with the chunk files' page cache dropped")
+
 // BenchmarkScanFromDisk answers: what does the first scan of a restored
-// table (each batch read from its chunk file, page cache warm, and
-// checksummed) cost next to a scan of the same table in memory? Both
-// decode every column; MB/s are of Arrow bytes produced.
+// table (each batch read from its chunk file, page cache warm, or cold
+// with -store.cold, and checksummed) cost next to a scan of the same
+// table in memory? Both decode every column; MB/s are of Arrow bytes
+// produced.
 func BenchmarkScanFromDisk(b *testing.B) {
 	recs, size := benchInput(b)
 	dir := b.TempDir()
@@ -250,6 +255,9 @@ func BenchmarkScanFromDisk(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
 			b.StopTimer()
+			if *coldCache && !dropPageCache(b, dir) {
+				b.Skip("posix_fadvise refused: no cold page cache")
+			}
 			c2, _ := cache.New(cache.Options{})
 			s2, err := Open(dir, c2, Options{})
 			if err != nil {
