@@ -127,6 +127,7 @@ func TestStoreErrorCodes(t *testing.T) {
 		want codes.Code
 	}{
 		{fmt.Errorf("store: table %q: writing t1-2.chunks: %w", "t", &os.PathError{Op: "write", Path: "t1-2.chunks", Err: syscall.ENOSPC}), codes.ResourceExhausted},
+		{&store.DiskFullError{Table: "t", Dir: "/d", Op: "stored", Free: -1, Err: &os.PathError{Op: "write", Path: "t1-2.chunks", Err: syscall.ENOSPC}}, codes.ResourceExhausted},
 		{fmt.Errorf("wrapped: %w", store.ErrCorrupt), codes.DataLoss},
 		{fmt.Errorf("%w: append refused", store.ErrNotStored), codes.FailedPrecondition},
 	} {

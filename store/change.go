@@ -68,6 +68,11 @@ func (s *Store) newID() uint64 {
 // returns an error (a full disk, an I/O error) the old table is served
 // and on disk as before.
 func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	info, err := s.put(ctx, name, r, opts)
+	return info, s.diskFull(name, "stored", err)
+}
+
+func (s *Store) put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
 	// Encoding needs no lock: the chunk file's id and seq are reserved,
 	// and it is written as the batches are encoded.
 	t, err := s.lockState(name)
@@ -114,6 +119,11 @@ func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts
 // Append adds the batches r yields to table name, as cache.Append does,
 // on disk before they are visible (see Put).
 func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	info, err := s.append(ctx, name, r, opts)
+	return info, s.diskFull(name, "stored", err)
+}
+
+func (s *Store) append(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
 	t, err := s.lockState(name)
 	if err != nil {
 		return cache.TableInfo{}, err
@@ -155,6 +165,11 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 // Drop removes table name from the disk, then from the cache, and
 // reports whether it was there.
 func (s *Store) Drop(name string) (bool, error) {
+	ok, err := s.drop(name)
+	return ok, s.diskFull(name, "dropped", err)
+}
+
+func (s *Store) drop(name string) (bool, error) {
 	t, err := s.lockState(name)
 	if err != nil {
 		return false, err

@@ -168,7 +168,7 @@ func (s *Store) Compact(ctx context.Context, name string) (bool, error) {
 	}
 	t.mu.Unlock()
 	if err != nil {
-		return false, fmt.Errorf("store: compacting table %q: %w", name, err)
+		return false, s.diskFull(name, "compacted", fmt.Errorf("store: compacting table %q: %w", name, err))
 	}
 	return done, nil
 }
