@@ -99,15 +99,21 @@
 //
 // Put (create or replace), Append and Drop each:
 //
-//  1. encode the batches (cache.PreparePut / PrepareAppend), invisible;
-//  2. write them to a new t<id>-<seq>.chunks and fsync it;
-//  3. write the new manifest to t<id>.manifest.tmp and fsync it;
+//  1. encode the batches (cache.PreparePut / PrepareAppend), invisible,
+//     and write each to a new t<id>-<seq>.chunks as soon as it and those
+//     before it are encoded (cache.TableOptions.Encoded), starting the
+//     kernel's writeback of it (sync_file_range), so that the file is
+//     written, and mostly on the disk, when encoding ends (chunkStream);
+//  2. fsync the chunk file;
+//  3. write the new manifest to t<id>.manifest.tmp and fsync it, at the
+//     same time as 2: nothing is renamed before both are durable;
 //  4. rename the temp over t<id>.manifest (the commit point), fsync the
 //     directory (a Drop removes the manifest instead). No directory fsync
 //     comes before the rename: on ext4 and xfs a file's fsync commits its
 //     creation and directory operations are journaled in order, so a
 //     durable rename implies the files before it (writeManifest says
-//     more), and a change costs three fsyncs, not four;
+//     more), and a change costs three fsyncs, not four, two of them at
+//     once: the client waits for two in a row;
 //  5. make the change visible in the cache, then remove chunk files the
 //     manifest no longer names (opening them first when a restored table
 //     reads them: a scan of the old snapshot keeps reading an open file
@@ -119,8 +125,12 @@
 // manifest, the old manifest is written back the same way. Either way the
 // change returns the error and the table is unchanged on disk and in
 // memory; if even the write-back fails the table refuses further changes
-// until a restart reads what the disk holds. Changes of one table are
-// serialized; of different tables, concurrent.
+// until a restart reads what the disk holds. A full disk is one sentence,
+// a *DiskFullError naming the table, the directory and the space free.
+// Changes of one table are serialized (a Put encodes and streams its file
+// before it takes the table, under an id and seq reserved then; if the
+// table got another id meanwhile it writes the file again); of different
+// tables, concurrent.
 //
 // # Compaction
 //
