@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,8 +60,10 @@ func BenchmarkPut(b *testing.B) {
 			r.Release()
 		}
 	})
-	for _, op := range []string{"put", "append"} {
+	for _, op := range []string{"put", "append", "put/stream=off"} {
 		b.Run("to=disk/op="+op, func(b *testing.B) {
+			noStream = strings.HasSuffix(op, "stream=off")
+			defer func() { noStream = false }()
 			c, _ := cache.New(cache.Options{Budget: 8 << 30})
 			s, err := Open(b.TempDir(), c, Options{})
 			if err != nil {
@@ -76,7 +79,7 @@ func BenchmarkPut(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r := reader()
-				if op == "put" {
+				if op != "append" {
 					_, err = s.Put(context.Background(), "t", r, cache.TableOptions{})
 				} else {
 					_, err = s.Append(context.Background(), "t", r, cache.TableOptions{})

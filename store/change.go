@@ -91,7 +91,7 @@ func (s *Store) put(ctx context.Context, name string, r array.RecordReader, opts
 	if err != nil {
 		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
 	}
-	opts.Encoded = st.add
+	opts.Encoded = st.encoded()
 	ch, err := s.cache.PreparePut(ctx, name, r, opts)
 	if err != nil {
 		st.abort(s)
@@ -139,7 +139,7 @@ func (s *Store) append(ctx context.Context, name string, r array.RecordReader, o
 	if err != nil {
 		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
 	}
-	opts.Encoded = st.add
+	opts.Encoded = st.encoded()
 	ch, err := s.cache.PrepareAppend(ctx, name, r, opts)
 	if err != nil {
 		st.abort(s)
