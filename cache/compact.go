@@ -26,7 +26,8 @@ type compaction struct{ from, to int }
 // they are kept after the compacted batches (a rebase); a table put,
 // dropped or compacted meanwhile is ErrConflict. Statistics are those of
 // the new batches (each the merge of the old ones it holds), and the
-// table's distinct-count sketches are unchanged: the rows are.
+// table's distinct-count sketches are unchanged: the rows are. It
+// decodes and encodes on one goroutine.
 func (c *Cache) PrepareCompact(ctx context.Context, name string, base uint64, from, to, rows int) (*Change, error) {
 	old, err := c.snapshot(name)
 	if err != nil {
@@ -41,7 +42,9 @@ func (c *Cache) PrepareCompact(ctx context.Context, name string, base uint64, fr
 	if from < 0 || to > len(old.entries) || from >= to || rows <= 0 {
 		return nil, fmt.Errorf("cache: compaction of table %q: batches [%d, %d) into batches of %d rows; the table has %d batches", name, from, to, rows, len(old.entries))
 	}
-	b, err := c.newBuilder(name, old.schema, TableOptions{Codec: old.setting})
+	// One goroutine: a compaction is background work, and should leave
+	// the other cores to queries and uploads.
+	b, err := c.newBuilder(name, old.schema, TableOptions{Codec: old.setting, Concurrency: 1})
 	if err != nil {
 		return nil, err
 	}
