@@ -55,9 +55,9 @@ serves the tables again, reading each batch from disk on its first use. One
 server per directory (DIR/LOCK). Each append writes a chunk file of its own;
 once a table has more than --compact-files (8) of them holding fewer than
 --compact-rows (8,192) rows, or a file of batches a quarter full or less,
-the background merges them into batches of --compact-rows rows, with the same
-atomic rule (scans and appends go on meanwhile). --demo and --table tables stay in memory
-only, and may not share a name with a stored table.
+the background merges them into batches of --compact-rows rows, with the
+same atomic rule (scans and appends go on meanwhile). --demo and --table
+tables stay in memory only, and may not share a name with a stored table.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
@@ -124,7 +124,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logFormat := fs.String("log-format", "text", "text or json")
 	dataDir := fs.String("data-dir", "", "keep ingested tables in `DIR`: written there before an ingest is acknowledged, served again after a restart (default: memory only)")
 	compactFiles := fs.Int("compact-files", store.DefaultCompactFiles, "with --data-dir, merge a table's small appends into full batches in the background once more than `K` of them are on disk (0: never)")
-	compactRows := fs.Int("compact-rows", store.DefaultCompactRows, "with --data-dir, rows of a batch merged from small appends")
+	compactRows := fs.Int("compact-rows", store.DefaultCompactRows, "with --data-dir, `N` rows in a batch merged from small appends")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return printHelp(stdout, fs, "serve [flags]", serveAbout)
