@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -273,4 +275,88 @@ func BenchmarkScanFromDisk(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// BenchmarkCompaction answers: what does compaction buy a scan of a
+// table made of small appends, and what does it cost? The table is put
+// with 16 rows and appended to 1,999 times, 16 rows each (in /dev/shm
+// when there is one: the question is not the disk's), then scanned
+// (every column, in memory after the first scan) as the appends left it
+// and after Compact merged it into batches of 8192 rows; compact_ms is
+// the compaction's own time, from the chunk files.
+func BenchmarkCompaction(b *testing.B) {
+	dir := b.TempDir()
+	if d, err := os.MkdirTemp("/dev/shm", "quiver-bench-"); err == nil {
+		dir = d
+		b.Cleanup(func() { os.RemoveAll(d) })
+	}
+	c, _ := cache.New(cache.Options{Budget: 8 << 30})
+	s, err := Open(dir, c, Options{Compaction: Compaction{Files: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var size int64
+	for i := range 2000 {
+		r := batches(memory.DefaultAllocator, uint64(i), 1, 16)
+		if i == 0 {
+			_, err = s.Put(context.Background(), "t", r, cache.TableOptions{})
+		} else {
+			_, err = s.Append(context.Background(), "t", r, cache.TableOptions{})
+		}
+		r.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	scan := func(b *testing.B) {
+		sc, err := c.Scan(context.Background(), "t", cache.ScanOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = 0
+		for sc.Next() {
+			size += arrowsize.Record(sc.RecordBatch())
+		}
+		sc.Release()
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, compacted := range []bool{false, true} {
+		name := "table=appends"
+		var took time.Duration
+		if compacted {
+			name = "table=compacted"
+			// From the files, as after a restart.
+			s.Close()
+			c, _ = cache.New(cache.Options{Budget: 8 << 30})
+			if s, err = Open(dir, c, Options{Compaction: Compaction{Files: -1}}); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			for {
+				did, err := s.Compact(context.Background(), "t")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !did {
+					break
+				}
+			}
+			took = time.Since(start)
+		}
+		b.Run(name, func(b *testing.B) {
+			scan(b) // read from the files once
+			b.SetBytes(size)
+			for b.Loop() {
+				scan(b)
+			}
+			info, _ := c.Info("t")
+			b.ReportMetric(float64(info.Batches), "batches")
+			if compacted {
+				b.ReportMetric(float64(took.Milliseconds()), "compact_ms")
+			}
+		})
+	}
 }
