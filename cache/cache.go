@@ -52,6 +52,13 @@ type TableOptions struct {
 	// Plain turns the encodings off (every buffer goes to the codec as
 	// it is), for measuring what they are worth.
 	Plain bool
+	// Encoded, when set, is called once per batch with its chunks, in
+	// batch order, as soon as the batch and every one before it are
+	// encoded: a durable store writes them while later batches encode
+	// (package store). It is called with the put's lock held, so it must
+	// only queue them; the chunks are the Change's and must not be
+	// modified.
+	Encoded func(batch int, chunks [][]byte)
 }
 
 // Cache holds named tables as compressed batches within a budget. All

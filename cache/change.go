@@ -15,11 +15,13 @@ import (
 // once the table is both stored and served. A Change must end with Commit
 // or Abort; it is used by one goroutine.
 type Change struct {
-	c      *Cache
-	b      *builder
-	old    *table // the table appended to; nil for a Put
-	done   bool
-	result *table
+	c   *Cache
+	b   *builder
+	old *table // the table appended to or compacted; nil for a Put
+	// compact is the span a compaction replaces (compact.go); nil else.
+	compact *compaction
+	done    bool
+	result  *table
 }
 
 // generations numbers table snapshots (TableInfo.Generation).
@@ -77,11 +79,12 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 }
 
 // Appending reports whether the change appends to a table (else it puts
-// one, replacing any of its name).
-func (ch *Change) Appending() bool { return ch.old != nil }
+// one, replacing any of its name, or compacts one).
+func (ch *Change) Appending() bool { return ch.old != nil && ch.compact == nil }
 
-// Base returns the Generation of the table an Append adds to (0 for a
-// Put): a writer checks it is the snapshot it recorded.
+// Base returns the Generation of the table an Append adds to or a
+// compaction read (0 for a Put): a writer checks it is the snapshot it
+// recorded.
 func (ch *Change) Base() uint64 {
 	if ch.old == nil {
 		return 0
@@ -90,9 +93,12 @@ func (ch *Change) Base() uint64 {
 }
 
 // Image returns the change's table decisions and its new batches: every
-// batch of a Put, the added ones of an Append. Its chunks alias the
-// cache's and must not be modified.
+// batch of a Put, the added ones of an Append, the merged ones of a
+// compaction. Its chunks alias the cache's and must not be modified.
 func (ch *Change) Image() Image {
+	if ch.compact != nil { // the table it makes is known at Commit only
+		return ch.old.image(ch.b.names, ch.b.entries)
+	}
 	return ch.table().image(ch.b.names, ch.b.entries)
 }
 
@@ -165,6 +171,9 @@ func (ch *Change) Commit() (TableInfo, error) {
 	}
 	ch.done = true
 	defer ch.b.abort()
+	if ch.compact != nil {
+		return ch.commitCompaction()
+	}
 	t, c := ch.table(), ch.c
 	c.mu.Lock()
 	prev := c.tables[t.name]

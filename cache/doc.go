@@ -123,7 +123,11 @@
 // encode a change without making it visible, so that the store writes it
 // before Commit; Change.Sources then tells where the new batches can be
 // read again, and they give way like restored ones. Batches put without
-// sources are never dropped: they exist nowhere else.
+// sources are never dropped: they exist nowhere else. PrepareCompact
+// (compact.go) re-encodes a run of small batches into batches of a target
+// size, the same rows, for the store to write; its Commit keeps appends
+// committed meanwhile after them (tables of union columns cannot be
+// compacted: arrow-go does not concatenate unions).
 //
 // # Values and order
 //

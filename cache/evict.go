@@ -67,9 +67,13 @@ func (c *Cache) enqueue(l *lazyChunks) {
 
 // forget drops the chunks held by t's restored batches, and them from
 // the queue: t was dropped or replaced.
-func (c *Cache) forget(t *table) {
+func (c *Cache) forget(t *table) { c.forgetEntries(t.entries) }
+
+// forgetEntries drops the chunks held by the restored batches among
+// entries, and them from the queue.
+func (c *Cache) forgetEntries(entries []*entry) {
 	gone := map[*lazyChunks]bool{}
-	for _, e := range t.entries {
+	for _, e := range entries {
 		if e.lazy != nil {
 			e.lazy.drop()
 			gone[e.lazy] = true

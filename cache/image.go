@@ -126,7 +126,7 @@ func restoredTable(c *Cache, img Image) (*table, error) {
 		if len(b.Stats) != n || len(b.Decoded) != n || len(b.Encodings) != n {
 			return nil, fmt.Errorf("cache: restore of table %q: batch %d has %d stats, %d sizes, %d encodings for %d columns", img.Name, i, len(b.Stats), len(b.Decoded), len(b.Encodings), n)
 		}
-		e := &entry{rows: b.Rows, stats: b.Stats, decoded: b.Decoded, chunks: b.Chunks}
+		e := &entry{rows: b.Rows, stats: b.Stats, decoded: b.Decoded, chunks: b.Chunks, names: b.Encodings}
 		switch {
 		case b.Load != nil && len(b.Sizes) == n && b.Chunks == nil:
 			e.lazy = &lazyChunks{c: c, lens: b.Sizes, load: b.Load}

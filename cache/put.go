@@ -56,6 +56,10 @@ type builder struct {
 	names     [][]string // per entry, per column: the encoding name
 	reserved  int64      // budget bytes held
 	committed bool
+	// encoded is TableOptions.Encoded; emitted counts the entries given
+	// to it.
+	encoded func(int, [][]byte)
+	emitted int
 }
 
 func (c *Cache) newBuilder(name string, schema *arrow.Schema, opts TableOptions) (*builder, error) {
@@ -67,7 +71,7 @@ func (c *Cache) newBuilder(name string, schema *arrow.Schema, opts TableOptions)
 	}
 	b := &builder{
 		c: c, name: name, in: schema, setting: opts.Codec, encodings: !opts.Plain,
-		concurrency: opts.Concurrency, mem: c.opts.Alloc,
+		concurrency: opts.Concurrency, mem: c.opts.Alloc, encoded: opts.Encoded,
 	}
 	if b.setting.IsZero() {
 		b.setting = c.opts.Codec
@@ -179,7 +183,12 @@ func (b *builder) table() *table {
 func (b *builder) store(i int, e *entry, names []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	e.names = names
 	b.entries[i], b.names[i] = e, names
+	for b.encoded != nil && b.emitted < len(b.entries) && b.entries[b.emitted] != nil {
+		b.encoded(b.emitted, b.entries[b.emitted].chunks)
+		b.emitted++
+	}
 }
 
 // encodeRecord encodes one batch with enc into an entry.

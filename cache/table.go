@@ -40,6 +40,9 @@ type entry struct {
 	stats   []ColumnStats // per column
 	chunks  [][]byte      // per column; slices of one allocation; nil when lazy
 	decoded []int64       // per column: bytes of the Arrow buffers
+	// names are how each column's values reached the codec ("delta"…),
+	// kept so that a compaction can take the entry out of the counts.
+	names []string
 	// lazy, for a restored entry, reads chunks on first use (image.go).
 	lazy *lazyChunks
 }
@@ -142,7 +145,8 @@ func encodingSummary(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// add accounts one entry into the table.
+// add accounts one entry into the table; names are its encoding names
+// (entry.names).
 func (t *table) add(e *entry, names []string) {
 	t.entries = append(t.entries, e)
 	t.rows += e.rows

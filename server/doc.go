@@ -170,7 +170,8 @@
 // a query past its memory limit, an ingest past the cache budget or a row
 // bigger than the message limit ResourceExhausted; a full queue
 // ResourceExhausted after Config.QueueTimeout; damaged cache data DataLoss.
-// With Config.Store, a full disk is ResourceExhausted, a damaged data
+// With Config.Store, a full disk is ResourceExhausted (store.DiskFullError:
+// the table, the data directory and the space free), a damaged data
 // directory DataLoss, and an append to a table held in memory only
 // (loaded at start) FailedPrecondition.
 // A query past QueryMemory with NoSpill names the flags (--query-memory,

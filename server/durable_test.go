@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/store"
+	"github.com/quiverdb/quiver/store/vfs"
 )
 
 // startDurable starts a server whose tables are kept in dir; stop shuts
@@ -32,12 +34,18 @@ func startDurable(t *testing.T, dir string) (ts *testServer, stop func()) {
 // startDurableBudget is startDurable with a cache budget (0: the default).
 func startDurableBudget(t *testing.T, dir string, budget int64) (ts *testServer, stop func()) {
 	t.Helper()
+	return startDurableWith(t, dir, budget, store.Options{})
+}
+
+// startDurableWith is startDurableBudget with the store's options.
+func startDurableWith(t *testing.T, dir string, budget int64, opts store.Options) (ts *testServer, stop func()) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	c, err := cache.New(cache.Options{Alloc: mem, Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(dir, c, store.Options{})
+	st, err := store.Open(dir, c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +127,44 @@ func TestIngestSurvivesRestart(t *testing.T) {
 	}
 }
 
+// TestIngestDiskFull: an upload the data directory has no room for
+// fails with ResourceExhausted and one sentence naming the table, the
+// directory and the space free, at whichever write the disk fills; the
+// table is as it was.
+func TestIngestDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	ffs := vfs.NewFaultFS(vfs.OS)
+	// No background compaction: its writes would take the faults.
+	ts, _ := startDurableWith(t, dir, 0, store.Options{FS: ffs, Compaction: store.Compaction{Files: -1}})
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cl := ts.client(t)
+	r := pointsReader(t, mem, 0, 1000, 256)
+	_, err := cl.ExecuteIngest(context.Background(), r, ingestOpts("points", flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionFail))
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ops: 0 creates the chunk file, 1 writes its header, 2–5 its four
+	// batches; 6–9 are the chunk file's sync and the manifest temp's
+	// create, write and sync, which run at once.
+	for _, op := range []int{0, 2, 7} {
+		ffs.ResetOps()
+		ffs.FailAt(op, syscall.ENOSPC)
+		r := pointsReader(t, mem, 1000, 2000, 256)
+		_, err := cl.ExecuteIngest(context.Background(), r, ingestOpts("points", flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionAppend))
+		r.Release()
+		want := fmt.Sprintf("store: table %q not stored: no space left in data directory %s (", "points", dir)
+		msg := status.Convert(err).Message()
+		if status.Code(err) != codes.ResourceExhausted || !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "iB free)") {
+			t.Fatalf("disk full at op %d: %v, want ResourceExhausted %q… free)", op, err, want)
+		}
+		if info, _ := ts.cache.Info("points"); info.Rows != 1000 {
+			t.Fatalf("disk full at op %d: %d rows, want 1000", op, info.Rows)
+		}
+	}
+}
+
 // TestStoreErrorCodes: a full disk is ResourceExhausted, a damaged data
 // directory DataLoss, an append to a table not stored FailedPrecondition.
 func TestStoreErrorCodes(t *testing.T) {
@@ -127,6 +173,7 @@ func TestStoreErrorCodes(t *testing.T) {
 		want codes.Code
 	}{
 		{fmt.Errorf("store: table %q: writing t1-2.chunks: %w", "t", &os.PathError{Op: "write", Path: "t1-2.chunks", Err: syscall.ENOSPC}), codes.ResourceExhausted},
+		{&store.DiskFullError{Table: "t", Dir: "/d", Op: "stored", Free: -1, Err: &os.PathError{Op: "write", Path: "t1-2.chunks", Err: syscall.ENOSPC}}, codes.ResourceExhausted},
 		{fmt.Errorf("wrapped: %w", store.ErrCorrupt), codes.DataLoss},
 		{fmt.Errorf("%w: append refused", store.ErrNotStored), codes.FailedPrecondition},
 	} {

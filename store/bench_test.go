@@ -4,7 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,8 +62,10 @@ func BenchmarkPut(b *testing.B) {
 			r.Release()
 		}
 	})
-	for _, op := range []string{"put", "append"} {
+	for _, op := range []string{"put", "append", "put/stream=off"} {
 		b.Run("to=disk/op="+op, func(b *testing.B) {
+			noStream = strings.HasSuffix(op, "stream=off")
+			defer func() { noStream = false }()
 			c, _ := cache.New(cache.Options{Budget: 8 << 30})
 			s, err := Open(b.TempDir(), c, Options{})
 			if err != nil {
@@ -76,7 +81,7 @@ func BenchmarkPut(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r := reader()
-				if op == "put" {
+				if op != "append" {
 					_, err = s.Put(context.Background(), "t", r, cache.TableOptions{})
 				} else {
 					_, err = s.Append(context.Background(), "t", r, cache.TableOptions{})
@@ -147,7 +152,8 @@ func BenchmarkOpen(b *testing.B) {
 }
 
 // BenchmarkWriteThrough answers: what do the store's writes alone cost
-// (chunk file, manifest, three fsyncs, no encoding) for a table change of
+// (chunk file, manifest, three fsyncs, the first two at once, no
+// encoding) for a table change of
 // 16 batches? MB/s are of the change's Arrow bytes, comparable with
 // BenchmarkPut/to=memory: a write-through Put costs about the sum of the
 // two times.
@@ -180,7 +186,7 @@ func BenchmarkWriteThrough(b *testing.B) {
 		m := &manifest{id: 1, nextSeq: seq + 1, img: img}
 		m.img.Batches = nil
 		path := s.path(chunkName(1, seq))
-		offsets, n, err := writeChunkFile(s.fs, path, img.Batches)
+		f, offsets, n, err := writeChunkFile(s.fs, path, img.Batches)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -198,7 +204,7 @@ func BenchmarkWriteThrough(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.writeManifest(1, raw); err != nil {
+		if _, err := s.writeManifest(1, raw, f); err != nil {
 			b.Fatal(err)
 		}
 		if seq > 1 {
@@ -208,10 +214,15 @@ func BenchmarkWriteThrough(b *testing.B) {
 	b.ReportMetric(float64(chunkBytes)/1e6, "MB_written/op")
 }
 
+// coldCache makes BenchmarkScanFromDisk drop the chunk files' pages from
+// the page cache before each scan (posix_fadvise DONTNEED; Linux only).
+var coldCache = flag.Bool("store.cold", false, "BenchmarkScanFromDisk/from=disk reads with the chunk files' page cache dropped")
+
 // BenchmarkScanFromDisk answers: what does the first scan of a restored
-// table (each batch read from its chunk file, page cache warm, and
-// checksummed) cost next to a scan of the same table in memory? Both
-// decode every column; MB/s are of Arrow bytes produced.
+// table (each batch read from its chunk file, page cache warm, or cold
+// with -store.cold, and checksummed) cost next to a scan of the same
+// table in memory? Both decode every column; MB/s are of Arrow bytes
+// produced.
 func BenchmarkScanFromDisk(b *testing.B) {
 	recs, size := benchInput(b)
 	dir := b.TempDir()
@@ -249,6 +260,9 @@ func BenchmarkScanFromDisk(b *testing.B) {
 		b.SetBytes(size)
 		for b.Loop() {
 			b.StopTimer()
+			if *coldCache && !dropPageCache(b, dir) {
+				b.Skip("posix_fadvise refused: no cold page cache")
+			}
 			c2, _ := cache.New(cache.Options{})
 			s2, err := Open(dir, c2, Options{})
 			if err != nil {
@@ -261,4 +275,88 @@ func BenchmarkScanFromDisk(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// BenchmarkCompaction answers: what does compaction buy a scan of a
+// table made of small appends, and what does it cost? The table is put
+// with 16 rows and appended to 1,999 times, 16 rows each (in /dev/shm
+// when there is one: the question is not the disk's), then scanned
+// (every column, in memory after the first scan) as the appends left it
+// and after Compact merged it into batches of 8192 rows; compact_ms is
+// the compaction's own time, from the chunk files.
+func BenchmarkCompaction(b *testing.B) {
+	dir := b.TempDir()
+	if d, err := os.MkdirTemp("/dev/shm", "quiver-bench-"); err == nil {
+		dir = d
+		b.Cleanup(func() { os.RemoveAll(d) })
+	}
+	c, _ := cache.New(cache.Options{Budget: 8 << 30})
+	s, err := Open(dir, c, Options{Compaction: Compaction{Files: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var size int64
+	for i := range 2000 {
+		r := batches(memory.DefaultAllocator, uint64(i), 1, 16)
+		if i == 0 {
+			_, err = s.Put(context.Background(), "t", r, cache.TableOptions{})
+		} else {
+			_, err = s.Append(context.Background(), "t", r, cache.TableOptions{})
+		}
+		r.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	scan := func(b *testing.B) {
+		sc, err := c.Scan(context.Background(), "t", cache.ScanOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = 0
+		for sc.Next() {
+			size += arrowsize.Record(sc.RecordBatch())
+		}
+		sc.Release()
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, compacted := range []bool{false, true} {
+		name := "table=appends"
+		var took time.Duration
+		if compacted {
+			name = "table=compacted"
+			// From the files, as after a restart.
+			s.Close()
+			c, _ = cache.New(cache.Options{Budget: 8 << 30})
+			if s, err = Open(dir, c, Options{Compaction: Compaction{Files: -1}}); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			for {
+				did, err := s.Compact(context.Background(), "t")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !did {
+					break
+				}
+			}
+			took = time.Since(start)
+		}
+		b.Run(name, func(b *testing.B) {
+			scan(b) // read from the files once
+			b.SetBytes(size)
+			for b.Loop() {
+				scan(b)
+			}
+			info, _ := c.Info("t")
+			b.ReportMetric(float64(info.Batches), "batches")
+			if compacted {
+				b.ReportMetric(float64(took.Milliseconds()), "compact_ms")
+			}
+		})
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/store/vfs"
 )
 
 // ErrClosed is the error of a change on a closed store.
@@ -66,30 +68,62 @@ func (s *Store) newID() uint64 {
 // returns an error (a full disk, an I/O error) the old table is served
 // and on disk as before.
 func (s *Store) Put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
-	ch, err := s.cache.PreparePut(ctx, name, r, opts) // encoding needs no lock
-	if err != nil {
-		return cache.TableInfo{}, err
-	}
-	defer ch.Abort()
+	info, err := s.put(ctx, name, r, opts)
+	return info, s.diskFull(name, "stored", err)
+}
+
+func (s *Store) put(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	// Encoding needs no lock: the chunk file's id and seq are reserved,
+	// and it is written as the batches are encoded.
 	t, err := s.lockState(name)
 	if err != nil {
 		return cache.TableInfo{}, err
 	}
+	var id uint64
+	if t.m != nil {
+		id = t.m.id
+	} else {
+		id = s.newID()
+	}
+	seq := t.reserveSeq(t.m)
+	t.mu.Unlock()
+	st, err := s.newStream(id, seq)
+	if err != nil {
+		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
+	}
+	opts.Encoded = st.encoded()
+	ch, err := s.cache.PreparePut(ctx, name, r, opts)
+	if err != nil {
+		st.abort(s)
+		return cache.TableInfo{}, err
+	}
+	defer ch.Abort()
+	if t, err = s.lockState(name); err != nil {
+		st.abort(s)
+		return cache.TableInfo{}, err
+	}
 	defer t.mu.Unlock()
 	img := ch.Image()
-	next := &manifest{img: img, nextSeq: 1}
+	next := &manifest{img: img, nextSeq: 1, id: id}
 	if t.m != nil {
 		next.id, next.nextSeq = t.m.id, t.m.nextSeq
-	} else {
-		next.id = s.newID()
 	}
 	next.img.Batches = nil
-	return s.apply(t, next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, next, img.Batches, ch, ch.Commit, st)
+	if err == nil {
+		s.queueIfDue(name, t)
+	}
+	return info, err
 }
 
 // Append adds the batches r yields to table name, as cache.Append does,
 // on disk before they are visible (see Put).
 func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
+	info, err := s.append(ctx, name, r, opts)
+	return info, s.diskFull(name, "stored", err)
+}
+
+func (s *Store) append(ctx context.Context, name string, r array.RecordReader, opts cache.TableOptions) (cache.TableInfo, error) {
 	t, err := s.lockState(name)
 	if err != nil {
 		return cache.TableInfo{}, err
@@ -101,12 +135,19 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 		}
 		return cache.TableInfo{}, fmt.Errorf("%w: %q", cache.ErrNotFound, name)
 	}
+	st, err := s.newStream(t.m.id, t.reserveSeq(t.m))
+	if err != nil {
+		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
+	}
+	opts.Encoded = st.encoded()
 	ch, err := s.cache.PrepareAppend(ctx, name, r, opts)
 	if err != nil {
+		st.abort(s)
 		return cache.TableInfo{}, err
 	}
 	defer ch.Abort()
 	if ch.Base() != t.gen {
+		st.abort(s)
 		return cache.TableInfo{}, fmt.Errorf("%w: append to table %q refused: the table in memory was replaced outside the store, so it is not the one in %s; replace it to store it", ErrNotStored, name, s.dir)
 	}
 	img := ch.Image()
@@ -114,12 +155,21 @@ func (s *Store) Append(ctx context.Context, name string, r array.RecordReader, o
 	next.img.Columns = img.Columns // the sketches, merged with the new batches'
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
-	return s.apply(t, &next, img.Batches, ch, ch.Commit)
+	info, err := s.apply(t, &next, img.Batches, ch, ch.Commit, st)
+	if err == nil {
+		s.queueIfDue(name, t)
+	}
+	return info, err
 }
 
 // Drop removes table name from the disk, then from the cache, and
 // reports whether it was there.
 func (s *Store) Drop(name string) (bool, error) {
+	ok, err := s.drop(name)
+	return ok, s.diskFull(name, "dropped", err)
+}
+
+func (s *Store) drop(name string) (bool, error) {
 	t, err := s.lockState(name)
 	if err != nil {
 		return false, err
@@ -131,7 +181,7 @@ func (s *Store) Drop(name string) (bool, error) {
 	_, err = s.apply(t, nil, nil, nil, func() (cache.TableInfo, error) {
 		s.cache.Drop(name)
 		return cache.TableInfo{}, nil
-	})
+	}, nil)
 	return err == nil, err
 }
 
@@ -141,24 +191,61 @@ func (s *Store) Drop(name string) (bool, error) {
 // was, on disk and in the cache; when the disk cannot be put back either,
 // the table is marked broken and refuses changes until a restart reads
 // what the disk holds.
-func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
+//
+// st, when not nil, is the chunk file written while the change was
+// encoded (chunkStream); it is used when it was begun for next's table
+// id (a Put that raced another creating the table writes its file
+// again, under the id the table has).
+func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, ch *cache.Change, commit func() (cache.TableInfo, error), st *chunkStream) (cache.TableInfo, error) {
+	var w *newFile
+	if next != nil && len(fresh) > 0 {
+		var err error
+		if st != nil && st.id == next.id {
+			next.nextSeq = max(next.nextSeq, st.file.seq+1)
+			w, err = st.finish(s, next.img.Schema, fresh, ch)
+		} else {
+			st.abort(s)
+			w, err = s.writeBatches(next.id, t.takeSeq(next), next.img.Schema, fresh, ch)
+		}
+		if err != nil {
+			return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", next.img.Name, err)
+		}
+		w.addTo(next)
+	} else {
+		st.abort(s)
+	}
+	return s.install(t, next, w, commit)
+}
+
+// install commits a change whose chunk file w (nil for none) is written,
+// not yet synced: the manifest next (nil for a drop) in place of t's (w
+// synced meanwhile, before the rename), then commit, then the files t's
+// manifest named and next does not are removed. On failure the table
+// stays as it was and w is removed (see apply).
+func (s *Store) install(t *tableState, next *manifest, w *newFile, commit func() (cache.TableInfo, error)) (cache.TableInfo, error) {
 	m := next
 	if m == nil { // a drop
 		m = t.m
 	}
 	id, name := m.id, m.img.Name
-	written, err := s.writeFresh(next, fresh, ch)
-	if err != nil {
-		return cache.TableInfo{}, fmt.Errorf("store: table %q: %w", name, err)
+	var written *chunkFile
+	var unsynced vfs.File
+	if w != nil {
+		written, unsynced = w.file, w.f
+		w.f = nil // writeManifest syncs and closes it
 	}
 	var raw []byte
 	if next != nil {
+		var err error
 		if raw, err = next.encode(); err != nil {
+			if unsynced != nil {
+				unsynced.Close()
+			}
 			s.removeQuietly(written.pathOrEmpty())
 			return cache.TableInfo{}, err
 		}
 	}
-	if maybeDone, err := s.writeManifest(id, raw); err != nil {
+	if maybeDone, err := s.writeManifest(id, raw, unsynced); err != nil {
 		err = fmt.Errorf("store: table %q: writing %s: %w", name, manifestName(id), err)
 		if !maybeDone {
 			s.removeQuietly(written.pathOrEmpty())
@@ -174,43 +261,98 @@ func (s *Store) apply(t *tableState, next *manifest, fresh []cache.BatchImage, c
 	return info, nil
 }
 
-// writeFresh writes the fresh batches of a change to next's new chunk
-// file, synced, and records them in next; it gives them to ch as their
-// sources, so the cache may drop them from memory and read them back
-// (cache.Change.Sources): the budget caches written tables as it does
-// restored ones. It returns the file, nil when there are no batches.
-func (s *Store) writeFresh(next *manifest, fresh []cache.BatchImage, ch *cache.Change) (*chunkFile, error) {
-	if len(fresh) == 0 {
-		return nil, nil
+// takeSeq gives next's change the seq of its chunk file. Puts and
+// compactions write their files while other changes run (chunkStream,
+// compact.go), so seqs are handed out by t, never twice, not by the
+// manifest alone.
+func (t *tableState) takeSeq(next *manifest) uint64 {
+	seq := max(next.nextSeq, t.nextFree)
+	next.nextSeq, t.nextFree = seq+1, seq+1
+	return seq
+}
+
+// reserveSeq hands out a seq for a chunk file written before the change
+// holds the table (m is t's manifest now, nil for none).
+func (t *tableState) reserveSeq(m *manifest) uint64 {
+	seq := t.nextFree
+	if m != nil {
+		seq = max(seq, m.nextSeq)
 	}
-	seq := next.nextSeq
-	next.nextSeq++
-	file := &chunkFile{fs: s.fs, path: s.path(chunkName(next.id, seq)), seq: seq}
-	offsets, size, err := writeChunkFile(s.fs, file.path, fresh)
+	seq = max(seq, 1)
+	t.nextFree = seq + 1
+	return seq
+}
+
+// newFile is a chunk file just written: its batches as a manifest
+// records them (chunks nil, Sizes set), where each starts, and the file
+// still open, its bytes not yet synced (install syncs it).
+type newFile struct {
+	file    *chunkFile
+	f       vfs.File // nil once handed to writeManifest
+	size    int64
+	batches []cache.BatchImage
+	offsets []int64
+}
+
+// discard closes and removes a file that will not be committed.
+func (w *newFile) discard(s *Store) {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	s.removeQuietly(w.file.path)
+}
+
+// writeBatches writes batches to the new chunk file t<id>-<seq>.chunks,
+// unsynced, and places them (newFile.place).
+func (s *Store) writeBatches(id, seq uint64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) (*newFile, error) {
+	file := &chunkFile{fs: s.fs, path: s.path(chunkName(id, seq)), seq: seq}
+	f, offsets, size, err := writeChunkFile(s.fs, file.path, batches)
 	if err != nil {
 		s.removeQuietly(file.path)
-		return nil, fmt.Errorf("writing %s: %w", chunkName(next.id, seq), err)
+		return nil, fmt.Errorf("writing %s: %w", chunkName(id, seq), err)
 	}
-	next.files = append(next.files, fileRef{seq: seq, size: size})
-	columns := columnNames(next.img.Schema)
-	loads := make([]func() ([][]byte, error), len(fresh))
-	for i, b := range fresh {
+	w := &newFile{file: file, f: f}
+	if err := w.place(s, size, offsets, schema, batches, ch); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// place records batches, written at offsets of w's file of size bytes,
+// as a manifest holds them, and gives them to ch as their sources, so the
+// cache may drop them from memory and read them back once committed
+// (cache.Change.Sources): the budget caches written tables as it does
+// restored ones. On error w is discarded.
+func (w *newFile) place(s *Store, size int64, offsets []int64, schema *arrow.Schema, batches []cache.BatchImage, ch *cache.Change) error {
+	w.size, w.offsets, w.batches = size, offsets, make([]cache.BatchImage, len(batches))
+	columns := columnNames(schema)
+	loads := make([]func() ([][]byte, error), len(batches))
+	for i, b := range batches {
 		b.Sizes = make([]int64, len(b.Chunks))
 		for c, chunk := range b.Chunks {
 			b.Sizes[c] = int64(len(chunk))
 		}
-		loads[i] = batchLoader(file, offsets[i], b.Sizes, columns)
+		loads[i] = batchLoader(w.file, offsets[i], b.Sizes, columns)
 		b.Chunks = nil // the manifest keeps where they are, not them
-		next.img.Batches = append(next.img.Batches, b)
-		next.locs = append(next.locs, batchLoc{file: len(next.files) - 1, offset: offsets[i]})
+		w.batches[i] = b
 	}
 	if ch != nil {
 		if err := ch.Sources(loads); err != nil {
-			s.removeQuietly(file.path)
-			return nil, err
+			w.discard(s)
+			return err
 		}
 	}
-	return file, nil
+	return nil
+}
+
+// addTo records the file and its batches at the end of m.
+func (w *newFile) addTo(m *manifest) {
+	m.files = append(m.files, fileRef{seq: w.file.seq, size: w.size})
+	for i, b := range w.batches {
+		m.img.Batches = append(m.img.Batches, b)
+		m.locs = append(m.locs, batchLoc{file: len(m.files) - 1, offset: w.offsets[i]})
+	}
 }
 
 // undo puts t's manifest back after a change failed at or after its
@@ -220,14 +362,14 @@ func (s *Store) writeFresh(next *manifest, fresh []cache.BatchImage, ch *cache.C
 func (s *Store) undo(t *tableState, id uint64, name string, written *chunkFile, cause error) error {
 	var err error
 	if t.m != nil {
-		if _, err = s.writeManifest(id, t.raw); err == nil {
+		if _, err = s.writeManifest(id, t.raw, nil); err == nil {
 			s.removeQuietly(written.pathOrEmpty())
 			return cause
 		}
 		t.broken = fmt.Errorf("store: table %q: a change failed (%w) and the previous manifest could not be written back (%w); restart the server to read %s again", name, cause, err, s.dir)
 		return t.broken
 	}
-	if _, err = s.writeManifest(id, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
+	if _, err = s.writeManifest(id, nil, nil); err == nil || errors.Is(err, fs.ErrNotExist) {
 		s.removeQuietly(written.pathOrEmpty())
 		return cause
 	}
@@ -274,16 +416,19 @@ func (s *Store) removeQuietly(path string) {
 
 // writeManifest replaces manifest id with raw, or removes it when raw is
 // nil: the commit point of every change (write a temp file, sync it,
-// rename it over the manifest, sync the directory). maybeDone reports a
-// failure at or after the rename (or remove), when the disk may hold
-// either manifest.
+// rename it over the manifest, sync the directory). chunk, when not nil,
+// is the change's chunk file, written but not synced: it is synced (and
+// closed) while the temp is written and synced, and the rename waits for
+// both, so a change costs two fsyncs in a row, not three. maybeDone
+// reports a failure at or after the rename (or remove), when the disk may
+// hold either manifest.
 //
 // There is no directory sync before the rename: on Linux's journaling
 // file systems (ext4, xfs) a file's fsync commits its creation, and
 // directory operations become durable in the order they were done, so a
 // durable rename implies the chunk file and temp it follows. The sync
 // after the rename makes the change durable before it is acknowledged.
-func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error) {
+func (s *Store) writeManifest(id uint64, raw []byte, chunk vfs.File) (maybeDone bool, err error) {
 	path := s.path(manifestName(id))
 	if raw == nil {
 		if err := s.fs.Remove(path); err != nil {
@@ -291,8 +436,18 @@ func (s *Store) writeManifest(id uint64, raw []byte) (maybeDone bool, err error)
 		}
 		return true, s.syncDir()
 	}
+	synced := make(chan error, 1)
+	if chunk != nil {
+		go func() { synced <- syncChunkFile(chunk) }()
+	} else {
+		synced <- nil
+	}
 	tmp := path + tempSuffix
-	if err := s.writeSynced(tmp, raw); err != nil {
+	err = s.writeSynced(tmp, raw)
+	if serr := <-synced; serr != nil {
+		err = serr // the chunk file's failure, whatever the temp's
+	}
+	if err != nil {
 		s.removeQuietly(tmp)
 		return false, err
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"runtime"
@@ -18,37 +17,78 @@ const (
 	chunkHeader      = len(chunkMagic) + 1
 )
 
-// writeChunkFile writes the batches' chunks to path, synced, and returns
-// each batch's offset and the file's length.
-func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (offsets []int64, size int64, err error) {
-	f, err := fs.Create(path)
+// writeChunkFile writes the batches' chunks to path and returns the file,
+// open and not yet synced (the caller syncs it while it writes the
+// manifest: syncChunkFile), each batch's offset and the file's length.
+// On error the file is closed.
+func writeChunkFile(fs vfs.FS, path string, batches []cache.BatchImage) (f vfs.File, offsets []int64, size int64, err error) {
+	f, err = fs.Create(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = cerr
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(chunkMagic)
-	w.WriteByte(chunkFileVersion)
+	w := chunkWriter{f: f, buf: chunkBufs.Get().(*[]byte)}
+	defer chunkBufs.Put(w.buf)
+	*w.buf = append((*w.buf)[:0], chunkMagic...)
+	*w.buf = append(*w.buf, chunkFileVersion)
 	size = int64(chunkHeader)
 	offsets = make([]int64, len(batches))
 	for i, b := range batches {
 		offsets[i] = size
 		for _, c := range b.Chunks {
-			w.Write(c) // bufio keeps the first error; Flush returns it
+			w.write(c)
 			size += int64(len(c))
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return nil, 0, err
+	if w.flush(); w.err != nil {
+		f.Close()
+		return nil, nil, 0, w.err
 	}
-	if err := f.Sync(); err != nil {
-		return nil, 0, err
+	return f, offsets, size, nil
+}
+
+// chunkBufs are writeChunkFile's scratch buffers: small chunks are
+// gathered into one write, large ones written from where they are (a
+// 1 MiB bufio.Writer per change copied every byte and was 16% of a
+// write-through Put's allocations).
+var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256<<10); return &b }}
+
+// chunkWriter writes chunks to f, gathering small ones; the first error
+// sticks.
+type chunkWriter struct {
+	f   vfs.File
+	buf *[]byte
+	err error
+}
+
+func (w *chunkWriter) write(c []byte) {
+	if len(*w.buf)+len(c) <= cap(*w.buf) {
+		*w.buf = append(*w.buf, c...)
+		return
 	}
-	return offsets, size, nil
+	w.flush()
+	if len(c) >= cap(*w.buf)/2 {
+		if w.err == nil {
+			_, w.err = w.f.Write(c)
+		}
+		return
+	}
+	*w.buf = append(*w.buf, c...)
+}
+
+func (w *chunkWriter) flush() {
+	if w.err == nil && len(*w.buf) > 0 {
+		_, w.err = w.f.Write(*w.buf)
+	}
+	*w.buf = (*w.buf)[:0]
+}
+
+// syncChunkFile syncs and closes a file writeChunkFile wrote.
+func syncChunkFile(f vfs.File) error {
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // checkChunkFile checks that path holds size bytes and starts with the

@@ -5,7 +5,7 @@
 // # Using it
 //
 //	c, _ := cache.New(cache.Options{})
-//	s, err := store.Open("/var/lib/quiver", c, store.Options{})
+//	s, err := store.Open("/var/lib/quiver", c, store.Options{}) // compacts in the background
 //	for _, p := range s.Problems() { log(p) } // tables not served, and why
 //	info, err := s.Put(ctx, "t", reader, cache.TableOptions{}) // on disk, then visible
 //	info, err = s.Append(ctx, "t", more, cache.TableOptions{})
@@ -92,22 +92,28 @@
 // by their statistics without reading them, and count(*) reads nothing.
 //
 // A table of 8 int64 columns in 1000 batches has a manifest of about
-// 100 KB, plus at most 4 KiB of sketch per column: each Append rewrites it whole (compaction, merging small appends,
-// is not done yet).
+// 100 KB, plus at most 4 KiB of sketch per column: each change rewrites
+// it whole, and compaction (below) keeps the batches few.
 //
 // # A change
 //
 // Put (create or replace), Append and Drop each:
 //
-//  1. encode the batches (cache.PreparePut / PrepareAppend), invisible;
-//  2. write them to a new t<id>-<seq>.chunks and fsync it;
-//  3. write the new manifest to t<id>.manifest.tmp and fsync it;
+//  1. encode the batches (cache.PreparePut / PrepareAppend), invisible,
+//     and write each to a new t<id>-<seq>.chunks as soon as it and those
+//     before it are encoded (cache.TableOptions.Encoded), starting the
+//     kernel's writeback of it (sync_file_range), so that the file is
+//     written, and mostly on the disk, when encoding ends (chunkStream);
+//  2. fsync the chunk file;
+//  3. write the new manifest to t<id>.manifest.tmp and fsync it, at the
+//     same time as 2: nothing is renamed before both are durable;
 //  4. rename the temp over t<id>.manifest (the commit point), fsync the
 //     directory (a Drop removes the manifest instead). No directory fsync
 //     comes before the rename: on ext4 and xfs a file's fsync commits its
 //     creation and directory operations are journaled in order, so a
 //     durable rename implies the files before it (writeManifest says
-//     more), and a change costs three fsyncs, not four;
+//     more), and a change costs three fsyncs, not four, two of them at
+//     once: the client waits for two in a row;
 //  5. make the change visible in the cache, then remove chunk files the
 //     manifest no longer names (opening them first when a restored table
 //     reads them: a scan of the old snapshot keeps reading an open file
@@ -119,8 +125,49 @@
 // manifest, the old manifest is written back the same way. Either way the
 // change returns the error and the table is unchanged on disk and in
 // memory; if even the write-back fails the table refuses further changes
-// until a restart reads what the disk holds. Changes of one table are
-// serialized; of different tables, concurrent.
+// until a restart reads what the disk holds. A full disk is one sentence,
+// a *DiskFullError naming the table, the directory and the space free.
+// Changes of one table are serialized (a Put encodes and streams its file
+// before it takes the table, under an id and seq reserved then; if the
+// table got another id meanwhile it writes the file again); of different
+// tables, concurrent.
+//
+// # Compaction
+//
+// Every Append writes a chunk file of its own, so a table appended to a
+// row at a time would be thousands of files of tiny batches, each a
+// manifest entry, an open file and a decode call per scan. Compaction
+// merges them: it picks the longest run of consecutive chunk files (in
+// table order) holding fewer than Compaction.Rows rows each, or one file
+// whose batches average a quarter of that or less, and rewrites their
+// batches as batches of Rows rows (the last may be shorter) in one new
+// chunk file: decoded with the table's own decisions (codec, dictionary,
+// encodings) and encoded again, the same rows in the same order. The
+// background does so once a table has more than Compaction.Files small
+// files, or a file of small batches; Store.Compact does it now. A merged
+// file of Rows rows or more is not picked again, so a row is rewritten
+// at most until its batch is full.
+//
+// The steps are a change's: (1) the cache encodes the merged batches
+// (cache.PrepareCompact) from a snapshot, (2) they are written to a new
+// t<id>-<seq>.chunks and synced, then, holding the table, (3) the new
+// manifest — the table as it is then, the run's batches replaced — goes
+// to t<id>.manifest.tmp, is synced and (4) renamed over the manifest, the
+// directory synced, (5) the cache commits and the files no batch names
+// any more are removed, opened first for scans of older snapshots. Steps
+// 1 and 2 do not hold the table: appends committed meanwhile are kept
+// after the merged batches in the new manifest and the cache (a rebase);
+// a Put or Drop meanwhile makes the compaction give up and remove its
+// file. A crash or failure at any step leaves the old table or the new
+// one, as for any change. The statistics of a merged batch are computed
+// from its rows, which are those of the batches it replaces (so the
+// table's merged statistics are unchanged), and the table's distinct-
+// count sketches stay as they are: the rows did not change.
+//
+// A compaction holds its new batches in the cache's budget while it
+// writes them, so it merges only what fits in half the budget free at
+// its start (the rest is merged after the next change): background work
+// does not take the room a client's change needs.
 //
 // # Open
 //
@@ -133,7 +180,9 @@
 // another length, is reported in Problems as a *TableError naming the
 // table and the file, its files are kept for inspection, and the other
 // tables are served. Options.ReadOnly reads a directory without locking it
-// or removing anything (to look at a running server's).
+// or removing anything (to look at a running server's). Tables due for
+// compaction (a crash may have cut one short) are queued for the
+// background.
 //
 // Store.Verify reads every chunk of a table and checks its checksum: what
 // Open leaves to the first scan, done now.
@@ -145,9 +194,4 @@
 // and are read again from their chunk files when needed, so the tables
 // in a directory may be bigger than the budget. One change must still fit
 // in it while it is encoded.
-//
-// # Not done yet
-//
-// Compaction of appends: until then every Append adds a chunk file, and a
-// table holds each of its files open once a scan has read it.
 package store

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // A faultCase is one change of table "t" (or of a new table "u") from the
-// base directory: two tables, "t" and "other", written once.
+// base directory: two tables, "t" (put, then appended to) and "other".
 type faultCase struct {
 	name   string
 	table  string
@@ -35,6 +36,14 @@ func faultCases() []faultCase {
 			r := batches(checkedFor(t), 13, 3, 100)
 			defer r.Release()
 			_, err := s.Put(t.Context(), "t", r, testOpts)
+			return err
+		}},
+		{"compact", "t", func(t *testing.T, s *Store) error {
+			// t's two files (2 + 1 batches of 300 rows) into 1 batch.
+			did, err := s.Compact(t.Context(), "t")
+			if err == nil && !did {
+				return errors.New("nothing compacted")
+			}
 			return err
 		}},
 		{"drop", "t", func(t *testing.T, s *Store) error {
@@ -131,6 +140,8 @@ func runFailure(t *testing.T, base string, fc faultCase, op int, errno syscall.E
 		want = newer
 	case !errors.Is(err, errno):
 		t.Fatalf("change failed with %v, want %v", err, errno)
+	case errno == syscall.ENOSPC:
+		checkDiskFull(t, err, fc.table, dir)
 	}
 	if got := contentOf(t, c, fc.table); got != want {
 		t.Fatalf("in memory after %v: %v, want %v", err, got, want)
@@ -191,4 +202,19 @@ func checkReopen(t *testing.T, dir, table string, other content, want ...content
 		t.Fatalf("after reopen the untouched table holds %v, want %v", g, other)
 	}
 	return got
+}
+
+// checkDiskFull checks that a change's ENOSPC is one sentence naming the
+// table, the data directory and the space free.
+func checkDiskFull(t *testing.T, err error, table, dir string) {
+	t.Helper()
+	var full *DiskFullError
+	if !errors.As(err, &full) || full.Table != table || full.Dir != dir {
+		t.Fatalf("a full disk gave %#v, want a *DiskFullError of table %q in %s", err, table, dir)
+	}
+	msg := err.Error()
+	want := fmt.Sprintf("store: table %q not %s: no space left in data directory %s (", table, full.Op, dir)
+	if !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "iB free)") || strings.Contains(msg, "device") {
+		t.Fatalf("a full disk says %q, want one sentence: %q… MiB free)", msg, want)
+	}
 }

@@ -35,11 +35,17 @@ func newCache(t testing.TB, mem memory.Allocator) *cache.Cache {
 	return c
 }
 
-// open opens dir into a new cache; the store is closed when the test ends.
+// open opens dir into a new cache, with no background compaction (tests
+// of it use openWith); the store is closed when the test ends.
 func open(t testing.TB, dir string, mem memory.Allocator, fs vfs.FS) (*Store, *cache.Cache) {
 	t.Helper()
+	return openWith(t, dir, mem, Options{FS: fs, Compaction: Compaction{Files: -1}})
+}
+
+func openWith(t testing.TB, dir string, mem memory.Allocator, opts Options) (*Store, *cache.Cache) {
+	t.Helper()
 	c := newCache(t, mem)
-	s, err := Open(dir, c, Options{FS: fs})
+	s, err := Open(dir, c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +105,22 @@ func batches(mem memory.Allocator, seed uint64, n, rows int) array.RecordReader 
 	return rd
 }
 
-// content is what a table holds: its rows and a hash of every value;
+// content is what a table holds: its rows, a hash of every value, row
+// by row, and its batches (which a compaction changes, the rest not);
 // rows is -1 when there is no table.
 type content struct {
-	rows int64
-	hash uint64
+	rows    int64
+	hash    uint64
+	batches int
 }
 
-func (c content) String() string { return fmt.Sprintf("%d rows, hash %016x", c.rows, c.hash) }
+func (c content) String() string {
+	return fmt.Sprintf("%d rows in %d batches, hash %016x", c.rows, c.batches, c.hash)
+}
+
+// sameRows reports whether c and o hold the same rows in the same order,
+// however batched.
+func (c content) sameRows(o content) bool { return c.rows == o.rows && c.hash == o.hash }
 
 var absent = content{rows: -1}
 
@@ -126,8 +140,9 @@ func contentOf(t testing.TB, c *cache.Cache, name string) content {
 	for s.Next() {
 		rec := s.RecordBatch()
 		got.rows += rec.NumRows()
-		for _, col := range rec.Columns() {
-			for i := range col.Len() {
+		got.batches++
+		for i := range int(rec.NumRows()) {
+			for _, col := range rec.Columns() {
 				h.WriteString(col.ValueStr(i))
 				h.Write([]byte{0})
 			}

@@ -137,7 +137,7 @@ func TestSIGKILL(t *testing.T) {
 			}
 			r.Release()
 		}
-		if want := contentOf(t, ref, "t"); got != want {
+		if want := contentOf(t, ref, "t"); !got.sameRows(want) { // the child compacts
 			t.Fatalf("run %d: table %v, want %v", run, got, want)
 		}
 		t.Logf("run %d: killed after append %d was acknowledged; the table holds appends 1..%d", run, acked, appends)

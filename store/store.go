@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,6 +29,12 @@ type Options struct {
 	// inspect); changes fail with ErrReadOnly. Files of a change in
 	// progress there are ignored, as Open would remove them.
 	ReadOnly bool
+	// Compaction is when the store merges small appends in the
+	// background; the zero value is the default policy.
+	Compaction Compaction
+	// Logger receives what the background does (compactions, and why
+	// one failed); default none.
+	Logger *slog.Logger
 }
 
 // ErrReadOnly is the error of a change on a store opened ReadOnly.
@@ -49,6 +56,10 @@ type Store struct {
 	readOnly bool
 	problems []error
 	closed   bool
+
+	compaction Compaction
+	log        *slog.Logger
+	bg         *background // nil when read-only or the policy is off
 }
 
 // tableState is one table's files. mu serializes its changes; m is its
@@ -59,6 +70,11 @@ type tableState struct {
 	raw    []byte
 	broken error  // set when a failed change could not be rolled back
 	gen    uint64 // the cache's TableInfo.Generation of the table m records
+	// nextFree is the least chunk file seq not handed out (takeSeq).
+	nextFree uint64
+	// compacting is set while a compaction of the table runs (one at a
+	// time); compactAgain when another was asked for meanwhile.
+	compacting, compactAgain bool
 	// files are the chunk files its batches are read from, by seq: the store
 	// opens them before it removes them (chunkFile).
 	files map[uint64]*chunkFile
@@ -142,8 +158,14 @@ func Open(dir string, c *cache.Cache, opts Options) (*Store, error) {
 	if fs == nil {
 		fs = vfs.OS
 	}
+	if err := opts.Compaction.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	if opts.ReadOnly {
-		s := &Store{dir: dir, fs: fs, cache: c, tables: map[string]*tableState{}, nextID: 1, readOnly: true}
+		s := &Store{dir: dir, fs: fs, cache: c, tables: map[string]*tableState{}, nextID: 1, readOnly: true, log: opts.Logger}
 		if err := s.recover(); err != nil {
 			return nil, err
 		}
@@ -171,9 +193,13 @@ func Open(dir string, c *cache.Cache, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: locking data directory %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, fs: fs, cache: c, lock: lock, tables: map[string]*tableState{}, nextID: 1}
+	s.compaction, s.log = opts.Compaction.withDefaults(), opts.Logger
 	if err := s.recover(); err != nil {
 		lock.Close()
 		return nil, err
+	}
+	if s.compaction.Files >= 0 {
+		s.startBackground()
 	}
 	return s, nil
 }
@@ -397,14 +423,18 @@ func (s *Store) Tables() []string {
 	return names
 }
 
-// Close releases the directory's lock. Changes must have returned.
+// Close stops the background compaction (a compaction in progress is
+// abandoned, as a crash would) and releases the directory's lock.
+// Changes must have returned.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
+	s.mu.Unlock()
+	s.bg.stop()
 	if s.lock == nil { // read-only
 		return nil
 	}

@@ -16,13 +16,13 @@ import (
 // openDataDir opens --data-dir over c, logging what it restored and what
 // it could not; with no directory it says that tables live in memory
 // only, and returns nil.
-func openDataDir(dir string, c *cache.Cache, log *slog.Logger, stdout io.Writer) (*store.Store, error) {
+func openDataDir(dir string, c *cache.Cache, compaction store.Compaction, log *slog.Logger, stdout io.Writer) (*store.Store, error) {
 	if dir == "" {
 		fmt.Fprintln(stdout, "tables are kept in memory only; --data-dir DIR keeps them")
 		return nil, nil
 	}
 	start := time.Now()
-	st, err := store.Open(dir, c, store.Options{})
+	st, err := store.Open(dir, c, store.Options{Compaction: compaction, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--data-dir: %w", err)
 	}

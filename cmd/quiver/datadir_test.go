@@ -201,3 +201,45 @@ func TestServeDemoShadowsStored(t *testing.T) {
 		t.Errorf("--demo with a stored nation: exit %d, %q", code, errOut.String())
 	}
 }
+
+// TestServeCompactFiles: with --compact-files 2 the server merges single-
+// row appends in the background, so 8 of them end in at most 3 chunk
+// files with every row; bad compaction flags are usage errors naming
+// the flag.
+func TestServeCompactFiles(t *testing.T) {
+	for _, args := range [][]string{{"--compact-rows", "0"}, {"--compact-files", "-1"}, {"--compact-rows", "100000000"}} {
+		var errOut bytes.Buffer
+		if code := run(context.Background(), append([]string{"serve", "--listen", "127.0.0.1:0", "--metrics", ""}, args...), &bytes.Buffer{}, &errOut); code != 2 || !strings.Contains(errOut.String(), args[0]) {
+			t.Errorf("serve %v: exit %d, %q", args, code, errOut.String())
+		}
+	}
+	dir := t.TempDir()
+	addr, _, _ := serveUntil(t, "--listen", "127.0.0.1:0", "--metrics", "", "--data-dir", dir, "--compact-files", "2")
+	cl := flightClient(t, addr)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for i := range 9 {
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		b.Append(int64(i))
+		col := b.NewArray()
+		rec := array.NewRecordBatch(schema, []arrow.Array{col}, 1)
+		r, _ := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+		_, err := cl.ExecuteIngest(context.Background(), r, &flightsql.ExecuteIngestOpts{Table: "small", TableDefinitionOptions: &flightsql.TableDefinitionOptions{
+			IfNotExist: flightsql.TableDefinitionOptionsTableNotExistOptionCreate, IfExists: flightsql.TableDefinitionOptionsTableExistsOptionAppend}})
+		r.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunkFiles := func() int {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.chunks"))
+		return len(names)
+	}
+	for deadline := time.Now().Add(30 * time.Second); chunkFiles() > 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d chunk files after 9 single-row ingests with --compact-files 2", chunkFiles())
+		}
+	}
+	if n, err := countRows(t, cl, "small"); n != 9 || err != nil {
+		t.Fatalf("after compaction: %d rows, %v", n, err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/quiverdb/quiver/datagen/tpch/tpchcache"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/server"
+	"github.com/quiverdb/quiver/store"
 )
 
 const serveAbout = `Runs quiver's Arrow Flight SQL server: SQL over the tables in an in-memory
@@ -51,8 +52,12 @@ the server stops. With --data-dir DIR every ingest (create, append, replace)
 is written to DIR (compressed chunk files, then a checksummed manifest
 replaced atomically) before the client is told it succeeded, and a restart
 serves the tables again, reading each batch from disk on its first use. One
-server per directory (DIR/LOCK). --demo and --table tables stay in memory
-only, and may not share a name with a stored table.
+server per directory (DIR/LOCK). Each append writes a chunk file of its own;
+once a table has more than --compact-files (8) of them holding fewer than
+--compact-rows (8,192) rows, or a file of batches a quarter full or less,
+the background merges them into batches of --compact-rows rows, with the
+same atomic rule (scans and appends go on meanwhile). --demo and --table
+tables stay in memory only, and may not share a name with a stored table.
 
 Memory: each query's sorts and aggregates hold at most --query-memory; past
 it ORDER BY and GROUP BY spill compressed, checksummed files under --spill-dir
@@ -118,6 +123,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noSpill := fs.Bool("no-spill", false, "never spill: queries past --query-memory fail")
 	logFormat := fs.String("log-format", "text", "text or json")
 	dataDir := fs.String("data-dir", "", "keep ingested tables in `DIR`: written there before an ingest is acknowledged, served again after a restart (default: memory only)")
+	compactFiles := fs.Int("compact-files", store.DefaultCompactFiles, "with --data-dir, merge a table's small appends into full batches in the background once more than `K` of them are on disk (0: never)")
+	compactRows := fs.Int("compact-rows", store.DefaultCompactRows, "with --data-dir, `N` rows in a batch merged from small appends")
 	pos, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return printHelp(stdout, fs, "serve [flags]", serveAbout)
@@ -155,7 +162,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	st, err := openDataDir(*dataDir, c, log, stdout)
+	compaction := store.Compaction{Files: *compactFiles, Rows: *compactRows}
+	if *compactFiles == 0 {
+		compaction.Files = -1
+	}
+	if *compactFiles < 0 || *compactRows <= 0 {
+		return fmt.Errorf("%w: --compact-files %d, --compact-rows %d: want 0 or more files, 1 or more rows", errUsage, *compactFiles, *compactRows)
+	}
+	if err := compaction.Validate(); err != nil {
+		return fmt.Errorf("%w: --compact-rows: %v", errUsage, err)
+	}
+	st, err := openDataDir(*dataDir, c, compaction, log, stdout)
 	if err != nil {
 		return err
 	}
