@@ -44,7 +44,8 @@ func IsChange(sql string) bool {
 
 func isChangeStmt(stmt ast.StmtNode) bool {
 	switch stmt.(type) {
-	case *ast.CreateTableStmt, *ast.InsertStmt, *ast.CreateViewStmt, *ast.DropTableStmt, *ast.TruncateTableStmt:
+	case *ast.CreateTableStmt, *ast.InsertStmt, *ast.CreateViewStmt, *ast.DropTableStmt, *ast.TruncateTableStmt,
+		*ast.CreateIndexStmt:
 		return true
 	}
 	return false
@@ -132,29 +133,30 @@ func (n *changeNode) run(ctx context.Context) (int64, error) {
 		err = n.drop(s)
 	case *ast.TruncateTableStmt:
 		rows, err = n.truncate(ctx, s)
+	case *ast.CreateIndexStmt:
+		err = n.createIndex(s) // ddl_keys.go
 	default:
 		err = n.b.at(ErrUnsupported, s, "%s statements", statementName(s))
 	}
 	return rows, n.wrap(err)
 }
 
-// wrap gives errors from the cache or the store a kind: a full budget is
-// ErrMemory, a name clash ErrInvalid, the rest ErrExec.
+// wrap returns the engine's own errors as they are (an *Error the
+// cache's read of the new rows wrapped is unwrapped), a cancellation as
+// one, and the TableWriter's errors unchanged (a store's full disk, a
+// name clash, the cache's budget: the caller maps them as it maps them
+// for bulk ingest).
 func (n *changeNode) wrap(err error) error {
 	var qe *Error
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &qe): // from inside the cache's read of the rows
+	case errors.As(err, &qe):
 		return qe
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return cancelled(err)
-	case errors.Is(err, cache.ErrBudget):
-		return &Error{Kind: ErrMemory, Msg: statementName(n.stmt), Err: err}
-	case errors.Is(err, cache.ErrNameClash), errors.Is(err, cache.ErrSchema):
-		return &Error{Kind: ErrInvalid, Msg: statementName(n.stmt), Err: err}
 	}
-	return &Error{Kind: ErrExec, Msg: statementName(n.stmt), Err: err}
+	return err
 }
 
 // planChange plans a change statement; ok is false for any other.
@@ -223,8 +225,6 @@ func (n *changeNode) createTable(ctx context.Context, s *ast.CreateTableStmt) (i
 		return 0, n.b.at(ErrUnsupported, s, "CREATE TABLE … LIKE")
 	case s.TemporaryKeyword != ast.TemporaryNone:
 		return 0, n.b.at(ErrUnsupported, s, "temporary tables")
-	case len(s.Constraints) > 0:
-		return 0, n.b.at(ErrUnsupported, s, "table constraints (PRIMARY KEY, UNIQUE, FOREIGN KEY, CHECK): quiver has no keys or constraints")
 	case s.Partition != nil:
 		return 0, n.b.at(ErrUnsupported, s, "partitioned tables")
 	}
@@ -264,18 +264,28 @@ func (n *changeNode) createTable(ctx context.Context, s *ast.CreateTableStmt) (i
 		if err != nil {
 			return 0, n.b.at(ErrUnsupported, c, "column %s: %v", name, err)
 		}
-		nullable := true
+		nullable, key := true, ""
 		for _, o := range c.Options {
 			switch o.Tp {
 			case ast.ColumnOptionNotNull:
 				nullable = false
 			case ast.ColumnOptionNull:
 				nullable = true
+			case ast.ColumnOptionPrimaryKey:
+				key = "primary"
+			case ast.ColumnOptionUniqKey:
+				key = "unique"
 			default:
-				return 0, n.b.at(ErrUnsupported, c, "column %s: %s (quiver columns take NULL or NOT NULL only; no keys, defaults or constraints)", name, columnOptionName(o.Tp))
+				return 0, n.b.at(ErrUnsupported, c, "column %s: %s (quiver columns take NULL, NOT NULL, PRIMARY KEY and UNIQUE; no defaults or other constraints)", name, columnOptionName(o.Tp))
 			}
 		}
 		fields[i] = arrow.Field{Name: name, Type: dt, Nullable: nullable}
+		if key != "" {
+			fields[i] = withKey(fields[i], key)
+		}
+	}
+	if err := n.tableKeys(s, fields); err != nil { // ddl_keys.go
+		return 0, err
 	}
 	schema := arrow.NewSchema(fields, nil)
 	_, err := n.e.opts.Tables.Put(ctx, s.Table.Name.O, emptyReader(schema), cache.TableOptions{})

@@ -80,7 +80,19 @@ func (n *changeNode) insert(ctx context.Context, s *ast.InsertStmt) (int64, erro
 		return 0, err
 	}
 	defer release()
-	r := pull.Records(target, rebatch(n.e.opts.Alloc, target, src))
+	next := rebatch(n.e.opts.Alloc, target, src)
+	if hasKeys(target) { // ddl_keys.go: every new row is checked before any is stored
+		recs, err := readAll(next)
+		defer releaseRecs(recs)
+		if err != nil {
+			return 0, err
+		}
+		if err := n.checkKeys(ctx, held, recs); err != nil {
+			return 0, err
+		}
+		next = replay(recs)
+	}
+	r := pull.Records(target, next)
 	defer r.Release()
 	if _, err := n.e.opts.Tables.Append(ctx, held, r, cache.TableOptions{}); err != nil {
 		return 0, err
@@ -451,4 +463,32 @@ func concatBatches(mem memory.Allocator, schema *arrow.Schema, recs []arrow.Reco
 		cols[i] = c
 	}
 	return array.NewRecordBatch(schema, cols, rows), nil
+}
+
+// readAll reads what next yields to the end.
+func readAll(next func() (arrow.RecordBatch, error)) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for {
+		rec, err := next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// replay yields recs again, each retained for its reader.
+func replay(recs []arrow.RecordBatch) func() (arrow.RecordBatch, error) {
+	i := 0
+	return func() (arrow.RecordBatch, error) {
+		if i == len(recs) {
+			return nil, io.EOF
+		}
+		i++
+		recs[i-1].Retain()
+		return recs[i-1], nil
+	}
 }

@@ -69,6 +69,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		}
 		next, ok := rewriteNulls(text, err)
 		if !ok {
+			next, ok = rewriteBareVarchar(text) // ddl_parse.go
+		}
+		if !ok {
 			return nil, syntaxError(text, err)
 		}
 		text = next

@@ -78,6 +78,13 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		}
 		spills = m
 	}
+	views, err := loadViews(cfg) // durable.go
+	if err != nil {
+		if spills != nil {
+			spills.Close()
+		}
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok && spills != nil {
@@ -88,7 +95,8 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
 		engine: query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills,
 			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill",
-			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth}),
+			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth,
+			Tables: tableWriterOf(cfg, c), Views: views}),
 		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		tickets:  newTicketStore(cfg.TicketTTL, cfg.MaxTicketBytes),

@@ -49,6 +49,7 @@ type Store struct {
 	readOnly bool
 	problems []error
 	closed   bool
+	catalog  []byte // catalog.go
 }
 
 // tableState is one table's files. mu serializes its changes; m is its
@@ -183,6 +184,9 @@ func (s *Store) recover() error {
 	names, err := s.fs.List(s.dir)
 	if err != nil {
 		return fmt.Errorf("store: listing data directory: %w", err)
+	}
+	if slices.Contains(names, catalogName) {
+		s.readCatalog() // catalog.go
 	}
 	slices.Sort(names)
 	chunks := map[uint64][]uint64{} // id → seqs on disk

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,6 +30,7 @@ type Report struct {
 	Name                    string
 	Passed, Failed, Skipped int
 	Failures                []Failure
+	Slow                    []string // records that took more than a second
 }
 
 // Failure is a record that did not pass.
@@ -49,6 +51,13 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// Trace, when set, is called before each record runs (for finding a
+// record that hangs).
+var Trace func(*Record)
+
+// recordTimeout bounds one record: a statement that runs longer fails.
+const recordTimeout = 20 * time.Second
 
 // Run runs the records on db, in order. A record that does not apply to
 // Engine counts as skipped; halt (that applies) ends the script.
@@ -72,10 +81,19 @@ func Run(ctx context.Context, db DB, name string, recs []Record) Report {
 			continue
 		}
 		var why string
+		rctx, cancel := context.WithTimeout(ctx, recordTimeout)
+		start := time.Now()
+		if Trace != nil {
+			Trace(r)
+		}
 		if r.Kind == Statement {
-			why = runStatement(ctx, db, r)
+			why = runStatement(rctx, db, r)
 		} else {
-			why = runQuery(ctx, db, r, threshold, labels)
+			why = runQuery(rctx, db, r, threshold, labels)
+		}
+		cancel()
+		if d := time.Since(start); d > time.Second {
+			rep.Slow = append(rep.Slow, fmt.Sprintf("line %d: %v", r.Line, d.Round(time.Millisecond)))
 		}
 		if why == "" {
 			rep.Passed++

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// TestExecuteUpdate: tables made, filled, viewed and dropped with SQL
+// through Flight SQL's ExecuteUpdate, with the rows each change affected.
+func TestExecuteUpdate(t *testing.T) {
+	ts := startServer(t, Config{}, numbersTable(100, 30))
+	cl := ts.client(t)
+	ctx := context.Background()
+	update := func(sql string, want int64) {
+		t.Helper()
+		n, err := cl.ExecuteUpdate(ctx, sql)
+		if err != nil || n != want {
+			t.Fatalf("%s: %d %v, want %d", sql, n, err, want)
+		}
+	}
+	check := func(sql string, want ...string) {
+		t.Helper()
+		got, err := fetch(t, cl, ctx, sql)
+		if err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("%s: %v %v, want %v", sql, got, err, want)
+		}
+	}
+	update(`CREATE TABLE people (id INTEGER NOT NULL, name VARCHAR(20), born DATE, score DOUBLE, paid DECIMAL(8,2))`, 0)
+	update(`INSERT INTO people VALUES (1, 'ann', '1990-05-01', 7, 12.5), (2, 'bob', NULL, 3.25, 1)`, 2)
+	update(`INSERT INTO people (name, id) VALUES ('cy', 3)`, 1)
+	update(`INSERT INTO people (id, name) SELECT id + 100, name FROM nums WHERE id < 5`, 5)
+	check(`SELECT id, name, born, score, paid FROM people WHERE id < 100 ORDER BY id`,
+		"1|ann|1990-05-01|7|12.5", "2|bob|(null)|3.25|1", "3|cy|(null)|(null)|(null)")
+	check(`SELECT count(*) FROM people`, "8")
+	update(`CREATE TABLE big AS SELECT id, grp FROM nums WHERE grp = 3`, 14)
+	update(`CREATE VIEW named AS SELECT id, name FROM people WHERE name IS NOT NULL`, 0)
+	check(`SELECT count(*) FROM named`, "8")
+	check(`SHOW TABLES`, "big", "named", "nums", "people")
+	check(`DESCRIBE people`, "id|INTEGER|NO", "name|VARCHAR|YES", "born|DATE|YES", "score|DOUBLE|YES", "paid|DECIMAL(8,2)|YES")
+	check(`SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'n%' ORDER BY 1`,
+		"named|VIEW", "nums|BASE TABLE")
+	update(`TRUNCATE people`, 8)
+	check(`SELECT count(*) FROM named`, "0")
+	update(`DROP VIEW named`, 0)
+	update(`DROP TABLE big`, 0)
+	update(`DROP TABLE IF EXISTS big`, 0)
+	check(`SHOW TABLES`, "nums", "people")
+
+	// A client that sends DDL through Execute gets the count as a row.
+	check(`INSERT INTO people (id) VALUES (9), (10)`, "2")
+	check(`SELECT count(*) FROM people`, "2")
+
+	for _, tc := range []struct {
+		sql  string
+		code codes.Code
+		msg  string
+	}{
+		{`INSERT INTO people VALUES (1, 'x')`, codes.InvalidArgument, "row 1 of VALUES has 2 values for 5 columns"},
+		{`INSERT INTO people (name) VALUES ('x')`, codes.InvalidArgument, `column "id" is NOT NULL`},
+		{`INSERT INTO people (id, born) VALUES (5, 'not a date')`, codes.InvalidArgument, "not a date"},
+		{`INSERT INTO missing VALUES (1)`, codes.NotFound, `"missing"`},
+		{`CREATE TABLE people (a INTEGER)`, codes.InvalidArgument, `table "people" exists`},
+		{`CREATE TABLE t (a JSON)`, codes.InvalidArgument, "no Arrow type"},
+		{`DROP TABLE missing`, codes.NotFound, `"missing"`},
+		{`SELECT 1`, codes.InvalidArgument, "send it with Execute"},
+		{`DELETE FROM people`, codes.InvalidArgument, "Delete"},
+	} {
+		_, err := cl.ExecuteUpdate(ctx, tc.sql)
+		if status.Code(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: got %v, want %v with %q", tc.sql, err, tc.code, tc.msg)
+		}
+	}
+	check(`SELECT count(*) FROM people`, "2") // the refused changes changed nothing
+}
+
+// TestUpdatesSurviveRestart: with a data directory, tables and views made
+// and filled with SQL are there after a restart.
+func TestUpdatesSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	ts, stop := startDurable(t, dir)
+	cl := ts.client(t)
+	for _, sql := range []string{
+		`CREATE TABLE t (k BIGINT, s VARCHAR)`,
+		`INSERT INTO t VALUES (1, 'a'), (2, 'b')`,
+		`INSERT INTO t VALUES (3, 'c')`,
+		`CREATE TABLE u AS SELECT k * 10 AS k10 FROM t`,
+		`CREATE VIEW big AS SELECT k FROM t WHERE k > 1`,
+		`CREATE TABLE gone (x INTEGER)`,
+		`DROP TABLE gone`,
+	} {
+		if _, err := cl.ExecuteUpdate(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	stop()
+
+	ts2, _ := startDurable(t, dir)
+	cl2 := ts2.client(t)
+	for sql, want := range map[string]string{
+		`SELECT count(*), sum(k), max(s) FROM t`: "3|6|c",
+		`SELECT sum(k10) FROM u`:                 "60",
+		`SELECT count(*) FROM big`:               "2",
+		`SHOW TABLES`:                            "big,t,u",
+	} {
+		got, err := fetch(t, cl2, ctx, sql)
+		if err != nil || strings.Join(got, ",") != want {
+			t.Errorf("after the restart, %s: %v %v, want %s", sql, got, err, want)
+		}
+	}
+}
