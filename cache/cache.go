@@ -52,6 +52,11 @@ type TableOptions struct {
 	// Plain turns the encodings off (every buffer goes to the codec as
 	// it is), for measuring what they are worth.
 	Plain bool
+	// Coalesce, for an Append of fewer rows than it, merges the new rows
+	// with the table's trailing small batches into one batch of at most
+	// Coalesce rows, replacing them (coalesce.go), so that many small
+	// appends do not leave a batch each; 0: every Append adds its batches.
+	Coalesce int
 }
 
 // Cache holds named tables as compressed batches within a budget. All

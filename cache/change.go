@@ -15,11 +15,14 @@ import (
 // once the table is both stored and served. A Change must end with Commit
 // or Abort; it is used by one goroutine.
 type Change struct {
-	c      *Cache
-	b      *builder
-	old    *table // the table appended to; nil for a Put
-	done   bool
-	result *table
+	c   *Cache
+	b   *builder
+	old *table // the table appended to; nil for a Put
+	// replaced counts old's trailing batches the change replaces (a
+	// coalescing Append: coalesce.go).
+	replaced int
+	done     bool
+	result   *table
 }
 
 // generations numbers table snapshots (TableInfo.Generation).
@@ -61,6 +64,15 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 	}
 	opts.Codec = old.setting
 	opts.Plain = false
+	replaced := 0
+	if opts.Coalesce > 0 && coalescable(old) {
+		cr, k, err := c.coalesce(ctx, old, r, opts.Coalesce) // coalesce.go
+		if err != nil {
+			return nil, err
+		}
+		defer cr.Release()
+		r, replaced = cr, k
+	}
 	b, err := c.newBuilder(name, old.input, opts)
 	if err != nil {
 		return nil, err
@@ -73,8 +85,13 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 		b.abort()
 		return nil, err
 	}
-	return &Change{c: c, b: b, old: old}, nil
+	return &Change{c: c, b: b, old: old, replaced: replaced}, nil
 }
+
+// Replaced is how many of the table's last batches the change replaces
+// with its own (a coalescing Append; 0 otherwise): a writer drops them
+// from its record of the table.
+func (ch *Change) Replaced() int { return ch.replaced }
 
 // Appending reports whether the change appends to a table (else it puts
 // one, replacing any of its name).
@@ -116,8 +133,12 @@ func (ch *Change) table() *table {
 				merged.columns[i].sketch = s
 			}
 		}
-		merged.entries = append(merged.entries, old.entries...)
+		keep := len(old.entries) - ch.replaced
+		merged.entries = append(merged.entries, old.entries[:keep]...)
 		merged.rows, merged.compressed, merged.decoded = old.rows, old.compressed, old.decoded
+		for _, e := range old.entries[keep:] {
+			merged.remove(e) // coalesce.go
+		}
 		for i, e := range t.entries {
 			merged.add(e, ch.b.names[i])
 		}
@@ -187,6 +208,11 @@ func (ch *Change) Commit() (TableInfo, error) {
 	if prev != nil && ch.old == nil {
 		c.used.Add(-prev.held())
 		c.forget(prev)
+	}
+	if ch.replaced > 0 { // the batches a coalescing Append replaced
+		gone := &table{entries: ch.old.entries[len(ch.old.entries)-ch.replaced:]}
+		c.used.Add(-gone.held())
+		c.forget(gone)
 	}
 	return t.info(), nil
 }

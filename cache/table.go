@@ -42,6 +42,9 @@ type entry struct {
 	decoded []int64       // per column: bytes of the Arrow buffers
 	// lazy, for a restored entry, reads chunks on first use (image.go).
 	lazy *lazyChunks
+	// names are the encoding names of its columns, for taking the entry
+	// out of its table's counts again (coalesce.go).
+	names []string
 }
 
 // size is the entry's chunk bytes.
@@ -144,6 +147,7 @@ func encodingSummary(m map[string]int) string {
 
 // add accounts one entry into the table.
 func (t *table) add(e *entry, names []string) {
+	e.names = names
 	t.entries = append(t.entries, e)
 	t.rows += e.rows
 	for i := range t.columns {

@@ -25,7 +25,11 @@ import (
 // column is refused. The new rows go to the table in batches of at most
 // insertBatchRows rows (rebatched: a query's small result batches are
 // concatenated), in one Append (or Put, for CREATE TABLE … AS SELECT):
-// readers see all of them or none.
+// readers see all of them or none. An INSERT of fewer rows coalesces
+// with the table's trailing small batches (cache.TableOptions.Coalesce:
+// the cache re-encodes them with the new rows as one batch, so n
+// single-row INSERTs leave at most log2(insertBatchRows) small batches,
+// not n; with a store, their chunk files are replaced too).
 
 // insertBatchRows is the rows of the batches a change stores: the size
 // of the batches a table loaded from a file has.
@@ -94,7 +98,7 @@ func (n *changeNode) insert(ctx context.Context, s *ast.InsertStmt) (int64, erro
 	}
 	r := pull.Records(target, next)
 	defer r.Release()
-	if _, err := n.e.opts.Tables.Append(ctx, held, r, cache.TableOptions{}); err != nil {
+	if _, err := n.e.opts.Tables.Append(ctx, held, r, cache.TableOptions{Coalesce: insertBatchRows}); err != nil {
 		return 0, err
 	}
 	return r.Rows(), nil
