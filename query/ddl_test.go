@@ -282,9 +282,9 @@ func TestCatalogQueries(t *testing.T) {
 		`SHOW TABLES`: "a,b,v",
 		`DESCRIBE b`:  "x|INTEGER|NO,y|DECIMAL(7,2)|YES",
 		`DESC v`:      "x1|BIGINT|YES",
-		`SELECT table_name, table_type FROM information_schema.tables ORDER BY 1`:                     "a|BASE TABLE,b|BASE TABLE,v|VIEW",
-		`SELECT count(*) FROM information_schema.columns WHERE table_schema = 'main'`:               "4",
-		`SELECT c.column_name FROM information_schema.columns c WHERE c.ordinal_position = 2`:         "y",
+		`SELECT table_name, table_type FROM information_schema.tables ORDER BY 1`:                       "a|BASE TABLE,b|BASE TABLE,v|VIEW",
+		`SELECT count(*) FROM information_schema.columns WHERE table_schema = 'main'`:                   "4",
+		`SELECT c.column_name FROM information_schema.columns c WHERE c.ordinal_position = 2`:           "y",
 		`SELECT t.table_name FROM information_schema.tables t JOIN b ON 1 = 1 WHERE t.table_name = 'a'`: "",
 	} {
 		if got := strings.Join(rows(t, e, sql), ","); got != want {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,7 +21,10 @@ import (
 
 // passFloor is the share of the records that apply which must pass: set
 // at what the engine reaches, so that it cannot regress unnoticed.
-const passFloor = 0.0
+// 6292 of the 9500 records of select1-4 and the evidence scripts pass
+// (the rest need correlated subqueries in SELECT, abs() and IN
+// (subquery) outside WHERE: see the failures the test prints).
+const passFloor = 0.662
 
 // engineDB runs scripts on a query.Engine.
 type engineDB struct{ e *query.Engine }
@@ -28,6 +32,23 @@ type engineDB struct{ e *query.Engine }
 func (d engineDB) Query(ctx context.Context, sql string) (array.RecordReader, error) {
 	return d.e.Query(ctx, sql)
 }
+
+var list = flag.Bool("slt.list", false, "list every failed record (else a few of each kind)")
+
+// reason is a failure's why without the positions and names that make
+// each record's differ.
+func reason(why string) string {
+	why = positions.ReplaceAllString(why, "")
+	if i := strings.Index(why, " ("); i > 0 {
+		why = why[:i]
+	}
+	if len(why) > 120 {
+		why = why[:120]
+	}
+	return why
+}
+
+var positions = regexp.MustCompile(` at line \d+, column \d+`)
 
 var only = flag.String("slt.files", "", "run only the scripts whose path contains this (select5 runs only when named)")
 
@@ -54,6 +75,7 @@ func TestCorpus(t *testing.T) {
 	}
 	var passed, failed, skipped int
 	var out strings.Builder
+	groups := map[string][]string{}
 	for _, f := range files {
 		rep := runFile(t, f)
 		passed += rep.Passed
@@ -64,7 +86,24 @@ func TestCorpus(t *testing.T) {
 			fmt.Fprintf(&out, "  %s: slow: %s\n", f, sl)
 		}
 		for _, fl := range rep.Failures {
-			fmt.Fprintf(&out, "  %s:%s\n", f, fl)
+			why := reason(fl.Why)
+			groups[why] = append(groups[why], fmt.Sprintf("%s:%s", f, fl))
+		}
+	}
+	// Failures grouped by why, most frequent first, a few records each
+	// (-slt.list prints all).
+	whys := make([]string, 0, len(groups))
+	for w := range groups {
+		whys = append(whys, w)
+	}
+	sort.Slice(whys, func(i, j int) bool { return len(groups[whys[i]]) > len(groups[whys[j]]) })
+	for _, w := range whys {
+		fmt.Fprintf(&out, "%d failed: %s\n", len(groups[w]), w)
+		for i, rec := range groups[w] {
+			if i == 3 && !*list {
+				break
+			}
+			fmt.Fprintf(&out, "    %s\n", rec)
 		}
 	}
 	t.Log("\n" + out.String())
