@@ -24,6 +24,7 @@
 //	  LOCK               flock'd by the open Store; holds its pid
 //	  t<id>.manifest     one per table: its schema, decisions and batches
 //	  t<id>-<seq>.chunks the chunks of one change (a Put, or an Append)
+//	  catalog            the server's views (catalog.go)
 //	  *.tmp              a manifest being written; removed at Open
 //
 // id is a number given to a table when it is created (table names are
@@ -146,8 +147,22 @@
 // in a directory may be bigger than the budget. One change must still fit
 // in it while it is encoded.
 //
+// # Coalescing appends and the catalog
+//
+// An Append with cache.TableOptions.Coalesce that merges the table's
+// trailing small batches into its own (cache.Change.Replaced) writes the
+// merged batch to its new chunk file and drops the replaced batches from
+// the manifest; a chunk file no batch is read from any more is removed
+// after the commit, as a Put's old files are. So small appends (SQL
+// INSERTs) leave a few files, not one each.
+//
+// The catalog file (catalog.go: "QVCT", version, payload, checksum) keeps
+// bytes the server defines beside the tables (the views of CREATE VIEW),
+// replaced durably by SaveCatalog and read at Open.
+//
 // # Not done yet
 //
-// Compaction of appends: until then every Append adds a chunk file, and a
-// table holds each of its files open once a scan has read it.
+// Compaction of large appends: every Append without Coalesce adds a
+// chunk file, and a table holds each of its files open once a scan has
+// read it.
 package store
