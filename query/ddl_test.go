@@ -333,3 +333,14 @@ func TestInsertSelectRebatches(t *testing.T) {
 		t.Fatalf("%d rows in %d batches", info.Rows, info.Batches)
 	}
 }
+
+func TestInsertParameters(t *testing.T) {
+	e, _ := ddlEngine(t)
+	exec(t, e, `CREATE TABLE p (i INTEGER, s VARCHAR, day DATE)`)
+	if n, err := e.Exec(context.Background(), `INSERT INTO p VALUES (?, ?, ?), (? + 1, 'b', NULL)`, 7, "a", "2024-01-31", 7); err != nil || n != 2 {
+		t.Fatalf("INSERT with parameters: %d %v", n, err)
+	}
+	if got := strings.Join(rows(t, e, `SELECT i, s, day FROM p ORDER BY i`), ","); got != "7|a|2024-01-31,8|b|(null)" {
+		t.Errorf("%s", got)
+	}
+}

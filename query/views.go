@@ -140,7 +140,7 @@ func (v *Views) bind(b *builder, sql string) error {
 				continue
 			}
 			for _, t := range texts {
-				if strings.Contains(t, cache.FoldName(d.name)) {
+				if containsWord(t, cache.FoldName(d.name)) {
 					used = append(used, d)
 					texts = append(texts, strings.ToLower(d.SQL))
 					changed = true
@@ -172,6 +172,26 @@ func (v *Views) bind(b *builder, sql string) error {
 	}
 	return b.bindWith(w)
 }
+
+// containsWord reports whether word occurs in text as a whole word (not
+// inside a longer name), so that a view named t is not planned for every
+// statement that mentions a table named t1. A quoted name counts too.
+func containsWord(text, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+// Has reports whether a view named name (ignoring case) exists.
+func (v *Views) Has(name string) bool { return v.get(name) != nil }
 
 // createView makes or replaces a view, after planning its query (so a
 // view that cannot run is refused when it is made).

@@ -42,6 +42,9 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_UNSPECIFIED {
 		return 0, status.Error(codes.InvalidArgument, "bulk ingest needs table definition options: what to do if the table does not exist (create, fail) and if it does (fail, append, replace)")
 	}
+	if s.views.Has(name) {
+		return 0, status.Errorf(codes.AlreadyExists, "%q is a view (made by CREATE VIEW; DROP VIEW it, or ingest under another name)", name)
+	}
 	if held, ok := s.cache.Resolve(name); ok && held != name {
 		// Refused before reading the upload; cache.Put checks again.
 		return 0, status.Errorf(codes.AlreadyExists, "table %q would clash with table %q: table names are unique ignoring case, since unquoted names in SQL match ignoring case (ingest as %q, or pick another name)", name, held, held)

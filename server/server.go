@@ -47,6 +47,7 @@ type Server struct {
 	ingestMem   *ingestMemory // what uploads hold decoded
 
 	spills *spill.Manager // nil with NoSpill
+	views  *query.Views   // the engine's (durable.go)
 
 	grpc      *grpc.Server
 	lis       net.Listener
@@ -92,7 +93,7 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		}
 	}()
 	s := &Server{
-		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
+		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills, views: views,
 		engine: query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills,
 			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill",
 			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth,

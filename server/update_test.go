@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -39,6 +41,15 @@ func TestExecuteUpdate(t *testing.T) {
 	update(`CREATE TABLE big AS SELECT id, grp FROM nums WHERE grp = 3`, 14)
 	update(`CREATE VIEW named AS SELECT id, name FROM people WHERE name IS NOT NULL`, 0)
 	check(`SELECT count(*) FROM named`, "8")
+	// A view's name is taken for ingest too.
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	r := pointsReader(t, mem, 0, 10, 10)
+	_, err := cl.ExecuteIngest(ctx, r, ingestOpts("named", flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionFail))
+	r.Release()
+	if status.Code(err) != codes.AlreadyExists || !strings.Contains(err.Error(), "is a view") {
+		t.Fatalf("ingest under a view's name: %v", err)
+	}
 	check(`SHOW TABLES`, "big", "named", "nums", "people")
 	check(`DESCRIBE people`, "id|INTEGER|NO", "name|VARCHAR|YES", "born|DATE|YES", "score|DOUBLE|YES", "paid|DECIMAL(8,2)|YES")
 	check(`SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'n%' ORDER BY 1`,
