@@ -252,13 +252,17 @@
 // made when the ticket is fetched (each fetch makes it again: fetch it
 // once). A change takes a query slot (--max-queries) and goes through the
 // same writer as bulk ingest: the cache, or with --data-dir the store.
-// SHOW TABLES, DESCRIBE t and information_schema.tables / .columns
-// answer through Execute like any query.
+// A prepared change (CommandPreparedStatementUpdate, what arrow-go's
+// database/sql driver sends for db.Exec with arguments) runs once per row
+// of the parameters uploaded, each row a change of its own (a failing row
+// reports how many before it were applied), the upload read under the
+// limits of bulk ingest (update.go). SHOW TABLES, DESCRIBE t and
+// information_schema.tables / .columns answer through Execute like any
+// query. Bulk ingest refuses a view's name.
 //
 // # Not here yet
 //
-// Transactions, Substrait plans, UPDATE and DELETE, prepared updates
-// (CommandPreparedStatementUpdate: send the statement with ExecuteUpdate),
-// GetXdbcTypeInfo, foreign keys, and PollFlightInfo: the Flight SQL layer
+// Transactions, Substrait plans, UPDATE and DELETE, GetXdbcTypeInfo,
+// foreign keys, and PollFlightInfo: the Flight SQL layer
 // answers them Unimplemented or with the error saying why.
 package server

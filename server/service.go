@@ -176,7 +176,7 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 		}
 		return stream.Send(&flight.PutResult{AppMetadata: out})
 	case *pb.CommandStatementUpdate:
-		n, err := f.s.update(stream.Context(), c.GetQuery(), c.GetTransactionId()) // statements.go
+		n, err := f.s.update(stream.Context(), c.GetQuery(), c.GetTransactionId()) // update.go
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,15 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 		}
 		return stream.Send(&flight.PutResult{AppMetadata: out})
 	case *pb.CommandPreparedStatementUpdate:
-		return status.Error(codes.InvalidArgument, "prepared updates are not supported yet: send the statement with ExecuteUpdate, or load rows with bulk ingest (CommandStatementIngest, `quiver load`)")
+		n, err := f.s.preparedUpdate(stream.Context(), c, rd) // update.go
+		if err != nil {
+			return toStatus(streamError(rd, err))
+		}
+		out, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: n})
+		if err != nil {
+			return toStatus(err)
+		}
+		return stream.Send(&flight.PutResult{AppMetadata: out})
 	case *pb.CommandStatementSubstraitPlan:
 		return status.Error(codes.InvalidArgument, "quiver takes SQL, not Substrait plans")
 	}

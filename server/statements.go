@@ -11,8 +11,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
-
-	"github.com/quiverdb/quiver/query"
 )
 
 // GetFlightInfoStatement plans the query (so bad SQL fails here, before
@@ -107,48 +105,6 @@ func (s *Server) checkSQL(sql string) error {
 			len(sql), s.cfg.MaxSQLBytes)
 	}
 	return nil
-}
-
-// DoPutCommandStatementUpdate runs a statement that changes tables or
-// views (CREATE TABLE [AS SELECT], INSERT, CREATE [OR REPLACE] VIEW,
-// DROP, TRUNCATE: package query's Exec) and returns the rows it
-// inserted or removed. With Config.Store the change is on disk before
-// this returns, as an ingest is. It takes a query slot (--max-queries)
-// while it runs: an INSERT … SELECT is a query too.
-// (flightService.DoPut receives the command and calls update.)
-func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
-	return q.s.update(ctx, cmd.GetQuery(), cmd.GetTransactionId())
-}
-
-// update runs a change statement for DoPut.
-func (s *Server) update(ctx context.Context, sql string, txn []byte) (int64, error) {
-	if len(txn) != 0 {
-		return 0, status.Error(codes.InvalidArgument, "quiver has no transactions")
-	}
-	if _, _, err := s.caller(ctx); err != nil {
-		return 0, err
-	}
-	if err := s.checkSQL(sql); err != nil {
-		return 0, err
-	}
-	if !query.IsChange(sql) {
-		if _, err := s.engine.Prepare(sql); err != nil {
-			return 0, toStatus(err) // say what is wrong with it first
-		}
-		return 0, status.Error(codes.InvalidArgument, "ExecuteUpdate runs statements that change tables (CREATE TABLE, INSERT, CREATE VIEW, DROP, TRUNCATE); this one is a query: send it with Execute")
-	}
-	release, err := s.admit(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer release()
-	n, err := s.engine.Exec(ctx, sql)
-	if err != nil {
-		s.metrics.queryErrors.Add(1)
-		return 0, toStatus(err)
-	}
-	s.log.Info("update", "rows", n)
-	return n, nil
 }
 
 // CancelFlightInfo cancels the running fetches of the info's tickets,

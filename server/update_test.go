@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,5 +124,46 @@ func TestUpdatesSurviveRestart(t *testing.T) {
 		if err != nil || strings.Join(got, ",") != want {
 			t.Errorf("after the restart, %s: %v %v, want %s", sql, got, err, want)
 		}
+	}
+}
+
+// TestDatabaseSQLUpdates: arrow-go's database/sql driver makes and fills
+// a table with db.Exec, with and without arguments (a prepared update
+// with a row of parameters), and reads the rows affected.
+func TestDatabaseSQLUpdates(t *testing.T) {
+	ts := startServer(t, Config{})
+	db, err := sql.Open("flightsql", "flightsql://"+ts.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	affected := func(sql string, args ...any) int64 {
+		t.Helper()
+		res, err := db.Exec(sql, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return n
+	}
+	affected(`CREATE TABLE kv (k BIGINT PRIMARY KEY, v VARCHAR)`)
+	if n := affected(`INSERT INTO kv VALUES (1, 'one'), (2, 'two')`); n != 2 {
+		t.Errorf("plain insert: %d rows", n)
+	}
+	for i := int64(3); i <= 5; i++ {
+		if n := affected(`INSERT INTO kv VALUES (?, ?)`, i, fmt.Sprint("v", i)); n != 1 {
+			t.Errorf("insert with arguments: %d rows", n)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO kv VALUES (?, ?)`, int64(3), "again"); err == nil || !strings.Contains(err.Error(), "duplicate key") {
+		t.Errorf("duplicate key: %v", err)
+	}
+	var n int64
+	var maxV string
+	if err := db.QueryRow(`SELECT count(*), max(v) FROM kv`).Scan(&n, &maxV); err != nil || n != 5 || maxV != "v5" {
+		t.Errorf("after the inserts: %d %q %v", n, maxV, err)
 	}
 }
