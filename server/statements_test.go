@@ -178,7 +178,7 @@ func TestCatalogCalls(t *testing.T) {
 	if got := rows(cl.GetDBSchemas(ctx, &flightsql.GetDBSchemasOpts{DbSchemaFilterPattern: &pattern})); fmt.Sprint(got) != "[quiver|main]" {
 		t.Errorf("schemas: %v", got)
 	}
-	if got := rows(cl.GetTableTypes(ctx)); fmt.Sprint(got) != "[TABLE]" {
+	if got := rows(cl.GetTableTypes(ctx)); fmt.Sprint(got) != "[TABLE VIEW]" {
 		t.Errorf("table types: %v", got)
 	}
 	if got := rows(cl.GetTables(ctx, &flightsql.GetTablesOpts{})); fmt.Sprint(got) != "[quiver|main|nums|TABLE quiver|main|wide|TABLE]" {

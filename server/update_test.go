@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
@@ -53,6 +55,23 @@ func TestExecuteUpdate(t *testing.T) {
 		t.Fatalf("ingest under a view's name: %v", err)
 	}
 	check(`SHOW TABLES`, "big", "named", "nums", "people")
+	// Flight SQL's catalog lists the view too, with its schema.
+	info, err := cl.GetTables(ctx, &flightsql.GetTablesOpts{IncludeSchema: true, TableTypes: []string{"VIEW"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := cl.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rd.Next() || rd.RecordBatch().NumRows() != 1 || rd.RecordBatch().Column(2).ValueStr(0) != "named" || rd.RecordBatch().Column(3).ValueStr(0) != "VIEW" {
+		t.Fatalf("GetTables of views: %v", rd.RecordBatch())
+	}
+	vs, err := flight.DeserializeSchema(rd.RecordBatch().Column(4).(*array.Binary).Value(0), memory.DefaultAllocator)
+	if err != nil || vs.NumFields() != 2 || vs.Field(1).Name != "name" {
+		t.Fatalf("the view's schema: %v %v", vs, err)
+	}
+	rd.Release()
 	check(`DESCRIBE people`, "id|INTEGER|NO", "name|VARCHAR|YES", "born|DATE|YES", "score|DOUBLE|YES", "paid|DECIMAL(8,2)|YES")
 	check(`SELECT table_name, table_type FROM information_schema.tables WHERE table_name LIKE 'n%' ORDER BY 1`,
 		"named|VIEW", "nums|BASE TABLE")
