@@ -23,17 +23,19 @@ import (
 // DuckDB does; what CAST refuses is refused, naming the column and both
 // types. Columns the list leaves out are NULL; a NULL in a NOT NULL
 // column is refused. The new rows go to the table in batches of at most
-// insertBatchRows rows (rebatched: a query's small result batches are
+// SmallAppendRows rows (rebatched: a query's small result batches are
 // concatenated), in one Append (or Put, for CREATE TABLE … AS SELECT):
 // readers see all of them or none. An INSERT of fewer rows coalesces
 // with the table's trailing small batches (cache.TableOptions.Coalesce:
 // the cache re-encodes them with the new rows as one batch, so n
-// single-row INSERTs leave at most log2(insertBatchRows) small batches,
+// single-row INSERTs leave at most log2(SmallAppendRows) small batches,
 // not n; with a store, their chunk files are replaced too).
 
-// insertBatchRows is the rows of the batches a change stores: the size
-// of the batches a table loaded from a file has.
-const insertBatchRows = 65536
+// SmallAppendRows is the rows of the batches a change stores, and the
+// size under which an append coalesces with the table's trailing small
+// batches (cache.TableOptions.Coalesce): the server's bulk ingest appends
+// with it too.
+const SmallAppendRows = 65536
 
 // insert runs INSERT and returns the rows inserted.
 func (n *changeNode) insert(ctx context.Context, s *ast.InsertStmt) (int64, error) {
@@ -98,7 +100,7 @@ func (n *changeNode) insert(ctx context.Context, s *ast.InsertStmt) (int64, erro
 	}
 	r := pull.Records(target, next)
 	defer r.Release()
-	if _, err := n.e.opts.Tables.Append(ctx, held, r, cache.TableOptions{Coalesce: insertBatchRows}); err != nil {
+	if _, err := n.e.opts.Tables.Append(ctx, held, r, cache.TableOptions{Coalesce: SmallAppendRows}); err != nil {
 		return 0, err
 	}
 	return r.Rows(), nil
@@ -402,7 +404,7 @@ func (co *coercer) column(ctx context.Context, mem memory.Allocator, rec arrow.R
 }
 
 // rebatch concatenates what next yields into batches of about
-// insertBatchRows rows: a VALUES list yields a batch per row, a query
+// SmallAppendRows rows: a VALUES list yields a batch per row, a query
 // batches of any size, and each batch a table holds costs its chunk
 // headers and statistics.
 func rebatch(mem memory.Allocator, schema *arrow.Schema, next func() (arrow.RecordBatch, error)) func() (arrow.RecordBatch, error) {
@@ -418,7 +420,7 @@ func rebatch(mem memory.Allocator, schema *arrow.Schema, next func() (arrow.Reco
 			}
 		}()
 		var rows int64
-		for rows < insertBatchRows {
+		for rows < SmallAppendRows {
 			rec, err := next()
 			if err == io.EOF {
 				done = true

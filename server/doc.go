@@ -229,7 +229,10 @@
 // store's catalog file; a restart serves the tables again, each
 // batch read on first use. The cache's budget then caches the stored
 // tables: an upload that needs room first has the cache drop batches it
-// can read again (uploads' decoded bytes count as above). Without a Store
+// can read again (uploads' decoded bytes count as above). An append of
+// fewer than 65,536 rows, by ingest or INSERT, coalesces with the
+// table's trailing small batches (cache.TableOptions.Coalesce), so
+// small appends do not leave a batch and a chunk file each. Without a Store
 // tables live in memory only.
 //
 // # Metrics

@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/internal/pull"
+	"github.com/quiverdb/quiver/query"
 )
 
 // maxTableName bounds the length of a table name.
@@ -72,7 +73,9 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_FAIL:
 		return 0, status.Errorf(codes.AlreadyExists, "table %q exists (ingest with append or replace)", name)
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_APPEND:
-		info, err = s.tables().Append(ctx, name, r, cache.TableOptions{})
+		// A small upload coalesces with the table's trailing small
+		// batches, as a small INSERT does.
+		info, err = s.tables().Append(ctx, name, r, cache.TableOptions{Coalesce: query.SmallAppendRows})
 	case !exists && ifNotExist == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_NOT_EXIST_OPTION_FAIL:
 		return 0, status.Errorf(codes.NotFound, "no table %q (ingest with create)", name)
 	default: // create, or replace

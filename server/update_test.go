@@ -186,3 +186,28 @@ func TestDatabaseSQLUpdates(t *testing.T) {
 		t.Errorf("after the inserts: %d %q %v", n, maxV, err)
 	}
 }
+
+// TestSmallIngestsCoalesce: a hundred one-row bulk-ingest appends leave a
+// few batches, not a hundred.
+func TestSmallIngestsCoalesce(t *testing.T) {
+	ts := startServer(t, Config{})
+	cl := ts.client(t)
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for i := range 100 {
+		r := pointsReader(t, mem, i, i+1, 1)
+		_, err := cl.ExecuteIngest(ctx, r, ingestOpts("points", flightsql.TableDefinitionOptionsTableNotExistOptionCreate, flightsql.TableDefinitionOptionsTableExistsOptionAppend))
+		r.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := ts.cache.Info("points")
+	if err != nil || info.Rows != 100 || info.Batches > 8 {
+		t.Fatalf("%d rows in %d batches, %v", info.Rows, info.Batches, err)
+	}
+	if got, err := fetch(t, cl, ctx, `SELECT count(DISTINCT k), min(k), max(k) FROM points`); err != nil || got[0] != "100|0|99" {
+		t.Fatalf("%v %v", got, err)
+	}
+}
