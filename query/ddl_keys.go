@@ -20,7 +20,10 @@ import (
 // the rest), so inserting into a table keyed by a rising number reads
 // about one batch. PRIMARY KEY is also NOT NULL; UNIQUE allows any
 // number of NULLs (as in DuckDB and PostgreSQL). Keys of several columns
-// are refused. Quiver keeps no index: a key is checked, never used to
+// are refused. An INSERT into a keyed table holds its new rows in memory
+// until they are checked, and reads every batch of the table whose key
+// range overlaps the new keys': random keys cost a scan of the key
+// column per INSERT. Quiver keeps no index: a key is checked, never used to
 // find rows, and CREATE INDEX (not UNIQUE) is accepted and does nothing,
 // for scripts that make indexes to speed up other engines.
 

@@ -344,3 +344,44 @@ func TestInsertParameters(t *testing.T) {
 		t.Errorf("%s", got)
 	}
 }
+
+// TestReadersSeeWholeInserts: while INSERTs of 10 rows run (coalescing
+// the table's trailing batches), readers count a multiple of 10 rows.
+func TestReadersSeeWholeInserts(t *testing.T) {
+	e, _ := ddlEngine(t)
+	exec(t, e, `CREATE TABLE t (k BIGINT, s VARCHAR)`)
+	values := make([]string, 10)
+	for i := range values {
+		values[i] = fmt.Sprintf("(%d, 'v')", i)
+	}
+	insert := `INSERT INTO t VALUES ` + strings.Join(values, ", ")
+	done := make(chan error, 1)
+	go func() {
+		for range 200 {
+			if _, err := e.Exec(context.Background(), insert); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for reading := true; reading; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			reading = false
+		default:
+		}
+		got := rows(t, e, `SELECT count(*), count(s), sum(k) FROM t`)
+		var n, ns, sum int64
+		fmt.Sscanf(strings.ReplaceAll(got[0], "|", " "), "%d %d %d", &n, &ns, &sum)
+		if n%10 != 0 || ns != n || sum != n/10*45 {
+			t.Fatalf("a reader saw part of an insert: %s", got[0])
+		}
+	}
+	if got := rows(t, e, `SELECT count(*) FROM t`); got[0] != "2000" {
+		t.Fatalf("%v", got)
+	}
+}
