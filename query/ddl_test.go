@@ -385,3 +385,32 @@ func TestReadersSeeWholeInserts(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+// TestBareVarchar: a bare VARCHAR (DuckDB's and PostgreSQL's spelling)
+// parses in CREATE TABLE; the word inside strings, quoted names and
+// comments is left alone.
+func TestBareVarchar(t *testing.T) {
+	for _, tc := range []struct{ in, out string }{
+		{`CREATE TABLE t (a VARCHAR, b varchar(3))`, `CREATE TABLE t (a TEXT, b varchar(3))`},
+		{`CREATE TABLE "varchar" ("VARCHAR" VARCHAR) -- VARCHAR`, `CREATE TABLE "varchar" ("VARCHAR" TEXT) -- VARCHAR`},
+		{`CREATE VIEW v AS SELECT 'VARCHAR' AS varchar_x /* VARCHAR */ FROM t`, ``},
+		{`SELECT CAST(a AS VARCHAR) FROM t`, ``},
+	} {
+		got, ok := rewriteBareVarchar(tc.in)
+		if tc.out == "" {
+			if ok {
+				t.Errorf("%s: rewritten to %s", tc.in, got)
+			}
+			continue
+		}
+		if !ok || got != tc.out {
+			t.Errorf("%s: %q %v, want %q", tc.in, got, ok, tc.out)
+		}
+	}
+	e, c := ddlEngine(t)
+	exec(t, e, `CREATE TABLE t (a VARCHAR, "varchar" VARCHAR NOT NULL)`)
+	info, _ := c.Info("t")
+	if info.Schema.Field(1).Name != "varchar" || info.Schema.Field(1).Type.ID() != arrow.STRING || info.Schema.Field(1).Nullable {
+		t.Errorf("%v", info.Schema)
+	}
+}

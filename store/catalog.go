@@ -22,7 +22,8 @@ import (
 // SaveCatalog replaces it as a change replaces a manifest (temp file,
 // synced, renamed over it, directory synced), so it is durable when
 // SaveCatalog returns and a crash leaves the old or the new one. Open
-// reads it; a damaged one is reported in Problems and not served.
+// reads it; a damaged one is reported in Problems, not served, and kept:
+// SaveCatalog refuses to replace it until it is moved away.
 
 const (
 	catalogName    = "catalog"
@@ -46,6 +47,8 @@ func (s *Store) SaveCatalog(payload []byte) error {
 		return ErrClosed
 	case s.readOnly:
 		return fmt.Errorf("%w: %s", ErrReadOnly, s.dir)
+	case s.catalogBroken != nil:
+		return fmt.Errorf("store: %s was unreadable at Open (%w); it is kept for inspection: move it away to save the catalog again", s.path(catalogName), s.catalogBroken)
 	}
 	b := append([]byte(catalogMagic), catalogVersion)
 	b = append(b, payload...)
@@ -75,6 +78,7 @@ func (s *Store) readCatalog() {
 		return
 	case err != nil:
 		s.problems = append(s.problems, &TableError{File: catalogName, Err: err})
+		s.catalogBroken = err
 		return
 	}
 	n := len(raw)
@@ -88,6 +92,7 @@ func (s *Store) readCatalog() {
 	}
 	if err != nil {
 		s.problems = append(s.problems, &TableError{File: catalogName, Err: err})
+		s.catalogBroken = err
 		return
 	}
 	s.catalog = raw[len(catalogMagic)+1 : n-4]

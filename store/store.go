@@ -50,6 +50,8 @@ type Store struct {
 	problems []error
 	closed   bool
 	catalog  []byte // catalog.go
+	// catalogBroken is why the catalog file could not be read at Open.
+	catalogBroken error
 }
 
 // tableState is one table's files. mu serializes its changes; m is its
