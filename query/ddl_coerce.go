@@ -38,7 +38,7 @@ func (n *changeNode) newCoercer(src, target *arrow.Schema, from []int, at ast.No
 			continue
 		}
 		st := src.Field(j).Type
-		if arrow.TypeEqual(st, f.Type) {
+		if arrow.TypeEqual(st, f.Type) || st.ID() == arrow.NULL { // NULL: column makes the nulls
 			continue
 		}
 		et, ok := expr.EngineType(f.Type)
@@ -87,6 +87,9 @@ func (co *coercer) column(ctx context.Context, mem memory.Allocator, rec arrow.R
 		return array.MakeArrayOfNull(mem, f.Type, rows), nil
 	}
 	src := rec.Column(j)
+	if src.DataType().ID() == arrow.NULL && f.Type.ID() != arrow.NULL {
+		return array.MakeArrayOfNull(mem, f.Type, rows), nil
+	}
 	if co.casts[i] == nil {
 		src.Retain()
 		return src, nil

@@ -90,8 +90,8 @@ func TestSQLTypesMapToArrow(t *testing.T) {
 		{"CHAR(3)", arrow.BinaryTypes.String},
 		{"TEXT", arrow.BinaryTypes.String},
 		{"DATE", arrow.FixedWidthTypes.Date32},
-		{"TIMESTAMP", arrow.FixedWidthTypes.Timestamp_us},
-		{"DATETIME", arrow.FixedWidthTypes.Timestamp_us},
+		{"TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}},
+		{"DATETIME", &arrow.TimestampType{Unit: arrow.Microsecond}},
 	} {
 		st, err := parseSQL("CREATE TABLE t (c " + tc.sql + ")")
 		if err != nil {
@@ -412,5 +412,26 @@ func TestBareVarchar(t *testing.T) {
 	info, _ := c.Info("t")
 	if info.Schema.Field(1).Name != "varchar" || info.Schema.Field(1).Type.ID() != arrow.STRING || info.Schema.Field(1).Nullable {
 		t.Errorf("%v", info.Schema)
+	}
+}
+
+// TestNullIntoAnyColumn: NULL goes into a column of any type, also one
+// that INSERT cannot convert other values to yet (TIMESTAMP), and a
+// value out of a column's range is refused naming it.
+func TestNullIntoAnyColumn(t *testing.T) {
+	e, c := ddlEngine(t)
+	exec(t, e, `CREATE TABLE t (ts TIMESTAMP, ti TINYINT, u BIGINT UNSIGNED)`)
+	exec(t, e, `INSERT INTO t VALUES (NULL, NULL, 18446744073709551615)`)
+	info, _ := c.Info("t")
+	if info.Rows != 1 || info.Columns[0].Nulls != 1 {
+		t.Fatalf("%+v", info)
+	}
+	for sql, msg := range map[string]string{
+		`INSERT INTO t (ti) VALUES (300)`: `column "ti": value 300 out of range for int8`,
+		`INSERT INTO t (u) VALUES (-1)`:   `column "u": value -1 out of range for uint64`,
+	} {
+		if _, err := e.Exec(context.Background(), sql); !errors.Is(err, ErrExec) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", sql, err, msg)
+		}
 	}
 }

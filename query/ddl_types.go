@@ -82,7 +82,8 @@ func arrowType(ft *types.FieldType) (arrow.DataType, error) {
 	case mysql.TypeDate:
 		return arrow.FixedWidthTypes.Date32, nil
 	case mysql.TypeDatetime, mysql.TypeTimestamp:
-		return arrow.FixedWidthTypes.Timestamp_us, nil
+		// No time zone: DuckDB's TIMESTAMP (arrow-go's Timestamp_us is UTC).
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
 	}
 	return nil, fmt.Errorf("type %s has no Arrow type in quiver (types: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, REAL, DOUBLE, FLOAT, DECIMAL(p,s), VARCHAR, TEXT, DATE, TIMESTAMP)", ft.String())
 }
