@@ -27,9 +27,9 @@ import (
 // View is one view: its name, the column names it gives (none: the
 // query's), and its query as SQL text.
 type View struct {
-	Name    string
-	Columns []string
-	SQL     string
+	Name    string   `json:"name"`
+	Columns []string `json:"columns,omitempty"`
+	SQL     string   `json:"sql"`
 }
 
 // Views holds an engine's views. Its zero value is empty and ready;

@@ -33,7 +33,10 @@ func checkStore(cfg Config, c *cache.Cache) error {
 }
 
 // catalogFile is what the server keeps in the store's catalog
-// (store.SaveCatalog), as JSON: the views CREATE VIEW made.
+// (store.SaveCatalog), as JSON: the views CREATE VIEW made, in the order
+// they were made:
+//
+//	{"views":[{"name":"big","columns":["n"],"sql":"SELECT `a` FROM `t` WHERE `a`>1"}]}
 type catalogFile struct {
 	Views []query.View `json:"views"`
 }
