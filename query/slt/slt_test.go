@@ -53,8 +53,11 @@ var positions = regexp.MustCompile(` at line \d+, column \d+`)
 var only = flag.String("slt.files", "", "run only the scripts whose path contains this (select5 runs only when named)")
 
 // slowScripts run only when -slt.files names them: select5.test joins up
-// to 64 tables, and a join of 30 spends minutes planning and opening
-// (hashJoinNode.schema rebuilds its subtree's schema on every call).
+// to 64 tables, and a join of 30 (line 9977) spends minutes planning and
+// opening, in hashJoinNode.schema, which rebuilds its subtree's schema on
+// every call and does not see a cancelled context. With that schema kept
+// in the node once computed, all 1,436 records of select5.test pass in
+// 50 s.
 var slowScripts = []string{"select5.test"}
 
 func TestCorpus(t *testing.T) {
