@@ -15,8 +15,9 @@ import (
 	"github.com/quiverdb/quiver/cache"
 )
 
-// Statements that change tables and views: CREATE TABLE (with column
-// types, ddl_types.go, or AS SELECT), INSERT INTO … VALUES / SELECT
+// Statements that change tables and views: CREATE [OR REPLACE] TABLE
+// (with column types, ddl_types.go, or AS SELECT; OR REPLACE as DuckDB
+// has it, ddl_parse.go), INSERT INTO … VALUES / SELECT
 // (ddl_insert.go), CREATE [OR REPLACE] VIEW (views.go), DROP TABLE / VIEW
 // [IF EXISTS], TRUNCATE. They plan to a changeNode whose result is one
 // row, {count: rows inserted or removed}, so that Query runs them like
@@ -231,11 +232,16 @@ func (n *changeNode) createTable(ctx context.Context, s *ast.CreateTableStmt) (i
 	if err := n.newName(s.Table); err != nil {
 		return 0, err
 	}
-	if held, ok := n.e.c.Resolve(s.Table.Name.O); ok {
-		if s.IfNotExists {
+	name := s.Table.Name.O
+	if held, ok := n.e.c.Resolve(name); ok {
+		switch {
+		case replacesTable(n.b.sql): // ddl_parse.go
+			name = held // replaced under the name it has
+		case s.IfNotExists:
 			return 0, nil
+		default:
+			return 0, n.b.at(ErrInvalid, s.Table, "table %q exists (DROP it first, CREATE TABLE IF NOT EXISTS, or CREATE OR REPLACE TABLE)", held)
 		}
-		return 0, n.b.at(ErrInvalid, s.Table, "table %q exists (DROP it first, or CREATE TABLE IF NOT EXISTS)", held)
 	}
 	if v := n.e.views.get(s.Table.Name.O); v != nil {
 		if s.IfNotExists {
@@ -247,7 +253,7 @@ func (n *changeNode) createTable(ctx context.Context, s *ast.CreateTableStmt) (i
 		if len(s.Cols) > 0 {
 			return 0, n.b.at(ErrUnsupported, s, "CREATE TABLE with both columns and AS SELECT")
 		}
-		return n.createAs(ctx, s)
+		return n.createAs(ctx, s, name)
 	}
 	if len(s.Cols) == 0 {
 		return 0, n.b.at(ErrInvalid, s, "CREATE TABLE %s without columns", s.Table.Name.O)
@@ -288,7 +294,7 @@ func (n *changeNode) createTable(ctx context.Context, s *ast.CreateTableStmt) (i
 		return 0, err
 	}
 	schema := arrow.NewSchema(fields, nil)
-	_, err := n.e.opts.Tables.Put(ctx, s.Table.Name.O, emptyReader(schema), cache.TableOptions{})
+	_, err := n.e.opts.Tables.Put(ctx, name, emptyReader(schema), cache.TableOptions{})
 	return 0, err
 }
 

@@ -253,7 +253,7 @@ func (n *changeNode) planQuery(q ast.Node) (planNode, error) {
 // createAs runs CREATE TABLE … AS SELECT: the table gets the query's
 // column names and types (a computed column's engine type: int32 + 1 is
 // BIGINT), and its rows.
-func (n *changeNode) createAs(ctx context.Context, s *ast.CreateTableStmt) (int64, error) {
+func (n *changeNode) createAs(ctx context.Context, s *ast.CreateTableStmt, name string) (int64, error) {
 	p, err := n.planQuery(s.Select)
 	if err != nil {
 		return 0, err
@@ -281,7 +281,7 @@ func (n *changeNode) createAs(ctx context.Context, s *ast.CreateTableStmt) (int6
 	defer release()
 	r := pull.Records(target, rebatch(n.e.opts.Alloc, target, next))
 	defer r.Release()
-	if _, err := n.e.opts.Tables.Put(ctx, s.Table.Name.O, r, cache.TableOptions{}); err != nil {
+	if _, err := n.e.opts.Tables.Put(ctx, name, r, cache.TableOptions{}); err != nil {
 		return 0, err
 	}
 	return r.Rows(), nil

@@ -1,6 +1,9 @@
 package query
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The parser reads column types as MySQL does, where VARCHAR needs a
 // length; DuckDB and PostgreSQL take a bare VARCHAR (of any length), and
@@ -68,3 +71,21 @@ func startsWithWord(text, word string) bool {
 	return len(t) >= len(word) && strings.EqualFold(t[:len(word)], word) &&
 		(len(t) == len(word) || !isWordByte(t[len(word)]))
 }
+
+// orReplaceTable matches DuckDB's CREATE OR REPLACE TABLE, which the
+// parser does not take: the two words are blanked (offsets kept) and the
+// text parsed again; createTable sees them in the statement's text.
+var orReplaceTable = regexp.MustCompile(`(?is)^(\s*CREATE\s+)(OR\s+REPLACE)(\s+TABLE\b)`)
+
+// rewriteOrReplaceTable blanks OR REPLACE of CREATE OR REPLACE TABLE.
+func rewriteOrReplaceTable(text string) (string, bool) {
+	m := orReplaceTable.FindStringSubmatchIndex(text)
+	if m == nil {
+		return "", false
+	}
+	return text[:m[4]] + strings.Repeat(" ", m[5]-m[4]) + text[m[5]:], true
+}
+
+// replacesTable reports whether a statement's text is CREATE OR REPLACE
+// TABLE.
+func replacesTable(sql string) bool { return orReplaceTable.MatchString(sql) }

@@ -435,3 +435,24 @@ func TestNullIntoAnyColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateOrReplaceTable: DuckDB's CREATE OR REPLACE TABLE replaces a
+// table atomically, with columns or AS SELECT.
+func TestCreateOrReplaceTable(t *testing.T) {
+	e, c := ddlEngine(t)
+	exec(t, e, `CREATE TABLE t (a INTEGER)`)
+	exec(t, e, `INSERT INTO t VALUES (1), (2)`)
+	exec(t, e, `create or replace table T AS SELECT a * 10 AS b FROM t`)
+	if got := strings.Join(rows(t, e, `SELECT b FROM t ORDER BY b`), ","); got != "10,20" {
+		t.Fatalf("%s", got)
+	}
+	exec(t, e, "CREATE OR REPLACE\nTABLE t (x VARCHAR)")
+	info, _ := c.Info("t")
+	if info.Rows != 0 || info.Schema.Field(0).Name != "x" || len(c.Tables()) != 1 {
+		t.Fatalf("%+v %v", info, c.Tables())
+	}
+	exec(t, e, `CREATE OR REPLACE TABLE fresh (y INTEGER)`)
+	if _, err := c.Info("fresh"); err != nil {
+		t.Fatal(err)
+	}
+}

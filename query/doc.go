@@ -111,7 +111,7 @@
 // DuckDB's type names to Arrow types; a type without one is refused by
 // name), NOT NULL, and PRIMARY KEY or UNIQUE of one column, checked on
 // INSERT (ddl_keys.go; quiver keeps no index, and a plain CREATE INDEX
-// does nothing); CREATE TABLE … AS SELECT; INSERT INTO t [(cols)]
+// does nothing); CREATE TABLE … AS SELECT; CREATE OR REPLACE TABLE; INSERT INTO t [(cols)]
 // VALUES … or SELECT …, each value converted to its column's type as
 // CAST would (ddl_insert.go); CREATE [OR REPLACE] VIEW, kept as SQL text
 // and planned where a statement names it as a WITH query is (views.go);

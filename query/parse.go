@@ -72,6 +72,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 			next, ok = rewriteBareVarchar(text) // ddl_parse.go
 		}
 		if !ok {
+			next, ok = rewriteOrReplaceTable(text)
+		}
+		if !ok {
 			return nil, syntaxError(text, err)
 		}
 		text = next
