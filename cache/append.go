@@ -18,7 +18,8 @@ var ErrConflict = errors.New("cache: table changed during append")
 // Append adds the batches r yields to the end of table name, which must
 // exist and have been put with r's schema. The new batches are encoded
 // with the decisions of the table's first Put (codec per column,
-// dictionaries kept or decoded); opts may only set Concurrency.
+// dictionaries kept or decoded); opts may only set Concurrency and
+// Coalesce (coalesce.go).
 //
 // Append is atomic like Put: the batches become visible together, and on
 // failure the table stays as it was. If another Put, Append or Drop of the

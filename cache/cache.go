@@ -59,6 +59,11 @@ type TableOptions struct {
 	// only queue them; the chunks are the Change's and must not be
 	// modified.
 	Encoded func(batch int, chunks [][]byte)
+	// Coalesce, for an Append of fewer rows than it, merges the new rows
+	// with the table's trailing small batches into one batch of at most
+	// Coalesce rows, replacing them (coalesce.go), so that many small
+	// appends do not leave a batch each; 0: every Append adds its batches.
+	Coalesce int
 }
 
 // Cache holds named tables as compressed batches within a budget. All

@@ -20,8 +20,11 @@ type Change struct {
 	old *table // the table appended to or compacted; nil for a Put
 	// compact is the span a compaction replaces (compact.go); nil else.
 	compact *compaction
-	done    bool
-	result  *table
+	// replaced counts old's trailing batches the change replaces (a
+	// coalescing Append: coalesce.go).
+	replaced int
+	done     bool
+	result   *table
 }
 
 // generations numbers table snapshots (TableInfo.Generation).
@@ -63,6 +66,15 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 	}
 	opts.Codec = old.setting
 	opts.Plain = false
+	replaced := 0
+	if opts.Coalesce > 0 && coalescable(old) {
+		cr, k, err := c.coalesce(ctx, old, r, opts.Coalesce) // coalesce.go
+		if err != nil {
+			return nil, err
+		}
+		defer cr.Release()
+		r, replaced = cr, k
+	}
 	b, err := c.newBuilder(name, old.input, opts)
 	if err != nil {
 		return nil, err
@@ -75,8 +87,13 @@ func (c *Cache) PrepareAppend(ctx context.Context, name string, r array.RecordRe
 		b.abort()
 		return nil, err
 	}
-	return &Change{c: c, b: b, old: old}, nil
+	return &Change{c: c, b: b, old: old, replaced: replaced}, nil
 }
+
+// Replaced is how many of the table's last batches the change replaces
+// with its own (a coalescing Append; 0 otherwise): a writer drops them
+// from its record of the table.
+func (ch *Change) Replaced() int { return ch.replaced }
 
 // Appending reports whether the change appends to a table (else it puts
 // one, replacing any of its name, or compacts one).
@@ -122,8 +139,12 @@ func (ch *Change) table() *table {
 				merged.columns[i].sketch = s
 			}
 		}
-		merged.entries = append(merged.entries, old.entries...)
+		keep := len(old.entries) - ch.replaced
+		merged.entries = append(merged.entries, old.entries[:keep]...)
 		merged.rows, merged.compressed, merged.decoded = old.rows, old.compressed, old.decoded
+		for _, e := range old.entries[keep:] {
+			merged.remove(e) // coalesce.go
+		}
 		for i, e := range t.entries {
 			merged.add(e, ch.b.names[i])
 		}
@@ -196,6 +217,11 @@ func (ch *Change) Commit() (TableInfo, error) {
 	if prev != nil && ch.old == nil {
 		c.used.Add(-prev.held())
 		c.forget(prev)
+	}
+	if ch.replaced > 0 { // the batches a coalescing Append replaced
+		gone := &table{entries: ch.old.entries[len(ch.old.entries)-ch.replaced:]}
+		c.used.Add(-gone.held())
+		c.forget(gone)
 	}
 	return t.info(), nil
 }

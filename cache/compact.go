@@ -261,8 +261,8 @@ func (r *rebatcher) take(n int64) (arrow.RecordBatch, error) {
 	all := r.pending[0]
 	if len(r.pending) > 1 {
 		var err error
-		if all, err = concatRecords(r.Schema(), r.pending, r.mem); err != nil {
-			return nil, err
+		if all, err = concatRecords(r.mem, r.Schema(), r.pending); err != nil {
+			return nil, fmt.Errorf("cache: compaction: %w", err)
 		}
 		for _, rec := range r.pending {
 			rec.Release()
@@ -279,30 +279,3 @@ func (r *rebatcher) take(n int64) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
-// concatRecords joins recs, column by column, into one batch.
-func concatRecords(schema *arrow.Schema, recs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, schema.NumFields())
-	defer func() {
-		for _, a := range cols {
-			if a != nil {
-				a.Release()
-			}
-		}
-	}()
-	parts := make([]arrow.Array, len(recs))
-	var rows int64
-	for _, rec := range recs {
-		rows += rec.NumRows()
-	}
-	for i := range cols {
-		for j, rec := range recs {
-			parts[j] = rec.Column(i)
-		}
-		a, err := array.Concatenate(parts, mem)
-		if err != nil {
-			return nil, fmt.Errorf("cache: compaction: joining column %q: %w", schema.Field(i).Name, err)
-		}
-		cols[i] = a
-	}
-	return array.NewRecordBatch(schema, cols, rows), nil
-}

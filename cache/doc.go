@@ -129,6 +129,15 @@
 // committed meanwhile after them (tables of union columns cannot be
 // compacted: arrow-go does not concatenate unions).
 //
+// # Small appends
+//
+// An Append with TableOptions.Coalesce of fewer rows than it re-encodes
+// the table's trailing small batches with the new rows as one batch
+// (coalesce.go: the trailing batches grow like a binary counter, so n
+// one-row appends leave O(log n) small batches and encode each row
+// O(log n) times), replacing them atomically; Change.Replaced tells a
+// store how many.
+//
 // # Values and order
 //
 // A [Value] is a kind tag plus one field: bool, int64 (signed integers,

@@ -41,7 +41,8 @@ type entry struct {
 	chunks  [][]byte      // per column; slices of one allocation; nil when lazy
 	decoded []int64       // per column: bytes of the Arrow buffers
 	// names are how each column's values reached the codec ("delta"…),
-	// kept so that a compaction can take the entry out of the counts.
+	// kept so that a compaction or a coalescing append (coalesce.go) can
+	// take the entry out of its table's counts.
 	names []string
 	// lazy, for a restored entry, reads chunks on first use (image.go).
 	lazy *lazyChunks
@@ -148,6 +149,7 @@ func encodingSummary(m map[string]int) string {
 // add accounts one entry into the table; names are its encoding names
 // (entry.names).
 func (t *table) add(e *entry, names []string) {
+	e.names = names
 	t.entries = append(t.entries, e)
 	t.rows += e.rows
 	for i := range t.columns {

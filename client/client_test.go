@@ -398,3 +398,30 @@ func TestCloseEndsTheSession(t *testing.T) {
 		}
 	}
 }
+
+// TestExec: tables made and filled with SQL, with the rows affected.
+func TestExec(t *testing.T) {
+	s := startServer(t, server.Config{})
+	c := dial(t, s.URI(), client.Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		sql  string
+		want int64
+	}{
+		{`CREATE TABLE t (id BIGINT, name VARCHAR)`, 0},
+		{`INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, NULL)`, 3},
+		{`CREATE TABLE u AS SELECT id FROM t WHERE name IS NOT NULL`, 2},
+		{`TRUNCATE t`, 3},
+	} {
+		if n, err := c.Exec(ctx, tc.sql); err != nil || n != tc.want {
+			t.Fatalf("%s: %d %v, want %d", tc.sql, n, err, tc.want)
+		}
+	}
+	if n := count(t, c, `SELECT count(*) FROM u`); n != 2 {
+		t.Fatalf("u has %d rows", n)
+	}
+	var ce *client.Error
+	if _, err := c.Exec(ctx, `SELECT 1`); !errors.As(err, &ce) || ce.What != "invalid SQL" {
+		t.Fatalf("a query sent to Exec: %v", err)
+	}
+}

@@ -18,6 +18,18 @@ func (c *Client) Query(ctx context.Context, sql string) (*Result, error) {
 	return c.fetch(ctx, info, "invalid SQL")
 }
 
+// Exec runs sql, a statement that changes tables (CREATE TABLE [AS
+// SELECT], INSERT, CREATE VIEW, DROP, TRUNCATE), with Flight SQL's
+// ExecuteUpdate, and returns the rows it inserted or removed. The server
+// refuses a query sent this way (use Query).
+func (c *Client) Exec(ctx context.Context, sql string) (int64, error) {
+	n, err := c.fs.ExecuteUpdate(ctx, sql)
+	if err != nil {
+		return 0, c.explain(err, "invalid SQL")
+	}
+	return n, nil
+}
+
 // Stmt is a prepared statement on the server, with parameters bound by
 // Query. It is not safe for concurrent use; Close frees it on the server.
 type Stmt struct {

@@ -103,9 +103,29 @@
 // semantics; integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
 //
+// # Tables made with SQL
+//
+// Exec (or Query, which returns the count as one row) runs statements
+// that change tables through Options.Tables, the cache or a durable
+// store (ddl.go): CREATE TABLE with column types (ddl_types.go maps
+// DuckDB's type names to Arrow types; a type without one is refused by
+// name), NOT NULL, and PRIMARY KEY or UNIQUE of one column, checked on
+// INSERT (ddl_keys.go; quiver keeps no index, and a plain CREATE INDEX
+// does nothing); CREATE TABLE … AS SELECT; CREATE OR REPLACE TABLE; INSERT INTO t [(cols)]
+// VALUES … or SELECT …, each value converted to its column's type as
+// CAST would (ddl_insert.go); CREATE [OR REPLACE] VIEW, kept as SQL text
+// and planned where a statement names it as a WITH query is (views.go);
+// DROP TABLE / VIEW [IF EXISTS]; TRUNCATE. Changes run one at a time and
+// are atomic. An INSERT of fewer than 65,536 rows coalesces with the
+// table's trailing small batches (cache.TableOptions.Coalesce), so small
+// INSERTs do not leave a batch each. SHOW TABLES, DESCRIBE t and
+// information_schema.tables / .columns are queries (show.go,
+// infoschema.go). Package slt runs SQLite's sqllogictest corpus.
+//
 // Anything else — FULL OUTER and NATURAL joins, subqueries elsewhere
 // (in an OR, in SELECT when correlated, correlated ones with GROUP BY or
-// count), INTERSECT/EXCEPT ALL, window functions, other functions, DML —
+// count), INTERSECT/EXCEPT ALL, window functions, other functions,
+// UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.

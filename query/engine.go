@@ -81,6 +81,13 @@ type Options struct {
 	// the limit, before the probe batch that would pass it is joined.
 	// Hash joins are not bounded by it: their pairs have equal keys.
 	MaxJoinPairs int64
+	// Tables is where statements that change tables write (ddl.go):
+	// default the cache itself (CacheTables); a server with a data
+	// directory gives its store.Store.
+	Tables TableWriter
+	// Views holds the views CREATE VIEW makes (views.go); default an
+	// empty set of the engine's own.
+	Views *Views
 }
 
 // DefaultMaxJoinPairs is the MaxJoinPairs of Options left zero: 100
@@ -99,6 +106,9 @@ type Engine struct {
 	// joinSpill is when hash joins spill: from ForceJoinSpill, or a
 	// test's.
 	joinSpill joinSpillTuning
+	// changes serializes statements that change tables (ddl.go).
+	changes sync.Mutex
+	views   *Views
 }
 
 // New returns an engine over c.
@@ -121,7 +131,13 @@ func New(c *cache.Cache, opts Options) *Engine {
 	if opts.MaxJoinPairs == 0 {
 		opts.MaxJoinPairs = DefaultMaxJoinPairs
 	}
-	e := &Engine{c: c, opts: opts}
+	if opts.Tables == nil {
+		opts.Tables = CacheTables(c)
+	}
+	if opts.Views == nil {
+		opts.Views = &Views{}
+	}
+	e := &Engine{c: c, opts: opts, views: opts.Views}
 	if opts.ForceJoinSpill {
 		e.joinSpill = joinSpillTuning{force: true, maxRows: forcedMaxRows}
 	}
@@ -149,11 +165,26 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	if len(params) > nparams {
 		return nil, false, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("%d parameters bound, the statement has %d", len(params), nparams)}
 	}
+	if text, ok, err := e.showText(stmt); ok { // show.go: SHOW TABLES, DESCRIBE t
+		if err != nil {
+			return nil, false, err
+		}
+		return e.planStmt(ctx, text, nil, prepare)
+	}
 	explain, analyze := false, false
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
 	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	if p, ok, err := e.planChange(b, stmt, params); ok { // ddl.go
+		if explain {
+			return nil, false, b.at(ErrUnsupported, stmt, "EXPLAIN %s", statementName(stmt))
+		}
+		return p, false, err
+	}
+	if err := e.views.bind(b, sql); err != nil { // views.go
+		return nil, false, err
+	}
 	var p planNode
 	switch s := stmt.(type) {
 	case *ast.SelectStmt:

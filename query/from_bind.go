@@ -168,6 +168,9 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				return b.derivedIn(q, name, src, cte.scope)
 			}
 		}
+		if rel, ok, err := b.infoRelation(x, src); ok { // infoschema.go
+			return rel, err
+		}
 		table, err := b.lookupTable(x) // names.go
 		if err != nil {
 			return nil, err

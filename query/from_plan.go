@@ -24,7 +24,7 @@ func (b *builder) joinsFrom(s *ast.SelectStmt) bool {
 		_, isJoin := refs.Left.(*ast.Join)
 		return isJoin
 	}
-	if tn, ok := src.Source.(*ast.TableName); !ok || (tn.Schema.O == "" && b.cte(tn.Name.O) != nil) {
+	if tn, ok := src.Source.(*ast.TableName); !ok || (tn.Schema.O == "" && b.cte(tn.Name.O) != nil) || isInfoSchema(tn) {
 		return true
 	}
 	return s.Where != nil && hasSubquery(s.Where)

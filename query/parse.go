@@ -69,6 +69,12 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		}
 		next, ok := rewriteNulls(text, err)
 		if !ok {
+			next, ok = rewriteBareVarchar(text) // ddl_parse.go
+		}
+		if !ok {
+			next, ok = rewriteOrReplaceTable(text)
+		}
+		if !ok {
 			return nil, syntaxError(text, err)
 		}
 		text = next

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,6 +20,7 @@ const (
 	catalogName = query.CatalogName
 	schemaName  = query.SchemaName
 	tableType   = "TABLE"
+	viewType    = "VIEW"
 )
 
 // commandInfo is the FlightInfo of a catalog command: the ticket is the
@@ -53,7 +55,7 @@ func (q *sqlServer) GetFlightInfoTableTypes(ctx context.Context, desc *flight.Fl
 }
 
 func (q *sqlServer) DoGetTableTypes(ctx context.Context) (*arrow.Schema, <-chan flight.StreamChunk, error) {
-	return q.stringRows(schema_ref.TableTypes, [][]string{{tableType}})
+	return q.stringRows(schema_ref.TableTypes, [][]string{{tableType}, {viewType}})
 }
 
 func (q *sqlServer) GetFlightInfoTables(ctx context.Context, cmd flightsql.GetTables, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
@@ -63,35 +65,62 @@ func (q *sqlServer) GetFlightInfoTables(ctx context.Context, cmd flightsql.GetTa
 	return q.commandInfo(desc, schema_ref.Tables)
 }
 
-// DoGetTables lists the cached tables matching the filters, with their
-// Arrow schemas when asked.
+// DoGetTables lists the cached tables and the views (CREATE VIEW)
+// matching the filters, by name, with their Arrow schemas when asked (a
+// view's is its query's, planned now; a view that no longer plans is
+// left out when schemas are asked).
 func (q *sqlServer) DoGetTables(ctx context.Context, cmd flightsql.GetTables) (*arrow.Schema, <-chan flight.StreamChunk, error) {
 	schema := schema_ref.Tables
 	if cmd.GetIncludeSchema() {
 		schema = schema_ref.TablesWithIncludedSchema
 	}
+	type listed struct {
+		name, kind string
+		schema     *arrow.Schema
+	}
+	var all []listed
+	if catalogMatches(cmd.GetCatalog()) && patternMatches(cmd.GetDBSchemaFilterPattern(), schemaName) {
+		types := cmd.GetTableTypes()
+		if len(types) == 0 || slices.Contains(types, tableType) {
+			for _, name := range q.s.cache.Tables() {
+				if info, err := q.s.cache.Info(name); err == nil { // else dropped since Tables
+					all = append(all, listed{name, tableType, info.Schema})
+				}
+			}
+		}
+		if len(types) == 0 || slices.Contains(types, viewType) {
+			for _, v := range q.s.views.List() {
+				l := listed{name: v.Name, kind: viewType}
+				if cmd.GetIncludeSchema() {
+					sch, err := q.s.engine.SchemaContext(ctx, "SELECT * FROM "+quoteName(v.Name))
+					if err != nil {
+						continue // it reads a table dropped since
+					}
+					l.schema = sch
+				}
+				all = append(all, l)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	b := array.NewRecordBuilder(q.s.mem, schema)
 	defer b.Release()
-	typesOK := len(cmd.GetTableTypes()) == 0 || slices.Contains(cmd.GetTableTypes(), tableType)
-	if typesOK && catalogMatches(cmd.GetCatalog()) && patternMatches(cmd.GetDBSchemaFilterPattern(), schemaName) {
-		for _, name := range q.s.cache.Tables() {
-			if !patternMatches(cmd.GetTableNameFilterPattern(), name) {
-				continue
-			}
-			info, err := q.s.cache.Info(name)
-			if err != nil {
-				continue // dropped since Tables
-			}
-			for i, v := range []string{catalogName, schemaName, name, tableType} {
-				b.Field(i).(*array.StringBuilder).Append(v)
-			}
-			if cmd.GetIncludeSchema() {
-				b.Field(4).(*array.BinaryBuilder).Append(flight.SerializeSchema(info.Schema, q.s.mem))
-			}
+	for _, t := range all {
+		if !patternMatches(cmd.GetTableNameFilterPattern(), t.name) {
+			continue
+		}
+		for i, v := range []string{catalogName, schemaName, t.name, t.kind} {
+			b.Field(i).(*array.StringBuilder).Append(v)
+		}
+		if cmd.GetIncludeSchema() {
+			b.Field(4).(*array.BinaryBuilder).Append(flight.SerializeSchema(t.schema, q.s.mem))
 		}
 	}
 	return oneBatch(schema, b.NewRecordBatch())
 }
+
+// quoteName quotes a name for SQL text.
+func quoteName(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
 // stringRows returns a result of string columns.
 func (q *sqlServer) stringRows(schema *arrow.Schema, rows [][]string) (*arrow.Schema, <-chan flight.StreamChunk, error) {

@@ -225,11 +225,15 @@
 // # Durable tables
 //
 // Config.Store (quiver serve --data-dir DIR, package store) writes every
-// ingest (create, append, replace) to its data directory before the
-// client is told it succeeded; a restart serves the tables again, each
+// ingest (create, append, replace) and every SQL change (below) to its
+// data directory before the client is told it succeeded, views in the
+// store's catalog file; a restart serves the tables again, each
 // batch read on first use. The cache's budget then caches the stored
 // tables: an upload that needs room first has the cache drop batches it
-// can read again (uploads' decoded bytes count as above). Without a Store
+// can read again (uploads' decoded bytes count as above). An append of
+// fewer than 65,536 rows, by ingest or INSERT, coalesces with the
+// table's trailing small batches (cache.TableOptions.Coalesce), so
+// small appends do not leave a batch and a chunk file each. Without a Store
 // tables live in memory only.
 //
 // # Metrics
@@ -242,10 +246,27 @@
 // rule: a non-loopback address needs TLS and tokens or Insecure; with
 // tokens it wants the bearer token, with TLS it is HTTPS.
 //
+// # Tables made with SQL
+//
+// ExecuteUpdate (CommandStatementUpdate) runs CREATE TABLE [AS SELECT],
+// INSERT, CREATE [OR REPLACE] VIEW, DROP TABLE / VIEW and TRUNCATE
+// (package query's Exec) and returns the rows inserted or removed; a
+// query sent that way is refused, naming Execute. Tools that send such a
+// statement through Execute get the count as a one-row result, the change
+// made when the ticket is fetched (each fetch makes it again: fetch it
+// once). A change takes a query slot (--max-queries) and goes through the
+// same writer as bulk ingest: the cache, or with --data-dir the store.
+// A prepared change (CommandPreparedStatementUpdate, what arrow-go's
+// database/sql driver sends for db.Exec with arguments) runs once per row
+// of the parameters uploaded, each row a change of its own (a failing row
+// reports how many before it were applied), the upload read under the
+// limits of bulk ingest (update.go). SHOW TABLES, DESCRIBE t and
+// information_schema.tables / .columns answer through Execute like any
+// query. Bulk ingest refuses a view's name.
+//
 // # Not here yet
 //
-// Transactions, Substrait plans, DML and DDL (tables change by bulk ingest
-// only), GetXdbcTypeInfo, primary and foreign keys (quiver has none), and
-// PollFlightInfo: the Flight SQL layer answers them Unimplemented or with
-// the error saying why.
+// Transactions, Substrait plans, UPDATE and DELETE, GetXdbcTypeInfo,
+// foreign keys, and PollFlightInfo: the Flight SQL layer
+// answers them Unimplemented or with the error saying why.
 package server

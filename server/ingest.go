@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/internal/flightipc"
 	"github.com/quiverdb/quiver/internal/pull"
+	"github.com/quiverdb/quiver/query"
 )
 
 // maxTableName bounds the length of a table name.
@@ -42,6 +43,9 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 		ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_UNSPECIFIED {
 		return 0, status.Error(codes.InvalidArgument, "bulk ingest needs table definition options: what to do if the table does not exist (create, fail) and if it does (fail, append, replace)")
 	}
+	if s.views.Has(name) {
+		return 0, status.Errorf(codes.AlreadyExists, "%q is a view (made by CREATE VIEW; DROP VIEW it, or ingest under another name)", name)
+	}
 	if held, ok := s.cache.Resolve(name); ok && held != name {
 		// Refused before reading the upload; cache.Put checks again.
 		return 0, status.Errorf(codes.AlreadyExists, "table %q would clash with table %q: table names are unique ignoring case, since unquoted names in SQL match ignoring case (ingest as %q, or pick another name)", name, held, held)
@@ -69,7 +73,9 @@ func (s *Server) ingest(ctx context.Context, c *pb.CommandStatementIngest, rd *f
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_FAIL:
 		return 0, status.Errorf(codes.AlreadyExists, "table %q exists (ingest with append or replace)", name)
 	case exists && ifExists == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_EXISTS_OPTION_APPEND:
-		info, err = s.tables().Append(ctx, name, r, cache.TableOptions{})
+		// A small upload coalesces with the table's trailing small
+		// batches, as a small INSERT does.
+		info, err = s.tables().Append(ctx, name, r, cache.TableOptions{Coalesce: query.SmallAppendRows})
 	case !exists && ifNotExist == pb.CommandStatementIngest_TableDefinitionOptions_TABLE_NOT_EXIST_OPTION_FAIL:
 		return 0, status.Errorf(codes.NotFound, "no table %q (ingest with create)", name)
 	default: // create, or replace

@@ -141,7 +141,7 @@ func (q *sqlServer) CreatePreparedStatement(ctx context.Context, req flightsql.A
 	if err := q.s.prepared.add(p); err != nil {
 		return res, toStatus(err)
 	}
-	isUpdate := false
+	isUpdate := query.IsChange(p.sql)
 	return flightsql.ActionCreatePreparedStatementResult{Handle: []byte(p.handle), DatasetSchema: p.schema, IsUpdate: &isUpdate}, nil
 }
 

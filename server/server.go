@@ -47,6 +47,7 @@ type Server struct {
 	ingestMem   *ingestMemory // what uploads hold decoded
 
 	spills *spill.Manager // nil with NoSpill
+	views  *query.Views   // the engine's (durable.go)
 
 	grpc      *grpc.Server
 	lis       net.Listener
@@ -78,6 +79,13 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		}
 		spills = m
 	}
+	views, err := loadViews(cfg) // durable.go
+	if err != nil {
+		if spills != nil {
+			spills.Close()
+		}
+		return nil, err
+	}
 	ok := false
 	defer func() {
 		if !ok && spills != nil {
@@ -85,10 +93,11 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		}
 	}()
 	s := &Server{
-		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills,
+		cfg: cfg, cache: c, log: cfg.Logger, mem: cfg.Alloc, defaultCodec: rc, spills: spills, views: views,
 		engine: query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills,
 			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill",
-			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth}),
+			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth,
+			Tables: tableWriterOf(cfg, c), Views: views}),
 		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		tickets:  newTicketStore(cfg.TicketTTL, cfg.MaxTicketBytes),

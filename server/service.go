@@ -136,8 +136,8 @@ func (f *flightService) Handshake(stream flight.FlightService_HandshakeServer) e
 	return stream.Send(&flight.HandshakeResponse{})
 }
 
-// DoPut handles bulk ingest and prepared-statement parameters with
-// quiver's reader; updates are refused. Every message is awaited at most
+// DoPut handles bulk ingest, prepared-statement parameters (with
+// quiver's reader) and updates (SQL that changes tables). Every message is awaited at most
 // Config.UploadIdle (upload_idle.go).
 func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 	in := &idleRecv{recv: stream.Recv, idle: f.s.cfg.UploadIdle}
@@ -175,8 +175,28 @@ func (f *flightService) DoPut(stream flight.FlightService_DoPutServer) error {
 			return toStatus(err)
 		}
 		return stream.Send(&flight.PutResult{AppMetadata: out})
-	case *pb.CommandStatementUpdate, *pb.CommandPreparedStatementUpdate, *pb.CommandStatementSubstraitPlan:
-		return status.Error(codes.InvalidArgument, "quiver answers queries only; load data with bulk ingest (CommandStatementIngest, `quiver load`)")
+	case *pb.CommandStatementUpdate:
+		n, err := f.s.update(stream.Context(), c.GetQuery(), c.GetTransactionId()) // update.go
+		if err != nil {
+			return err
+		}
+		out, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: n})
+		if err != nil {
+			return toStatus(err)
+		}
+		return stream.Send(&flight.PutResult{AppMetadata: out})
+	case *pb.CommandPreparedStatementUpdate:
+		n, err := f.s.preparedUpdate(stream.Context(), c, rd) // update.go
+		if err != nil {
+			return toStatus(streamError(rd, err))
+		}
+		out, err := proto.Marshal(&pb.DoPutUpdateResult{RecordCount: n})
+		if err != nil {
+			return toStatus(err)
+		}
+		return stream.Send(&flight.PutResult{AppMetadata: out})
+	case *pb.CommandStatementSubstraitPlan:
+		return status.Error(codes.InvalidArgument, "quiver takes SQL, not Substrait plans")
 	}
 	return status.Errorf(codes.InvalidArgument, "DoPut: unsupported command %T", cmd)
 }

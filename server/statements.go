@@ -107,12 +107,6 @@ func (s *Server) checkSQL(sql string) error {
 	return nil
 }
 
-// DoPutCommandStatementUpdate refuses DML: quiver's tables change only by
-// bulk ingest.
-func (q *sqlServer) DoPutCommandStatementUpdate(ctx context.Context, cmd flightsql.StatementUpdate) (int64, error) {
-	return 0, status.Error(codes.InvalidArgument, "quiver answers queries only; load data with bulk ingest (CommandStatementIngest, `quiver load`)")
-}
-
 // CancelFlightInfo cancels the running fetches of the info's tickets,
 // which must be the caller's own: anyone else's ticket, like an expired
 // or made-up one, is NotFound.

@@ -155,11 +155,39 @@ func (s *Store) append(ctx context.Context, name string, r array.RecordReader, o
 	next.img.Columns = img.Columns // the sketches, merged with the new batches'
 	next.img.Batches = slices.Clip(t.m.img.Batches)
 	next.files, next.locs = slices.Clip(t.m.files), slices.Clip(t.m.locs)
+	if k := ch.Replaced(); k > 0 { // a coalescing append (cache.TableOptions.Coalesce)
+		next.dropTail(k)
+	}
 	info, err := s.apply(t, &next, img.Batches, ch, ch.Commit, st)
 	if err == nil {
 		s.queueIfDue(name, t)
 	}
 	return info, err
+}
+
+// dropTail removes m's last k batches, and the chunk files no batch of
+// m is read from any more (settle removes them from the disk once the
+// change is committed). It makes new slices: m's may be shared.
+func (m *manifest) dropTail(k int) {
+	n := len(m.img.Batches) - k
+	m.img.Batches = slices.Clip(m.img.Batches[:n])
+	used := make([]bool, len(m.files))
+	for _, l := range m.locs[:n] {
+		used[l.file] = true
+	}
+	remap := make([]int, len(m.files))
+	var files []fileRef
+	for i, f := range m.files {
+		if used[i] {
+			remap[i] = len(files)
+			files = append(files, f)
+		}
+	}
+	locs := make([]batchLoc, n)
+	for i, l := range m.locs[:n] {
+		locs[i] = batchLoc{file: remap[l.file], offset: l.offset}
+	}
+	m.files, m.locs = files, locs
 }
 
 // Drop removes table name from the disk, then from the cache, and

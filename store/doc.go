@@ -24,6 +24,7 @@
 //	  LOCK               flock'd by the open Store; holds its pid
 //	  t<id>.manifest     one per table: its schema, decisions and batches
 //	  t<id>-<seq>.chunks the chunks of one change (a Put, or an Append)
+//	  catalog            the server's views (catalog.go)
 //	  *.tmp              a manifest being written; removed at Open
 //
 // id is a number given to a table when it is created (table names are
@@ -194,4 +195,22 @@
 // and are read again from their chunk files when needed, so the tables
 // in a directory may be bigger than the budget. One change must still fit
 // in it while it is encoded.
+//
+// # Coalescing appends and the catalog
+//
+// An Append with cache.TableOptions.Coalesce that merges the table's
+// trailing small batches into its own (cache.Change.Replaced) writes the
+// merged batch to its new chunk file and drops the replaced batches from
+// the manifest; a chunk file no batch is read from any more is removed
+// after the commit, as a Put's old files are. So small appends (SQL
+// INSERTs) leave a few files, not one each.
+//
+// The catalog file (catalog.go: "QVCT", version, payload, checksum) keeps
+// bytes the server defines beside the tables (the views of CREATE VIEW),
+// replaced durably by SaveCatalog and read at Open.
+// Coalescing works at the moment of an append, on the batches just
+// before it; compaction (above) works in the background over any run of
+// small files. A compaction commits only if the batches it read are
+// still the table's first ones, so an append that coalesced some of them
+// meanwhile makes it give up (and retry later), never duplicate rows.
 package store

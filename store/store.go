@@ -60,6 +60,9 @@ type Store struct {
 	compaction Compaction
 	log        *slog.Logger
 	bg         *background // nil when read-only or the policy is off
+	catalog  []byte // catalog.go
+	// catalogBroken is why the catalog file could not be read at Open.
+	catalogBroken error
 }
 
 // tableState is one table's files. mu serializes its changes; m is its
@@ -209,6 +212,9 @@ func (s *Store) recover() error {
 	names, err := s.fs.List(s.dir)
 	if err != nil {
 		return fmt.Errorf("store: listing data directory: %w", err)
+	}
+	if slices.Contains(names, catalogName) {
+		s.readCatalog() // catalog.go
 	}
 	slices.Sort(names)
 	chunks := map[uint64][]uint64{} // id → seqs on disk
