@@ -149,7 +149,19 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		return b.caseExpr(x, sc)
 	case *ast.FuncCallExpr:
 		return b.call(x, sc)
-	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+	case *ast.SubqueryExpr: // correlated: uncorrelated ones are values by now
+		return b.applySubquery(x, sc, false) // apply.go
+	case *ast.ExistsSubqueryExpr:
+		sq, ok := unparen(x.Sel).(*ast.SubqueryExpr)
+		if !ok {
+			return nil, b.at(ErrUnsupported, n, "this EXISTS")
+		}
+		e, err := b.applySubquery(sq, sc, true)
+		if err != nil || !x.Not {
+			return e, err
+		}
+		return wrap(b, n)(expr.Not(e))
+	case *ast.CompareSubqueryExpr:
 		return nil, b.at(ErrUnsupported, n, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE; ANY/ALL are not supported)")
 	case *ast.WindowFuncExpr:
 		return nil, b.at(ErrUnsupported, n, "window functions")

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -353,6 +354,9 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 			kind = joinAnti
 		}
 		pj, err := b.semiJoin(sq, kind, nil)
+		if errors.Is(err, ErrUnsupported) {
+			return []ast.ExprNode{t}, nil, nil // evaluated by Apply (apply.go)
+		}
 		return nil, pj, err
 	case *ast.UnaryOperationExpr:
 		if x.Op != opcode.Not && x.Op != opcode.Not2 {
@@ -384,26 +388,24 @@ func (b *builder) subqueryConjunct(t ast.ExprNode) ([]ast.ExprNode, *pendingJoin
 		if _, cmp := pushCmp[x.Op]; !cmp {
 			break
 		}
-		if sq, ok := unparen(x.R).(*ast.SubqueryExpr); ok {
+		for _, side := range []*ast.ExprNode{&x.R, &x.L} {
+			sq, ok := unparen(*side).(*ast.SubqueryExpr)
+			if !ok {
+				continue
+			}
 			val, conds, err := b.scalarJoin(sq)
+			if errors.Is(err, ErrUnsupported) {
+				return []ast.ExprNode{t}, nil, nil // evaluated by Apply (apply.go)
+			}
 			if err != nil {
 				return nil, nil, err
 			}
-			x.R = val
-			return append(conds, x), nil, nil
-		}
-		if sq, ok := unparen(x.L).(*ast.SubqueryExpr); ok {
-			val, conds, err := b.scalarJoin(sq)
-			if err != nil {
-				return nil, nil, err
-			}
-			x.L = val
+			*side = val
 			return append(conds, x), nil, nil
 		}
 	}
-	if hasSubquery(t) {
-		return nil, nil, b.at(ErrUnsupported, firstSubquery(t), "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE)")
-	}
+	// Any other subquery (under OR, CASE, arithmetic) is evaluated per
+	// outer row by Apply (apply.go), or refused there.
 	return []ast.ExprNode{t}, nil, nil
 }
 

@@ -135,6 +135,7 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*), count(b.id) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.id < 5`, []string{
 			"HashJoin Right on qty = id", "build:", "keeps rows where a.id<5"}},
 		{`SELECT count(*) FROM orders a, orders b`, []string{"NestedLoopJoin Inner"}},
+		{`SELECT x.id, (SELECT max(y.qty) FROM orders y WHERE y.id = x.id) FROM orders x`, []string{"Project id, (select max(y.qty) from orders as y where y.id=x.id)"}},
 		// Decimals of one scale are keys whatever their precisions.
 		{`SELECT count(*) FROM orders a JOIN (SELECT CAST(price AS DECIMAL(10,2)) AS p FROM orders) b ON a.price = b.p`, []string{
 			"HashJoin Inner on"}},
@@ -178,19 +179,15 @@ func TestJoinErrors(t *testing.T) {
 		{`SELECT c.id FROM orders a, orders b`, ErrInvalid, `no table "c" in FROM`},
 		{`SELECT 1 FROM orders, orders`, ErrInvalid, `table name "orders" is used twice`},
 		{`SELECT 1 FROM orders a NATURAL JOIN orders b`, ErrUnsupported, `NATURAL JOIN`},
-		{`SELECT id FROM orders a WHERE a.id = (SELECT count(*) FROM orders b WHERE b.qty = a.id)`, ErrUnsupported, `count`},
 		{`SELECT id FROM orders WHERE id = (SELECT id FROM orders)`, ErrExec, `more than one row`},
 		{`SELECT id FROM orders WHERE id = (SELECT id, qty FROM orders)`, ErrInvalid, `returns one column`},
 		{`SELECT id FROM orders WHERE id IN (SELECT id, qty FROM orders)`, ErrInvalid, `one column`},
 		{`SELECT id FROM (SELECT id FROM orders)`, ErrInvalid, `needs an alias`},
 		{`SELECT id FROM orders UNION SELECT id, qty FROM orders`, ErrInvalid, `2 columns`},
 		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
-		{`SELECT id FROM orders a WHERE a.id = 1 OR EXISTS (SELECT * FROM orders b WHERE b.id = a.qty)`, ErrUnsupported, `subquery`},
 		{`WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT count(*) FROM a`, ErrNoTable, `"b"`},
-		{`SELECT x.id, (SELECT max(y.qty) FROM orders y WHERE y.id = x.id) FROM orders x`, ErrUnsupported, `line 1, column 14: this subquery`},
 		{`SELECT 1 FROM orders x, orders y LEFT JOIN orders z ON x.id = z.id`, ErrInvalid, `reads a table outside its join`},
 		{`SELECT count(*) FROM orders WHERE id + 0 NOT IN (SELECT qty FROM orders)`, ErrUnsupported, `NOT IN`},
-		{`SELECT count(*) FROM orders a WHERE a.qty > (SELECT coalesce(max(b.qty), 0) FROM orders b WHERE b.id = a.id)`, ErrUnsupported, `over no rows is not NULL`},
 		{`SELECT count(*) FROM orders a WHERE a.qty IN (SELECT b.qty FROM orders b WHERE b.id = a.id LIMIT 1)`, ErrUnsupported, `LIMIT`},
 		{strings.Repeat("SELECT count(*) FROM (", 70) + "SELECT id FROM orders" + strings.Repeat(") x", 70), ErrInvalid, `nest more than 64 deep`},
 	} {

@@ -33,9 +33,9 @@ type conjunct struct {
 	rels relSet
 }
 
-// refsOf returns the relations an expression reads. It does not look
-// into subqueries (their outer references were taken out as conditions
-// of their joins: from_subquery.go).
+// refsOf returns the relations an expression reads, with the outer
+// columns of the subqueries in it that Apply evaluates (apply.go); those
+// decorrelated into joins are gone from the expressions by then.
 func (b *builder) refsOf(e ast.ExprNode) (relSet, error) {
 	v := &refCollector{b: b}
 	e.Accept(v)
@@ -52,6 +52,15 @@ type refCollector struct {
 func (v *refCollector) Enter(n ast.Node) (ast.Node, bool) {
 	switch x := n.(type) {
 	case *ast.SubqueryExpr:
+		if sel, ok := x.Query.(*ast.SelectStmt); ok {
+			free, _ := v.b.freeRefs(sel) // errors surface where it is planned
+			for _, c := range free {
+				if ref, err := v.b.resolve(c); err == nil {
+					v.rels |= 1 << ref.rel
+					v.refs = append(v.refs, ref)
+				}
+			}
+		}
 		return n, true
 	case *ast.ColumnNameExpr:
 		ref, err := v.b.resolve(x)

@@ -1,0 +1,329 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Apply: a correlated scalar subquery where the planner cannot turn it
+// into a join — in the SELECT list, under CASE or arithmetic, with outer
+// columns in comparisons other than inner = outer, or an aggregate such
+// as count whose value over no rows is not NULL — is evaluated for each
+// distinct tuple of the outer values it reads: the subquery is planned
+// from its text with those outer columns as ? parameters, and run once
+// per tuple (SQL Server's Apply, SQLite's correlated subquery loop). Its
+// value is NULL when it returns no row, and more than one row is an
+// error. This costs a query per distinct outer tuple, so it suits the
+// small outer sides such subqueries usually have; decorrelating them
+// into joins, as WHERE's are (from_subquery.go), is the faster way.
+
+// maxApplyRuns bounds the queries one Apply runs for one statement: past
+// it the statement fails, naming the limit, rather than running for hours.
+const maxApplyRuns = 100_000
+
+// applyExpr is a correlated scalar subquery evaluated by Apply.
+type applyExpr struct {
+	opts  Options
+	c     *engineRef
+	sql   string      // the subquery, outer columns as ?
+	args  []expr.Expr // the outer columns, in the order of the ?s
+	typ   arrow.DataType
+	text  string
+	runs  atomic.Int64 // subquery runs so far, over every batch and worker
+	limit int64
+	// exists: the value is whether the subquery returns a row (EXISTS),
+	// never NULL.
+	exists bool
+}
+
+// engineRef is what an applyExpr runs its subquery with.
+type engineRef struct{ e *Engine }
+
+// applySubquery plans a correlated scalar subquery met in an expression,
+// or the subquery of EXISTS (exists: its value is whether it returns a
+// row).
+func (b *builder) applySubquery(sq *ast.SubqueryExpr, sc scope, exists bool) (expr.Expr, error) {
+	sel, ok := sq.Query.(*ast.SelectStmt)
+	if !ok {
+		return nil, b.at(ErrUnsupported, sq, "set operations in a subquery used as a value")
+	}
+	if !exists && (len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].WildCard != nil) {
+		return nil, b.at(ErrInvalid, sq, "a subquery used as a value returns one column")
+	}
+	if b.nparams > 0 {
+		return nil, b.at(ErrUnsupported, sq, "a correlated subquery used as a value in a statement with ? parameters")
+	}
+	free, err := b.freeRefs(sel)
+	if err != nil {
+		return nil, err
+	}
+	isFree := map[*ast.ColumnNameExpr]bool{}
+	for _, c := range free {
+		isFree[c] = true
+	}
+	// The outer columns become ? in the order the parser will number
+	// them (a walk of the statement), and their values the arguments.
+	r := &paramReplacer{free: isFree}
+	sel.Accept(r)
+	text := restoreSQL(sel)
+	sel.Accept(&paramRestorer{r})
+	if text == "" {
+		return nil, b.at(ErrUnsupported, sq, "this subquery (its text could not be rebuilt)")
+	}
+	if prefix, err := b.withPrefix(sq); err != nil {
+		return nil, err
+	} else {
+		text = prefix + text
+	}
+	a := &applyExpr{opts: b.opts, c: &engineRef{New(b.c, b.opts)}, sql: text, text: restore(sq), limit: maxApplyRuns, exists: exists}
+	samples := make([]any, len(r.order))
+	for i, c := range r.order {
+		arg, err := b.expr(c, sc)
+		if err != nil {
+			return nil, err
+		}
+		a.args = append(a.args, arg)
+		if samples[i], err = sampleParam(arg.Type()); err != nil {
+			return nil, b.at(ErrUnsupported, c, "an outer column %s of type %v in a correlated subquery", restore(c), arg.Type())
+		}
+	}
+	schema, err := a.c.e.SchemaContext(b.context(), text, samples...)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		a.typ, a.text = arrow.FixedWidthTypes.Boolean, "EXISTS "+a.text
+		return a, nil
+	}
+	if schema.NumFields() != 1 {
+		return nil, b.at(ErrInvalid, sq, "a subquery used as a value returns one column")
+	}
+	var known bool
+	if a.typ, known = expr.EngineType(schema.Field(0).Type); !known {
+		return nil, b.at(ErrUnsupported, sq, "a subquery value of type %v", schema.Field(0).Type)
+	}
+	return a, nil
+}
+
+// context is the builder's context, or Background before planning.
+func (b *builder) context() context.Context {
+	if b.ctx == nil {
+		return context.Background()
+	}
+	return b.ctx
+}
+
+// withPrefix is the statement's WITH clause, for a subquery planned on
+// its own that may name its queries.
+func (b *builder) withPrefix(at ast.Node) (string, error) {
+	if len(b.ctes) == 0 {
+		return "", nil
+	}
+	parts := make([]string, len(b.ctes))
+	for i, c := range b.ctes {
+		if len(c.params) > 0 {
+			return "", b.at(ErrUnsupported, at, "a correlated subquery used as a value beside WITH queries with ? parameters")
+		}
+		parts[i] = fmt.Sprintf("`%s` AS (%s)", strings.ReplaceAll(c.name, "`", "``"), c.text)
+	}
+	return "WITH " + strings.Join(parts, ", ") + " ", nil
+}
+
+// sampleParam is a value of an engine type, for planning the subquery
+// before any outer row is known.
+func sampleParam(t arrow.DataType) (any, error) {
+	switch dt := t.(type) {
+	case *arrow.Int64Type:
+		return int64(0), nil
+	case *arrow.Float64Type:
+		return float64(0), nil
+	case *arrow.StringType:
+		return "", nil
+	case *arrow.BooleanType:
+		return false, nil
+	case *arrow.Date32Type:
+		return arrow.Date32(0), nil
+	case *arrow.Decimal128Type:
+		return Decimal{Precision: dt.Precision, Scale: dt.Scale}, nil
+	case *arrow.NullType:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("no parameter of type %v", t)
+}
+
+// paramOf is row i of an engine-typed array as a parameter.
+func paramOf(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch x := a.(type) {
+	case *array.Int64:
+		return x.Value(i)
+	case *array.Float64:
+		return x.Value(i)
+	case *array.String:
+		return x.Value(i)
+	case *array.Boolean:
+		return x.Value(i)
+	case *array.Date32:
+		return x.Value(i)
+	case *array.Decimal128:
+		dt := x.DataType().(*arrow.Decimal128Type)
+		return Decimal{Unscaled: x.Value(i), Precision: dt.Precision, Scale: dt.Scale}
+	}
+	return nil
+}
+
+func (a *applyExpr) Type() arrow.DataType { return a.typ }
+func (a *applyExpr) String() string       { return a.text }
+
+// Eval runs the subquery for each distinct outer tuple of the batch.
+func (a *applyExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
+	n := int(batch.NumRows())
+	args := make([]arrow.Array, len(a.args))
+	defer func() { releaseAll(args) }()
+	for i, e := range a.args {
+		arr, err := e.Eval(ctx, mem, batch)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = arr
+	}
+	if n == 0 {
+		return array.MakeArrayOfNull(mem, a.typ, 0), nil
+	}
+	memo := map[string]arrow.Array{} // value per outer tuple: one row of typ
+	defer func() {
+		for _, v := range memo {
+			v.Release()
+		}
+	}()
+	vals := make([]arrow.Array, n)
+	params := make([]any, len(args))
+	var key strings.Builder
+	for r := range n {
+		key.Reset()
+		for i, arg := range args {
+			params[i] = paramOf(arg, r)
+			fmt.Fprintf(&key, "%T:%v|", params[i], params[i])
+		}
+		v, ok := memo[key.String()]
+		if !ok {
+			var err error
+			if v, err = a.run(ctx, mem, params); err != nil {
+				return nil, err
+			}
+			memo[key.String()] = v
+		}
+		vals[r] = v
+	}
+	out, err := array.Concatenate(vals, mem)
+	if err != nil {
+		return nil, &Error{Kind: ErrExec, Msg: a.text, Err: err}
+	}
+	return out, nil
+}
+
+// run runs the subquery for one outer tuple: its value as one row of typ.
+func (a *applyExpr) run(ctx context.Context, mem memory.Allocator, params []any) (arrow.Array, error) {
+	if a.runs.Add(1) > a.limit {
+		return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: a correlated subquery used as a value runs once per distinct outer row, and this one would run more than %d times (rewrite it as a join)", a.text, a.limit)}
+	}
+	res, err := a.c.e.Query(ctx, a.sql, params...)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Release()
+	if a.exists {
+		found := false
+		for !found && res.Next() {
+			found = res.RecordBatch().NumRows() > 0
+		}
+		if err := res.Err(); err != nil {
+			return nil, err
+		}
+		bb := array.NewBooleanBuilder(mem)
+		defer bb.Release()
+		bb.Append(found)
+		return bb.NewArray(), nil
+	}
+	var val arrow.Array
+	for res.Next() {
+		rec := res.RecordBatch()
+		switch {
+		case rec.NumRows() == 0:
+			continue
+		case rec.NumRows() > 1 || val != nil:
+			if val != nil {
+				val.Release()
+			}
+			return nil, &Error{Kind: ErrExec, Msg: "more than one row returned by a subquery used as an expression: " + a.text}
+		}
+		col, err := expr.ToEngine(ctx, mem, rec.Column(0))
+		if err != nil {
+			return nil, err
+		}
+		val = col
+	}
+	if err := res.Err(); err != nil {
+		if val != nil {
+			val.Release()
+		}
+		return nil, err
+	}
+	if val == nil {
+		return array.MakeArrayOfNull(mem, a.typ, 1), nil
+	}
+	if !arrow.TypeEqual(val.DataType(), a.typ) {
+		t := val.DataType()
+		val.Release()
+		return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: the subquery's value is %v for these outer values, %v for others", a.text, t, a.typ)}
+	}
+	return val, nil
+}
+
+// paramReplacer swaps each outer column of a subquery for a ? (in walk
+// order, the order the parser numbers ?s in), remembering them;
+// paramRestorer puts them back.
+type paramReplacer struct {
+	free  map[*ast.ColumnNameExpr]bool
+	order []*ast.ColumnNameExpr
+	marks map[*driver.ParamMarkerExpr]*ast.ColumnNameExpr
+}
+
+func (v *paramReplacer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+func (v *paramReplacer) Leave(n ast.Node) (ast.Node, bool) {
+	c, ok := n.(*ast.ColumnNameExpr)
+	if !ok || !v.free[c] {
+		return n, true
+	}
+	m := &driver.ParamMarkerExpr{Order: len(v.order)}
+	if v.marks == nil {
+		v.marks = map[*driver.ParamMarkerExpr]*ast.ColumnNameExpr{}
+	}
+	v.marks[m] = c
+	v.order = append(v.order, c)
+	return m, true
+}
+
+type paramRestorer struct{ r *paramReplacer }
+
+func (v *paramRestorer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+func (v *paramRestorer) Leave(n ast.Node) (ast.Node, bool) {
+	if m, ok := n.(*driver.ParamMarkerExpr); ok {
+		if c, ok := v.r.marks[m]; ok {
+			return c, true
+		}
+	}
+	return n, true
+}
