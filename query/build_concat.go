@@ -20,11 +20,9 @@ func isPipes(x *ast.FuncCallExpr) bool {
 	return len(x.Args) == 2 && off > 0 && x.Args[0].OriginTextPosition() == off
 }
 
-// concat plans a || b (a written concat() is refused: see isPipes).
+// concat plans a || b (a written concat() is the registry's: see
+// isPipes).
 func (b *builder) concat(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
-	if !isPipes(x) {
-		return nil, b.at(ErrUnsupported, x, "function %s (|| concatenates: a || b)", x.FnName.O)
-	}
 	l, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err

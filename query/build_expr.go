@@ -445,21 +445,11 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
 	case "concat":
-		return b.concat(x, sc)
-	case "coalesce", "ifnull":
-		args := make([]expr.Expr, len(x.Args))
-		for i, a := range x.Args {
-			var err error
-			if args[i], err = b.expr(a, sc); err != nil {
-				return nil, err
-			}
+		if isPipes(x) {
+			return b.concat(x, sc)
 		}
-		return wrap(b, x)(expr.Coalesce(args...))
 	}
-	if e, ok, err := b.scalarFunc(name, x, sc); ok { // build_funcs.go
-		return e, err
-	}
-	return nil, b.at(ErrUnsupported, x, "function %s", x.FnName.O)
+	return b.callFunc(name, x, sc) // build_funcs.go
 }
 
 // interval is date ± INTERVAL n unit, for units DAY, WEEK, MONTH, QUARTER

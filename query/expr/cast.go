@@ -18,8 +18,9 @@ type castExpr struct {
 }
 
 // Cast converts e to the engine type to. Allowed: between Int64, Float64
-// and decimals; Boolean to and from Int64; String to every type and every
-// type to String; NULL to anything. Numeric casts round half away from zero
+// and decimals; Boolean to and from Int64; DATE to and from the
+// timestamps, and between the timestamps (the session zone is UTC);
+// String to every type and every type to String; NULL to anything. Numeric casts round half away from zero
 // (Float64 or Decimal to Int64, to a smaller decimal scale) and fail with
 // ErrOverflow when the value does not fit; strings that do not parse fail
 // with ErrInvalidCast naming the value. A literal is converted at once.
@@ -52,6 +53,10 @@ func canCast(from, to arrow.DataType) bool {
 		return to.ID() == arrow.INT64
 	case to.ID() == arrow.BOOL:
 		return from.ID() == arrow.INT64
+	case from.ID() == arrow.TIMESTAMP:
+		return to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32
+	case to.ID() == arrow.TIMESTAMP:
+		return from.ID() == arrow.DATE32
 	}
 	return false
 }
@@ -103,6 +108,12 @@ func castArray(ctx context.Context, mem memory.Allocator, a arrow.Array, to arro
 	case *array.Boolean:
 		if to.ID() == arrow.INT64 {
 			return mapBool(mem, x)
+		}
+	case *array.Timestamp:
+		return castTimestamp(mem, x, to)
+	case *array.Date32:
+		if to.ID() == arrow.TIMESTAMP {
+			return castDateToTimestamp(mem, x, to)
 		}
 	}
 	return nil, errorf(ErrType, "cannot cast %s to %s", from, to)

@@ -541,6 +541,8 @@ func refExtract(part DatePart, days int32) int64 {
 			return 1
 		}
 		return 0
+	case PartHour, PartMinute, PartSecond, PartMillisecond, PartMicrosecond:
+		return 0 // a date is at midnight
 	}
 	panic("refExtract: " + part.String())
 }
