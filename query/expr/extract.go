@@ -105,8 +105,8 @@ func (x *extractExpr) Type() arrow.DataType {
 	}
 	return typInt64
 }
-func (x *extractExpr) children() []Expr     { return []Expr{x.e} }
-func (x *extractExpr) String() string       { return text(x) }
+func (x *extractExpr) children() []Expr { return []Expr{x.e} }
+func (x *extractExpr) String() string   { return text(x) }
 
 // writeText writes EXTRACT for the fields the parser takes in it, and
 // date_part for the others, so the text reads back as the same query.

@@ -20,15 +20,15 @@ import (
 type Family uint8
 
 const (
-	FamAny      Family = iota // any engine type
-	FamString                 // VARCHAR
-	FamInt                    // BIGINT
-	FamNumeric                // BIGINT, DOUBLE or DECIMAL, kept as it is
-	FamDouble                 // BIGINT, DOUBLE or DECIMAL, computed as DOUBLE
-	FamDate                   // DATE
-	FamTimestamp              // TIMESTAMP or TIMESTAMP WITH TIME ZONE
-	FamTemporal               // DATE or a timestamp
-	FamBool                   // BOOLEAN
+	FamAny       Family = iota // any engine type
+	FamString                  // VARCHAR
+	FamInt                     // BIGINT
+	FamNumeric                 // BIGINT, DOUBLE or DECIMAL, kept as it is
+	FamDouble                  // BIGINT, DOUBLE or DECIMAL, computed as DOUBLE
+	FamDate                    // DATE
+	FamTimestamp               // TIMESTAMP or TIMESTAMP WITH TIME ZONE
+	FamTemporal                // DATE or a timestamp
+	FamBool                    // BOOLEAN
 )
 
 var familyNames = [...]string{
