@@ -383,10 +383,15 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}
 	case mysql.TypeDate:
 		to = arrow.FixedWidthTypes.Date32
+	case mysql.TypeDatetime, mysql.TypeTimestamp: // CAST(x AS TIMESTAMP) reads as DATETIME: parse_types.go
+		to = expr.TimestampType(tp.GetDecimal() == tzPrecision)
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:
 		return nil, b.at(ErrUnsupported, x, "CAST to %s", tp.String())
+	}
+	if isTryCast(b.sql, x.OriginTextPosition()) {
+		return wrap(b, x)(expr.TryCast(v, to))
 	}
 	return wrap(b, x)(expr.Cast(v, to))
 }
@@ -428,10 +433,23 @@ func (b *builder) caseExpr(x *ast.CaseExpr, sc scope) (expr.Expr, error) {
 
 func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	name := x.FnName.L
-	if strings.HasSuffix(name, "dateliteral") { // the parser's internal name for DATE '…'
+	switch {
+	case strings.HasSuffix(name, "timestampliteral"): // the parser's internal name for TIMESTAMP '…'
+		name = "timestampliteral"
+	case strings.HasSuffix(name, "dateliteral"): // and for DATE '…'
 		name = "dateliteral"
 	}
 	switch name {
+	case "timestampliteral":
+		s, ok := stringLiteral(x.Args[0])
+		if !ok {
+			return nil, b.at(ErrInvalid, x, "TIMESTAMP needs a string literal")
+		}
+		us, _, err := expr.ParseTimestamp(s)
+		if err != nil {
+			return nil, b.at(ErrInvalid, x, "TIMESTAMP '%s': %v", s, err)
+		}
+		return expr.TimestampLiteral(us, false), nil
 	case "dateliteral":
 		s, ok := stringLiteral(x.Args[0])
 		if !ok {
@@ -452,8 +470,9 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	return b.callFunc(name, x, sc) // build_funcs.go
 }
 
-// interval is date ± INTERVAL n unit, for units DAY, WEEK, MONTH, QUARTER
-// and YEAR with a constant n.
+// interval is date ± INTERVAL n unit, for units MICROSECOND, SECOND,
+// MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER and YEAR with a constant n. A
+// date plus a time unit is a timestamp.
 func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.Expr, error) {
 	if len(x.Args) != 3 {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL", x.FnName.O)
@@ -469,8 +488,16 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if subtract {
 		n = -n
 	}
-	var months, days int64
+	var months, days, micros int64
 	switch strings.ToUpper(unit.Unit.String()) {
+	case "MICROSECOND":
+		micros = n
+	case "SECOND":
+		micros = n * 1_000_000
+	case "MINUTE":
+		micros = n * 60_000_000
+	case "HOUR":
+		micros = n * 3_600_000_000
 	case "DAY":
 		days = n
 	case "WEEK":
@@ -482,11 +509,11 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	case "YEAR":
 		months = 12 * n
 	default:
-		return nil, b.at(ErrUnsupported, unit, "INTERVAL unit %s on a date", unit.Unit)
+		return nil, b.at(ErrUnsupported, unit, "INTERVAL unit %s", unit.Unit)
 	}
 	d, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err
 	}
-	return wrap(b, x)(expr.AddInterval(d, int32(months), int32(days)))
+	return wrap(b, x)(expr.AddIntervalTime(d, int32(months), int32(days), micros))
 }

@@ -56,6 +56,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	text = rewriteTypes(text) // parse_types.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

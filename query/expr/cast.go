@@ -15,6 +15,7 @@ type castExpr struct {
 	e        Expr
 	to       arrow.DataType
 	implicit bool
+	try      bool // TRY_CAST: a value that does not convert is NULL
 }
 
 // Cast converts e to the engine type to. Allowed: between Int64, Float64
@@ -43,6 +44,24 @@ func Cast(e Expr, to arrow.DataType) (Expr, error) {
 	return &castExpr{e: e, to: to}, nil
 }
 
+// TryCast is TRY_CAST(e AS to): Cast, except that a value that does not
+// convert (does not parse, does not fit) gives NULL instead of an error.
+func TryCast(e Expr, to arrow.DataType) (Expr, error) {
+	if !isEngine(to) || to.ID() == arrow.NULL {
+		return nil, errorf(ErrType, "cannot cast to %s: not an engine type", to)
+	}
+	if err := checkEngine("TRY_CAST", e); err != nil {
+		return nil, err
+	}
+	if !canCast(e.Type(), to) {
+		return nil, errorf(ErrType, "cannot cast %s to %s (TRY_CAST(%s AS %s))", e.Type(), to, e, sqlType(to))
+	}
+	if arrow.TypeEqual(e.Type(), to) {
+		return e, nil
+	}
+	return fold(&castExpr{e: e, to: to, try: true}), nil
+}
+
 func canCast(from, to arrow.DataType) bool {
 	switch {
 	case arrow.TypeEqual(from, to), from.ID() == arrow.NULL,
@@ -65,6 +84,9 @@ func (c *castExpr) Type() arrow.DataType { return c.to }
 func (c *castExpr) children() []Expr     { return []Expr{c.e} }
 func (c *castExpr) String() string       { return text(c) }
 func (c *castExpr) writeText(b *strings.Builder) {
+	if c.try {
+		b.WriteString("TRY_")
+	}
 	b.WriteString("CAST(")
 	writeExpr(b, c.e)
 	b.WriteString(" AS " + sqlType(c.to) + ")")
@@ -77,6 +99,9 @@ func (c *castExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 	}
 	defer a.Release()
 	out, err := castArray(ctx, mem, a, c.to)
+	if err != nil && c.try {
+		return tryCastRows(ctx, mem, a, c.to)
+	}
 	if e, ok := err.(*Error); ok {
 		return nil, &Error{Kind: e.Kind, Msg: e.Msg + " (in " + c.String() + ")"}
 	}
@@ -226,4 +251,25 @@ func boolsOf(mem memory.Allocator, in arrow.Array, f func(i int) bool) arrow.Arr
 		}
 	}
 	return makeArray(typBool, n, validity, nulls, out)
+}
+
+// tryCastRows is TRY_CAST's way once a batch has a value that does not
+// convert: each row is cast on its own, a failure giving NULL.
+func tryCastRows(ctx context.Context, mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	lits := make([]*literal, a.Len())
+	for i := range lits {
+		if err := ctx.Err(); err != nil && i%1024 == 0 {
+			return nil, err
+		}
+		one := array.NewSlice(a, int64(i), int64(i+1))
+		out, err := castArray(ctx, mem, one, to)
+		one.Release()
+		if err != nil {
+			lits[i] = newLiteral(literal{typ: to, null: true})
+			continue
+		}
+		lits[i] = literalAt(out, 0)
+		out.Release()
+	}
+	return concatLiterals(mem, to, lits)
 }

@@ -19,7 +19,7 @@ func mayFail(e Expr) bool {
 			return true
 		}
 	case *castExpr:
-		if !safeCast(x.e.Type(), x.to) {
+		if !x.try && !safeCast(x.e.Type(), x.to) {
 			return true
 		}
 	case *intervalExpr:

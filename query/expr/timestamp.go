@@ -276,3 +276,12 @@ func castDateToTimestamp(mem memory.Allocator, a *array.Date32, to arrow.DataTyp
 		return r, nil
 	})
 }
+
+// TimestampType is the engine type TIMESTAMP, or TIMESTAMP WITH TIME ZONE
+// when tz is set.
+func TimestampType(tz bool) arrow.DataType {
+	if tz {
+		return typTimestampTZ
+	}
+	return typTimestamp
+}

@@ -1,0 +1,109 @@
+package query
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// eventsEngine is an engine over "events": id int64, and one instant per
+// row stored four ways: ts_s (seconds), ts_ms (milliseconds, zone
+// Europe/Paris), ts_us (microseconds, NULL every 5th row), ts_ns
+// (nanoseconds, zone UTC), and d, its date. Row i is 2024-03-30
+// 22:00:00.123456 UTC plus i*7 hours and i*1001 microseconds, so the rows
+// cross the DST change of 2024-03-31 in Europe/Paris and several days.
+func eventsEngine(t *testing.T, n int) (*Engine, []time.Time) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "ts_s", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "ts_ms", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "Europe/Paris"}},
+		{Name: "ts_us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "ts_ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32},
+	}, nil)
+	base := time.Date(2024, 3, 30, 22, 0, 0, 123456000, time.UTC)
+	var times []time.Time
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := range n {
+		tm := base.Add(time.Duration(i)*7*time.Hour + time.Duration(i)*1001*time.Microsecond)
+		times = append(times, tm)
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.Unix()))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMilli()))
+		appendOr(b.Field(3), i%5 == 4, func(f array.Builder) { f.(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMicro())) })
+		b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixNano()))
+		b.Field(5).(*array.Date32Builder).Append(arrow.Date32FromTime(tm))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putTable(t, c, "events", []arrow.RecordBatch{rec})
+	return New(c, Options{Alloc: mem, MemoryLimit: 64 << 20}), times
+}
+
+func TestTimestampQueries(t *testing.T) {
+	e, _ := eventsEngine(t, 20)
+	for _, tc := range []struct{ sql, want string }{
+		{`SELECT id, ts_us FROM events WHERE id IN (0, 1) ORDER BY id`,
+			"0|2024-03-30T22:00:00.123456 1|2024-03-31T05:00:00.124457"},
+		{`SELECT count(*) FROM events WHERE ts_us > TIMESTAMP '2024-03-31 12:00:00'`, "14"},
+		{`SELECT count(*) FROM events WHERE ts_s >= '2024-04-01'`, "16"},
+		{`SELECT count(*) FROM events WHERE ts_ns < DATE '2024-04-01'`, "4"},
+		{`SELECT count(*) FROM events WHERE ts_us = ts_ns AND ts_s <= ts_ms AND ts_ms <= ts_us`, "16"},
+		{`SELECT min(ts_ms), max(ts_ns), count(ts_us) FROM events`,
+			"2024-03-30T22:00:00.123Z|2024-04-05T11:00:00.142475Z|16"},
+		{`SELECT d, count(*) FROM events GROUP BY d ORDER BY d LIMIT 2`, "2024-03-30|1 2024-03-31|3"},
+		{`SELECT extract(hour FROM ts_s), extract(minute FROM ts_us), date_part('epoch', ts_s), date_part('millisecond', ts_ns), date_part('microsecond', ts_ns) FROM events WHERE id = 1`,
+			"5|0|1.7118612e+09|124|124457"},
+		{`SELECT CAST(ts_us AS DATE), CAST(ts_s AS CHAR), CAST(ts_ns AS CHAR), CAST(d AS TIMESTAMP) FROM events WHERE id = 1`,
+			"2024-03-31|2024-03-31 05:00:00|2024-03-31 05:00:00.124457+00|2024-03-31T00:00:00"},
+		{`SELECT ts_s + INTERVAL '3' HOUR, ts_s - INTERVAL 30 MINUTE, ts_s + INTERVAL 1 MONTH, d + INTERVAL 90 SECOND FROM events WHERE id = 0`,
+			"2024-03-31T01:00:00|2024-03-30T21:30:00|2024-04-30T22:00:00|2024-03-30T00:01:30"},
+		{`SELECT CAST('2024-02-29 23:59:59.5' AS TIMESTAMP), TRY_CAST('nope' AS TIMESTAMP), TRY_CAST('12' AS SIGNED), try_cast('x' as signed)`,
+			"2024-02-29T23:59:59.5|NULL|12|NULL"},
+		{`SELECT CAST('2024-03-31 03:30:00+02:00' AS TIMESTAMP WITH TIME ZONE), CAST(TIMESTAMP '2024-01-02 03:04:05' AS TIMESTAMPTZ)`,
+			"2024-03-31T01:30:00Z|2024-01-02T03:04:05Z"},
+		{`SELECT a.id FROM events a JOIN events b ON a.ts_ns = b.ts_us WHERE a.id < 3 ORDER BY a.id`, "0 1 2"},
+		{`SELECT ts_s FROM events ORDER BY ts_s DESC LIMIT 1`, "2024-04-05T11:00:00"},
+	} {
+		got, _, err := runOrdered(t, e, tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.sql, s, tc.want)
+		}
+	}
+}
+
+func TestTimestampErrors(t *testing.T) {
+	e, _ := eventsEngine(t, 4)
+	for _, tc := range []struct {
+		sql  string
+		kind error
+		want string
+	}{
+		{`SELECT TIMESTAMP '2024-13-01 00:00:00'`, ErrInvalid, "invalid timestamp '2024-13-01 00:00:00'"},
+		{`SELECT CAST('soon' AS TIMESTAMP)`, ErrInvalid, "cannot cast 'soon' to TIMESTAMP"},
+		{`SELECT ts_s < 5 FROM events`, ErrInvalid, "cannot compare"},
+	} {
+		_, err := run(t, e, tc.sql)
+		if err == nil || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %v containing %q", tc.sql, err, tc.kind, tc.want)
+		}
+	}
+}
