@@ -445,7 +445,7 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		if !ok {
 			return nil, b.at(ErrInvalid, x, "TIMESTAMP needs a string literal")
 		}
-		us, _, err := expr.ParseTimestamp(s)
+		us, _, err := expr.ParseTimestamp(s, false)
 		if err != nil {
 			return nil, b.at(ErrInvalid, x, "TIMESTAMP '%s': %v", s, err)
 		}

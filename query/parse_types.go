@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// The TiDB grammar (parse.go) lacks three spellings quiver takes:
-// TRY_CAST(x AS t), CAST(x AS TIMESTAMP) and CAST(x AS TIMESTAMP WITH TIME
-// ZONE) (or TIMESTAMPTZ). rewriteTypes replaces them, outside string
+// The TiDB grammar (parse.go) lacks spellings quiver takes: TRY_CAST(x AS
+// t), CAST(x AS TIMESTAMP), CAST(x AS TIMESTAMP WITH TIME ZONE) (or
+// TIMESTAMPTZ), and CAST to VARCHAR, TEXT, INTEGER and BIGINT. rewriteTypes replaces them, outside string
 // literals and quoted names, with text of the same length the grammar
 // reads, so every position the parser reports is still the user's:
 //
@@ -16,6 +16,8 @@ import (
 //	AS TIMESTAMP)             → AS DATETIME )
 //	AS TIMESTAMPTZ)           → AS DATETIME(4))
 //	AS TIMESTAMP WITH TIME ZONE) → AS DATETIME(4) + spaces)
+//	AS VARCHAR) / TEXT)       → AS CHAR + spaces)
+//	AS INTEGER) / BIGINT)     → AS SIGNED + spaces)
 //
 // DATETIME(4) stands for the zoned type; a DATETIME written by the user
 // is TIMESTAMP whatever its precision (castType).
@@ -26,7 +28,7 @@ const tzPrecision = 4
 
 var (
 	tryCastWord = regexp.MustCompile(`(?i)^TRY_CAST\s*\(`)
-	asTimestamp = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP)\s*\)`)
+	asTimestamp = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT)\s*\)`)
 )
 
 // rewriteTypes applies the rewrites above to text.
@@ -53,9 +55,9 @@ func rewriteTypes(text string) string {
 		case (c == 'a' || c == 'A') && asTimestamp.MatchString(text[i:]):
 			m := asTimestamp.FindStringSubmatchIndex(text[i:])
 			lo, hi := i+m[2], i+m[3]
-			repl := "DATETIME"
-			if hi-lo > len("TIMESTAMP") {
-				repl = "DATETIME(4)"
+			repl := castSpelling[strings.ToUpper(text[lo:hi])]
+			if repl == "" {
+				repl = "DATETIME(4)" // TIMESTAMP WITH TIME ZONE, any spacing
 			}
 			copy(b[lo:hi], repl+strings.Repeat(" ", hi-lo-len(repl)))
 			i = hi
@@ -64,6 +66,13 @@ func rewriteTypes(text string) string {
 		i++
 	}
 	return string(b)
+}
+
+// castSpelling is the grammar's spelling of the type names it lacks, no
+// longer than theirs.
+var castSpelling = map[string]string{
+	"TIMESTAMP": "DATETIME", "TIMESTAMPTZ": "DATETIME(4)", "VARCHAR": "CHAR", "TEXT": "CHAR",
+	"INTEGER": "SIGNED", "BIGINT": "SIGNED",
 }
 
 // isTryCast reports whether the CAST at byte offset off of the user's

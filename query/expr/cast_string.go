@@ -118,7 +118,7 @@ func castFromString(mem memory.Allocator, a *array.String, to arrow.DataType) (a
 		})
 	case arrow.TIMESTAMP:
 		return mapRows[int64](mem, to, a, func(i int) (int64, error) {
-			v, _, err := ParseTimestamp(a.Value(i))
+			v, _, err := ParseTimestamp(a.Value(i), isTZ(to))
 			if err != nil {
 				return 0, bad(i, ErrInvalidCast, "not a timestamp (YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM])")
 			}

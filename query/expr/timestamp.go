@@ -103,8 +103,10 @@ func TimestampLiteral(us int64, tz bool) Expr {
 // microseconds since 1970-01-01 00:00:00, the zone being Z, UTC, ±HH,
 // ±HH:MM or ±HHMM (the time is converted to UTC by it) or a name from
 // Go's time zone database (America/New_York). More than six fractional
-// digits are cut off (as DuckDB does). hasZone reports a zone.
-func ParseTimestamp(s string) (us int64, hasZone bool, err error) {
+// digits are cut off (as DuckDB does). hasZone reports a zone. For a
+// TIMESTAMP (tz false) the zone is read and ignored, as DuckDB does:
+// TIMESTAMP '2024-03-31 03:30:00+02' is 03:30.
+func ParseTimestamp(s string, tz bool) (us int64, hasZone bool, err error) {
 	bad := func() (int64, bool, error) {
 		return 0, false, errorf(ErrInvalidCast, "invalid timestamp %s (want YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM])", quote(s))
 	}
@@ -132,6 +134,9 @@ func ParseTimestamp(s string) (us int64, hasZone bool, err error) {
 	off, ok := zoneOffset(rest, us)
 	if !ok {
 		return bad()
+	}
+	if !tz {
+		return us, true, nil
 	}
 	return us - off, true, nil
 }

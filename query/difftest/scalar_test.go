@@ -1,0 +1,199 @@
+//go:build duckdb
+
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// fx is the table the scalar-function and timestamp queries read, in both
+// engines:
+//
+//	id int64; ts timestamp[us] (NULL every 7th); tz timestamp[ns, UTC];
+//	tms timestamp[ms]; d date32; s utf8 (NULL, '', spaces, non-ASCII);
+//	p utf8 (short patterns); x float64 (negatives, 0, extremes); i int64
+//	(negatives, extremes); n int64 (-3..10); dec decimal(12,3)
+//
+// The timestamps include instants around the DST changes of 2024 in
+// Europe and the US, leap days (2000, 2024, and 1900's Feb 28), instants
+// before 1970 and fractions of a second; the rest are random in
+// 1960-2040.
+var fxOnce struct {
+	sync.Once
+	err error
+}
+
+const fxRows = 600
+
+var fxStrings = []string{
+	"", " ", "  padded  ", "hello", "Hello World", "héllo wörld", "日本語テキスト", "a,b,,c", "xxaxx", "ÄÖÜ straße",
+	"UPPER lower", "ab", "abcabc", "tab\there", "😀 emoji", "1,2,3", "forest green", "special requests",
+}
+
+var fxPatterns = []string{"", "a", "l", "ab", ",", "x", "é", "o w", "xyz", "ss"}
+
+var fxInstants = []string{
+	"2024-02-29 12:00:00", "2024-03-10 02:30:00", "2024-03-10 07:00:00.5", "2024-03-31 00:59:59.999999",
+	"2024-03-31 01:00:00", "2024-10-27 00:30:00", "2024-10-27 01:30:00", "2024-11-03 06:00:00",
+	"2000-02-29 23:59:59", "1900-02-28 23:00:00", "1969-12-31 23:59:59.5", "1970-01-01 00:00:00",
+	"2023-12-31 23:59:59.999", "2024-01-01 00:00:00", "1999-12-31 12:34:56.789012",
+}
+
+func fxTable(t *testing.T) {
+	t.Helper()
+	fxOnce.Do(func() { fxOnce.err = loadFx(context.Background()) })
+	if fxOnce.err != nil {
+		t.Fatal(fxOnce.err)
+	}
+}
+
+func loadFx(ctx context.Context) error {
+	if _, err := env.db.ExecContext(ctx, "SET GLOBAL TimeZone = 'UTC'"); err != nil {
+		return fmt.Errorf("DuckDB: %w", err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "tms", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "p", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
+	}, nil)
+	mem := memory.DefaultAllocator
+	rng := rand.New(rand.NewPCG(3, 5))
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	floats := []float64{0, -0.5, 0.5, 1.5, -2.5, 2.5, 1e300, -1e300, 123.456, -7, 1e-9, 100}
+	ints := []int64{0, -1, 1, math.MaxInt64, math.MinInt64 + 1, 42, -42, 1000000007}
+	for id := range fxRows {
+		var tm time.Time
+		if id < len(fxInstants) {
+			var err error
+			if tm, err = time.Parse("2006-01-02 15:04:05.999999", fxInstants[id]); err != nil {
+				return err
+			}
+		} else {
+			tm = time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.Int64N(80*365*24*3600)) * time.Second).
+				Add(time.Duration(rng.IntN(1_000_000)) * time.Microsecond)
+		}
+		null := func(k int) bool { return id%k == k-1 }
+		b.Field(0).(*array.Int64Builder).Append(int64(id))
+		appendOr(b.Field(1), null(7), func(f array.Builder) { f.(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMicro())) })
+		appendOr(b.Field(2), null(11), func(f array.Builder) {
+			f.(*array.TimestampBuilder).Append(arrow.Timestamp(tm.Add(time.Duration(id)*time.Hour).UnixMicro() * 1000))
+		})
+		appendOr(b.Field(3), null(13), func(f array.Builder) { f.(*array.TimestampBuilder).Append(arrow.Timestamp(tm.UnixMilli())) })
+		appendOr(b.Field(4), null(9), func(f array.Builder) { f.(*array.Date32Builder).Append(arrow.Date32FromTime(tm)) })
+		appendOr(b.Field(5), null(8), func(f array.Builder) { f.(*array.StringBuilder).Append(fxStrings[rng.IntN(len(fxStrings))]) })
+		appendOr(b.Field(6), null(10), func(f array.Builder) { f.(*array.StringBuilder).Append(fxPatterns[rng.IntN(len(fxPatterns))]) })
+		appendOr(b.Field(7), null(6), func(f array.Builder) {
+			v := floats[rng.IntN(len(floats))]
+			if rng.IntN(2) == 0 {
+				v = float64(rng.IntN(20001)-10000) / 64
+			}
+			f.(*array.Float64Builder).Append(v)
+		})
+		appendOr(b.Field(8), null(5), func(f array.Builder) {
+			v := ints[rng.IntN(len(ints))]
+			if rng.IntN(2) == 0 {
+				v = rng.Int64N(2001) - 1000
+			}
+			f.(*array.Int64Builder).Append(v)
+		})
+		appendOr(b.Field(9), null(12), func(f array.Builder) { f.(*array.Int64Builder).Append(rng.Int64N(14) - 3) })
+		appendOr(b.Field(10), null(4), func(f array.Builder) {
+			f.(*array.Decimal128Builder).Append(decimal128.FromI64(rng.Int64N(2_000_001) - 1_000_000))
+		})
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	recs := []arrow.RecordBatch{rec}
+	if err := putRecords(ctx, env.c, "fx", recs); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "difftest-fx")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "fx.parquet")
+	if err := writeParquet(path, recs); err != nil {
+		return err
+	}
+	stmt := fmt.Sprintf("CREATE TABLE fx AS SELECT * FROM read_parquet('%s')", path)
+	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
+	}
+	return nil
+}
+
+// timestampQueries check timestamps of three units, with and without a
+// zone, against DuckDB's TIMESTAMP and TIMESTAMPTZ (its session zone UTC).
+var timestampQueries = []testQuery{
+	{name: "select", ordered: true, sql: `SELECT id, ts, tz, tms, d FROM fx ORDER BY id`},
+	{name: "filter literal", ordered: true, sql: `SELECT id FROM fx WHERE ts >= TIMESTAMP '2000-02-29 23:59:59' AND tz < TIMESTAMP '2030-01-01 00:00:00' ORDER BY id`},
+	{name: "filter string", sql: `SELECT count(*) FROM fx WHERE ts < '1990-06-01 12:00:00'`},
+	{name: "compare units", sql: `SELECT count(*), count(CASE WHEN ts = tms THEN 1 END), count(CASE WHEN ts > tz THEN 1 END) FROM fx`},
+	{name: "compare with date", sql: `SELECT count(*) FROM fx WHERE ts >= d AND tms < d + INTERVAL 1 DAY AND ts <> DATE '2024-01-01'`},
+	{name: "sort", ordered: true, sql: `SELECT id, tms FROM fx ORDER BY tms DESC NULLS LAST, id LIMIT 50`},
+	{name: "group", ordered: true, sql: `SELECT tms, count(*) FROM fx GROUP BY tms ORDER BY tms NULLS FIRST LIMIT 40`},
+	{name: "min max count", sql: `SELECT min(ts), max(ts), min(tz), max(tz), count(tms), count(DISTINCT d) FROM fx`},
+	{name: "join", ordered: true, sql: `SELECT a.id, b.id FROM fx a JOIN fx b ON a.ts = b.tz WHERE a.id < 100 ORDER BY a.id, b.id`},
+	{name: "fields", ordered: true, sql: `
+SELECT id, extract(year FROM ts), extract(month FROM ts), extract(day FROM ts), extract(hour FROM ts), extract(minute FROM ts),
+       extract(second FROM ts), date_part('millisecond', ts), extract(microsecond FROM ts), date_part('epoch', ts),
+       date_part('dow', tz), date_part('doy', tz), date_part('week', tz), hour(tz), minute(tms), second(tms), date_part('epoch', d)
+FROM fx ORDER BY id`},
+	{name: "intervals", ordered: true, sql: `
+SELECT id, ts + INTERVAL 3 HOUR, ts - INTERVAL '90' MINUTE, tz + INTERVAL 45 SECOND, tms + INTERVAL 1 MONTH, ts - INTERVAL 1 YEAR,
+       d + INTERVAL 5 HOUR
+FROM fx ORDER BY id`},
+	{name: "casts", ordered: true, sql: `
+SELECT id, CAST(ts AS DATE), CAST(d AS TIMESTAMP), CAST(ts AS VARCHAR), CAST(tz AS VARCHAR), CAST(tms AS TIMESTAMPTZ),
+       CAST(CAST(ts AS VARCHAR) AS TIMESTAMP) = ts
+FROM fx ORDER BY id`,
+		duck: `
+SELECT id, CAST(ts AS DATE), CAST(d AS TIMESTAMP), CAST(ts AS VARCHAR), CAST(tz AS VARCHAR), CAST(tms AS TIMESTAMPTZ),
+       CAST(CAST(ts AS VARCHAR) AS TIMESTAMP) = ts
+FROM fx ORDER BY id`},
+	{name: "try_cast", ordered: true, sql: `SELECT id, TRY_CAST(s AS TIMESTAMP), TRY_CAST(p AS SIGNED), TRY_CAST(s AS DATE) FROM fx ORDER BY id`,
+		duck: `SELECT id, TRY_CAST(s AS TIMESTAMP), TRY_CAST(p AS BIGINT), TRY_CAST(s AS DATE) FROM fx ORDER BY id`},
+	{name: "literals", sql: `
+SELECT TIMESTAMP '2024-02-29 23:59:59.123456', CAST('2024-03-31 03:30:00+02:00' AS TIMESTAMP WITH TIME ZONE),
+       CAST('2024-03-31 03:30:00 Europe/Paris' AS TIMESTAMPTZ), TIMESTAMP '1900-03-01 00:00:00' - INTERVAL 1 DAY,
+       TIMESTAMP '2024-01-31 10:00:00' + INTERVAL 1 MONTH, CAST(TIMESTAMP '2024-01-02 03:04:05.5' AS VARCHAR)`},
+}
+
+func TestTimestamps(t *testing.T) { runQueries(t, timestampQueries) }
+
+func runQueries(t *testing.T, qs []testQuery) {
+	fxTable(t)
+	ctx := context.Background()
+	var n tally
+	for _, q := range qs {
+		t.Run(q.name, func(t *testing.T) {
+			if d := env.mismatch(ctx, q, &n); d != "" {
+				t.Error(d)
+			}
+		})
+	}
+	t.Log(n.String())
+}
