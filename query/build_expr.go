@@ -249,9 +249,6 @@ func (b *builder) in(x *ast.PatternInExpr, sc scope) (expr.Expr, error) {
 }
 
 func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, error) {
-	if !x.IsLike {
-		return nil, b.at(ErrUnsupported, x, "ILIKE")
-	}
 	if x.EscapeExplicit && x.Escape != '\\' {
 		return nil, b.at(ErrUnsupported, x, "LIKE … ESCAPE other than backslash")
 	}
@@ -262,6 +259,14 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, erro
 	v, err := b.expr(x.Expr, sc)
 	if err != nil {
 		return nil, err
+	}
+	if !x.IsLike {
+		// ILIKE is LIKE over lower-cased text, as in DuckDB; the node is
+		// then not a LIKE over a bare column, so nothing prunes by it.
+		if v, err = expr.Call("lower", v); err != nil {
+			return nil, b.typeErr(x, err)
+		}
+		pat = strings.ToLower(pat)
 	}
 	return wrap(b, x)(expr.Like(v, pat, x.Not))
 }

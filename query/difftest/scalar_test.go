@@ -75,7 +75,7 @@ func loadFx(ctx context.Context) error {
 		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
+		{Name: "dm", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
 	}, nil)
 	mem := memory.DefaultAllocator
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -197,3 +197,40 @@ func runQueries(t *testing.T, qs []testQuery) {
 	}
 	t.Log(n.String())
 }
+
+// stringQueries check the string functions over fx.s (NULLs, ”, spaces,
+// non-ASCII) and fx.p, with column and constant arguments.
+var stringQueries = []testQuery{
+	{name: "lengths and case", ordered: true, sql: `SELECT id, s, length(s), char_length(s), octet_length(s), lower(s), upper(s), reverse(s) FROM fx ORDER BY id`,
+		duck: `SELECT id, s, length(s), char_length(s), strlen(s), lower(s), upper(s), reverse(s) FROM fx ORDER BY id`},
+	{name: "trim", ordered: true, sql: `SELECT id, trim(s), ltrim(s), rtrim(s), TRIM('xa ' FROM s), ltrim(s, p), rtrim(s, 'd'), TRIM(LEADING 'x' FROM s), TRIM(BOTH FROM s) FROM fx ORDER BY id`,
+		duck: `SELECT id, trim(s), ltrim(s), rtrim(s), trim(s, 'xa '), ltrim(s, p), rtrim(s, 'd'), ltrim(s, 'x'), trim(s) FROM fx ORDER BY id`},
+	{name: "left right", ordered: true, sql: `SELECT id, left(s, n), right(s, n), left(s, 3), right(s, -2), left('héllo', n) FROM fx ORDER BY id`},
+	{name: "pad", ordered: true, sql: `SELECT id, lpad(s, n + 3, 'xy'), rpad(s, 8, 'é'), lpad(s, n, '-') FROM fx ORDER BY id`,
+		duck: `SELECT id, lpad(s, CAST(n + 3 AS INTEGER), 'xy'), rpad(s, 8, 'é'), lpad(s, CAST(n AS INTEGER), '-') FROM fx ORDER BY id`},
+	{name: "replace repeat", ordered: true, sql: `SELECT id, replace(s, 'l', 'LL'), replace(s, p, '#'), repeat(s, n), repeat(p, 3) FROM fx ORDER BY id`},
+	{name: "positions", ordered: true, sql: `SELECT id, strpos(s, p), position(p IN s), instr(s, 'o'), starts_with(s, p), ends_with(s, p), contains(s, p) FROM fx ORDER BY id`},
+	{name: "split_part", ordered: true, sql: `SELECT id, split_part(s, ',', n), split_part(s, p, 2), split_part(s, ' ', -1), split_part(s, '', 2) FROM fx ORDER BY id`},
+	{name: "concat", ordered: true, sql: `SELECT id, concat(s, '-', p), concat(s, n, d), concat_ws('|', s, p, n), concat_ws(p, s, s), concat(NULL, s) FROM fx ORDER BY id`},
+	{name: "filter on functions", sql: `SELECT count(*), count(s) FROM fx WHERE length(s) > 4 AND lower(s) LIKE '%o%' OR upper(p) = 'A'`},
+	{name: "group by function", ordered: true, sql: `SELECT lower(trim(s)) AS k, count(*) FROM fx GROUP BY k ORDER BY k NULLS FIRST`},
+	{name: "ilike", ordered: true, sql: `SELECT id, s ILIKE '%WOR%', s NOT ILIKE 'h%', s ILIKE 'ä%' FROM fx ORDER BY id`},
+}
+
+// mathQueries check the math functions over fx.x (DOUBLE), fx.i
+// (BIGINT, extremes), fx.dm (DECIMAL(12,3)) and fx.n.
+var mathQueries = []testQuery{
+	{name: "abs sign", ordered: true, sql: `SELECT id, abs(x), abs(dm), abs(n), sign(x), sign(i), sign(dm) FROM fx ORDER BY id`},
+	{name: "rounding double", ordered: true, sql: `SELECT id, ceil(x), ceiling(x), floor(x), trunc(x), round(x), round(x, 2), round(x, -1), round(x, n) FROM fx ORDER BY id`,
+		duck: `SELECT id, ceil(x), ceiling(x), floor(x), trunc(x), round(x), round(x, 2), round(x, -1), round(x, CAST(n AS INTEGER)) FROM fx ORDER BY id`},
+	{name: "rounding decimal", ordered: true, sql: `SELECT id, ceil(dm), floor(dm), trunc(dm), round(dm), round(dm, 1), round(dm, 2), round(dm, 5), round(dm, -2) FROM fx ORDER BY id`},
+	{name: "rounding integer", ordered: true, sql: `SELECT id, ceil(n), floor(n), round(n * 37, -1), round(n * 37, -2), round(n, 2) FROM fx ORDER BY id`},
+	{name: "double functions", ordered: true, sql: `SELECT id, sqrt(abs(x)), cbrt(x), exp(n), ln(abs(x) + 1), log10(abs(x) + 1), log2(abs(n) + 1), log(abs(x) + 1), power(x, 2), pow(n, 3) FROM fx ORDER BY id`},
+	{name: "mod", ordered: true, sql: `SELECT id, mod(i, 7), mod(n, 3) FROM fx WHERE n <> 0 ORDER BY id`},
+	{name: "greatest least", ordered: true, sql: `SELECT id, greatest(x, n), least(x, n, dm), greatest(s, p), least(d, ts), greatest(NULL, n), least(i, 5) FROM fx ORDER BY id`},
+	{name: "sqrt of negative", sql: `SELECT sqrt(x) FROM fx WHERE x < 0`},
+	{name: "ln of zero", sql: `SELECT ln(x) FROM fx WHERE x = 0`},
+}
+
+func TestStringFuncs(t *testing.T) { runQueries(t, stringQueries) }
+func TestMathFuncs(t *testing.T)   { runQueries(t, mathQueries) }

@@ -81,7 +81,7 @@ func paren(e Expr) string {
 // isTerm reports whether e's text reads as a single term.
 func isTerm(e Expr) bool {
 	switch e.(type) {
-	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr:
+	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr, *callExpr:
 		return true
 	}
 	return false

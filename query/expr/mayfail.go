@@ -24,6 +24,10 @@ func mayFail(e Expr) bool {
 		}
 	case *intervalExpr:
 		return true
+	case *callExpr:
+		if x.k.fails {
+			return true
+		}
 	case *compareExpr, *boolExpr, *nullTest, *inExpr, *betweenExpr, *likeExpr, *caseExpr, *coalesceExpr,
 		*extractExpr:
 	default:
