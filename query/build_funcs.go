@@ -19,6 +19,9 @@ import (
 // call plans a function call (beside DATE/TIMESTAMP literals, date_add
 // and ||, which call in build_expr.go takes first).
 func (b *builder) callFunc(name string, x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
+	if nowFuncs[name] {
+		return b.now(name, x) // build_now.go
+	}
 	switch name {
 	case "extract":
 		return b.extract(x, sc)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -153,7 +154,7 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
-	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	b := &builder{ctx: withNow(ctx, time.Now()), sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	var p planNode
 	switch s := stmt.(type) {
 	case *ast.SelectStmt:

@@ -234,3 +234,35 @@ var mathQueries = []testQuery{
 
 func TestStringFuncs(t *testing.T) { runQueries(t, stringQueries) }
 func TestMathFuncs(t *testing.T)   { runQueries(t, mathQueries) }
+
+// dateQueries check the date functions over fx's dates and timestamps.
+var dateQueries = []testQuery{
+	{name: "date_trunc", ordered: true, sql: `
+SELECT id, date_trunc('year', ts), date_trunc('quarter', ts), date_trunc('month', tz), date_trunc('week', ts), date_trunc('day', tms),
+       date_trunc('hour', ts), date_trunc('minute', tz), date_trunc('second', ts), date_trunc('millisecond', ts),
+       date_trunc('decade', d), date_trunc('century', d), date_trunc('millennium', d), date_trunc('month', d)
+FROM fx ORDER BY id`},
+	{name: "date_diff", ordered: true, sql: `
+SELECT id, date_diff('year', d, ts), date_diff('quarter', ts, tz), date_diff('month', tms, tz), date_diff('week', d, tz),
+       date_diff('day', ts, tz), date_diff('hour', ts, tz), datediff('minute', tms, ts), date_diff('second', ts, tms),
+       date_diff('millisecond', ts, tz), date_diff('microsecond', tms, ts), date_diff('decade', d, tz), date_diff('century', d, tz)
+FROM fx ORDER BY id`},
+	{name: "make", ordered: true, sql: `
+SELECT id, make_date(year(d), month(d), 1), make_timestamp(year(ts), month(ts), day(ts), hour(ts), minute(ts), second(ts) + 0.25),
+       make_timestamp(i), to_timestamp(x)
+FROM fx WHERE abs(x) < 1e10 AND abs(i) < 1000000000000 ORDER BY id`},
+	{name: "make_timestamp of infinity", sql: `SELECT make_timestamp(i) FROM fx WHERE i = 9223372036854775807`},
+	{name: "strftime", ordered: true, sql: `
+SELECT id, strftime(ts, '%Y-%m-%d %H:%M:%S.%f'), strftime(tz, '%a %A %b %B %d/%m/%y %I:%M %p %j %w %u %z %Z'),
+       strftime(d, '%-d.%-m.%Y %%'), strftime(tms, '%g|%c|%x|%X')
+FROM fx ORDER BY id`},
+	{name: "group by date_trunc", ordered: true, sql: `SELECT date_trunc('month', ts) AS m, count(*), min(tz) FROM fx GROUP BY m ORDER BY m NULLS FIRST`},
+	{name: "filter on date functions", sql: `SELECT count(*) FROM fx WHERE date_diff('day', d, ts) = 0 AND date_trunc('year', ts) >= TIMESTAMP '1990-01-01 00:00:00'`},
+	{name: "timestamps in CASE, IN, COALESCE", ordered: true, sql: `
+SELECT id, CASE WHEN n > 3 THEN ts ELSE tms END, coalesce(ts, tz), ts IN (TIMESTAMP '2024-02-29 12:00:00', TIMESTAMP '1970-01-01 00:00:00'),
+       nullif(tms, ts), greatest(ts, tz), least(d, tms)
+FROM fx ORDER BY id`},
+	{name: "make_date out of range", sql: `SELECT make_date(2023, 2, 29)`},
+}
+
+func TestDateFuncs(t *testing.T) { runQueries(t, dateQueries) }
