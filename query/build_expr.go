@@ -221,6 +221,12 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 	if op, ok := cmpOps[x.Op]; ok {
 		return w(expr.Compare(op, l, r))
 	}
+	if x.Op == opcode.NullEQ { // <=>, IS [NOT] DISTINCT FROM: parse_types.go
+		if distinctFrom(b.sql, x.R.OriginTextPosition()) {
+			return w(expr.Distinct(l, r))
+		}
+		return w(expr.NotDistinct(l, r))
+	}
 	return nil, b.at(ErrUnsupported, x, "operator %s", x.Op)
 }
 

@@ -19,6 +19,10 @@ import (
 //	AS VARCHAR) / TEXT)       → AS CHAR + spaces)
 //	AS INTEGER) / BIGINT)     → AS SIGNED + spaces)
 //
+// and a IS [NOT] DISTINCT FROM b becomes a <=> b, MySQL's null-safe
+// equality (the planner reads IS DISTINCT, its negation, in the user's
+// text: distinctFrom).
+//
 // DATETIME(4) stands for the zoned type; a DATETIME written by the user
 // is TIMESTAMP whatever its precision (castType).
 
@@ -28,15 +32,12 @@ const tzPrecision = 4
 
 var (
 	tryCastWord = regexp.MustCompile(`(?i)^TRY_CAST\s*\(`)
+	isDistinct  = regexp.MustCompile(`(?i)^IS\s+(NOT\s+)?DISTINCT\s+FROM\b`)
 	asTimestamp = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT)\s*\)`)
 )
 
 // rewriteTypes applies the rewrites above to text.
 func rewriteTypes(text string) string {
-	lower := strings.ToLower(text)
-	if !strings.Contains(lower, "try_cast") && !strings.Contains(lower, "timestamp") {
-		return text
-	}
 	b := []byte(text)
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -48,6 +49,11 @@ func rewriteTypes(text string) string {
 			_, i = quotedIdent(text, i)
 			continue
 		case i > 0 && isWordByte(text[i-1]):
+		case (c == 'i' || c == 'I') && isDistinct.MatchString(text[i:]):
+			m := isDistinct.FindStringIndex(text[i:])
+			copy(b[i:i+m[1]], "<=>"+strings.Repeat(" ", m[1]-3))
+			i += m[1]
+			continue
 		case (c == 't' || c == 'T') && tryCastWord.MatchString(text[i:]):
 			copy(b[i:], "    ")
 			i += len("TRY_")
@@ -79,4 +85,17 @@ var castSpelling = map[string]string{
 // text was written TRY_CAST.
 func isTryCast(sql string, off int) bool {
 	return off >= 4 && off+4 <= len(sql) && strings.EqualFold(sql[off-4:off+4], "TRY_CAST")
+}
+
+var distinctBefore = regexp.MustCompile(`(?i)\bIS\s+(NOT\s+)?DISTINCT\s+FROM\s*$`)
+
+// distinctFrom reports, for a <=> whose right operand starts at byte off
+// of the user's text, whether it was written IS DISTINCT FROM (negate)
+// rather than IS NOT DISTINCT FROM or <=>.
+func distinctFrom(sql string, off int) (negate bool) {
+	if off <= 0 || off > len(sql) {
+		return false
+	}
+	m := distinctBefore.FindStringSubmatch(sql[:off])
+	return m != nil && m[1] == ""
 }

@@ -266,3 +266,16 @@ FROM fx ORDER BY id`},
 }
 
 func TestDateFuncs(t *testing.T) { runQueries(t, dateQueries) }
+
+// conditionalQueries check IS [NOT] DISTINCT FROM, <=>, ifnull, nullif.
+var conditionalQueries = []testQuery{
+	{name: "distinct from", ordered: true, sql: `
+SELECT id, s IS DISTINCT FROM p, s IS NOT DISTINCT FROM p, n IS DISTINCT FROM 3, ts IS NOT DISTINCT FROM tms, NOT (x IS DISTINCT FROM NULL)
+FROM fx ORDER BY id`},
+	{name: "<=>", ordered: true, sql: `SELECT id, s <=> p FROM fx WHERE n <=> 2 OR n IS NULL ORDER BY id`,
+		duck: `SELECT id, s IS NOT DISTINCT FROM p FROM fx WHERE n IS NOT DISTINCT FROM 2 OR n IS NULL ORDER BY id`},
+	{name: "ifnull nullif", ordered: true, sql: `SELECT id, ifnull(s, p), nullif(n, 3), ifnull(x, dm), nullif(s, '') FROM fx ORDER BY id`},
+	{name: "casts to varchar", ordered: true, sql: `SELECT id, CAST(n AS VARCHAR), CAST(p AS INTEGER), CAST(i AS TEXT), CAST(n AS BIGINT) FROM fx WHERE p = '' OR p IS NULL ORDER BY id`},
+}
+
+func TestConditionals(t *testing.T) { runQueries(t, conditionalQueries) }
