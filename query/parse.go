@@ -14,7 +14,10 @@ import (
 )
 
 // The SQL parser is pingcap's TiDB parser (github.com/pingcap/tidb/pkg/parser),
-// run with ANSI_QUOTES so double-quoted text is an identifier and with
+// run with ANSI_QUOTES so double-quoted text is an identifier, with
+// NO_BACKSLASH_ESCAPES so a backslash in a string literal is itself (as in
+// ANSI SQL, DuckDB and PostgreSQL: '\d+' is a regular expression's digit
+// class, not 'd+'; LIKE still reads \ as its escape) and with
 // PIPES_AS_CONCAT so || concatenates (as in ANSI SQL, DuckDB and
 // PostgreSQL; without it TiDB reads || as OR, ModeANSI notwithstanding:
 // in TiDB that flag is one bit of its own, not MySQL's ANSI combination).
@@ -51,7 +54,7 @@ var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
 // parseSQL parses one statement.
 func parseSQL(sql string) (ast.StmtNode, error) {
 	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat)
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
 	text, err := blankCatalog(sql) // names.go
 	if err != nil {
 		return nil, err

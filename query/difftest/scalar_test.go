@@ -214,6 +214,9 @@ var stringQueries = []testQuery{
 	{name: "concat", ordered: true, sql: `SELECT id, concat(s, '-', p), concat(s, n, d), concat_ws('|', s, p, n), concat_ws(p, s, s), concat(NULL, s) FROM fx ORDER BY id`},
 	{name: "filter on functions", sql: `SELECT count(*), count(s) FROM fx WHERE length(s) > 4 AND lower(s) LIKE '%o%' OR upper(p) = 'A'`},
 	{name: "group by function", ordered: true, sql: `SELECT lower(trim(s)) AS k, count(*) FROM fx GROUP BY k ORDER BY k NULLS FIRST`},
+	{name: "constants", sql: `
+SELECT length('a\nb'), upper('straße'), lpad('7', 3, '0'), repeat('ab', 3), split_part('a,b,c', ',', -1), concat('a', NULL, 1, DATE '2024-01-01'),
+       concat_ws(', ', 'x', NULL, 'y'), strpos('héllo', 'l'), left('héllo', -2), right('héllo', 2), reverse('añb'), replace('aaa', 'a', 'bb')`},
 	{name: "ilike", ordered: true, sql: `SELECT id, s ILIKE '%WOR%', s NOT ILIKE 'h%', s ILIKE 'ä%' FROM fx ORDER BY id`},
 }
 
@@ -279,3 +282,15 @@ FROM fx ORDER BY id`},
 }
 
 func TestConditionals(t *testing.T) { runQueries(t, conditionalQueries) }
+
+// regexpQueries check the regexp functions (RE2 syntax in both engines).
+var regexpQueries = []testQuery{
+	{name: "regexp", ordered: true, sql: `
+SELECT id, regexp_matches(s, 'o.?w'), regexp_matches(s, '^h', 'i'), regexp_full_match(s, '[a-z ]+'),
+       regexp_replace(s, '[aeiou]', '_'), regexp_replace(s, '([a-z])([a-z])', '\2\1', 'g'), regexp_replace(s, 'L', '$', 'gi'),
+       regexp_extract(s, '([a-z]+) ([a-z]+)', 2), regexp_extract(s, '\d+'), regexp_extract(s, '(\p{L})', 1)
+FROM fx ORDER BY id`},
+	{name: "regexp filter", sql: `SELECT count(*) FROM fx WHERE regexp_matches(s, 'e.*o') AND NOT regexp_matches(p, 'x')`},
+}
+
+func TestRegexpFuncs(t *testing.T) { runQueries(t, regexpQueries) }
