@@ -240,6 +240,11 @@ func TestFuncErrors(t *testing.T) {
 		{"SELECT week() FROM items", ErrInvalid, "no function week(); candidates: week(date|timestamp)"},
 		{"SELECT substrng(name, 1) FROM items", ErrUnsupported, "function substrng (did you mean substring?)"},
 		{"SELECT frobnicate(name) FROM items", ErrUnsupported, "line 1, column 8: function frobnicate"},
+		{"SELECT left(name) FROM items", ErrInvalid, "no function left(varchar); candidates: left(varchar, bigint)"},
+		{"SELECT sqrt(0 - id) FROM items", ErrExec, "sqrt: cannot take the square root of a negative number (-1)"},
+		{"SELECT regexp_matches(name, '(') FROM items", ErrInvalid, "regexp_matches: invalid pattern '('"},
+		{"SELECT lpad(name, 3, '') FROM items", ErrExec, "lpad: the padding is empty but"},
+		{"SELECT date_trunc(mode, ship) FROM items", ErrInvalid, "date_trunc: the part must be a string constant"},
 		{"SELECT id FROM items WHERE\n  substring(name, 1, 2.5) = 'a'", ErrInvalid, "line 2, column 3"},
 	} {
 		_, err := run(t, e, tc.sql)

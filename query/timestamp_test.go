@@ -107,3 +107,42 @@ func TestTimestampErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestNowIsFixedPerQuery: every now()/current_timestamp/current_date of
+// one query reads the same instant, that of the query's start.
+func TestNowIsFixedPerQuery(t *testing.T) {
+	e, _ := eventsEngine(t, 3)
+	before := time.Now().UTC()
+	got, err := run(t, e, `SELECT now() = current_timestamp, CAST(now() AS DATE) = current_date, count(*),
+		min(CAST(now() AS VARCHAR)) = max(CAST(current_timestamp AS VARCHAR)), CAST(localtimestamp AS TIMESTAMPTZ) = now()
+		FROM events WHERE ts_s < now() AND id IN (SELECT id FROM events WHERE ts_s < current_timestamp)`)
+	if err != nil || strings.Join(got, " ") != "true|true|3|true|true" {
+		t.Fatalf("now: %v, %v", got, err)
+	}
+	got, err = run(t, e, `SELECT CAST(now() AS VARCHAR)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse("2006-01-02 15:04:05.999999-07", got[0])
+	if err != nil || at.Before(before.Truncate(time.Microsecond)) || at.After(time.Now()) {
+		t.Errorf("now() = %s (%v), want an instant after %s", got[0], err, before)
+	}
+	if _, err := run(t, e, `SELECT now(1)`); err == nil || !strings.Contains(err.Error(), "now takes no arguments, got 1") {
+		t.Errorf("now(1): %v", err)
+	}
+}
+
+// TestDistinctFromRewrite: IS [NOT] DISTINCT FROM is read outside string
+// literals only, and positions in errors stay the user's.
+func TestDistinctFromRewrite(t *testing.T) {
+	e, _ := eventsEngine(t, 5)
+	got, err := run(t, e, `SELECT 'a IS DISTINCT FROM b', ts_us IS DISTINCT FROM NULL, ts_us IS NOT DISTINCT FROM NULL, id <=> 2
+		FROM events ORDER BY id`)
+	if err != nil || strings.Join(got, " ") != "a IS DISTINCT FROM b|true|false|false a IS DISTINCT FROM b|true|false|false a IS DISTINCT FROM b|true|false|true a IS DISTINCT FROM b|true|false|false a IS DISTINCT FROM b|false|true|false" {
+		t.Errorf("distinct: %v, %v", got, err)
+	}
+	_, err = run(t, e, "SELECT id FROM events WHERE\n  ts_s IS DISTINCT FROM 'x'")
+	if err == nil || !strings.Contains(err.Error(), "line 2, column 3") {
+		t.Errorf("error position: %v", err)
+	}
+}
