@@ -84,15 +84,45 @@
 // a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
 // scalar subquery also in SELECT, HAVING and ORDER BY); UNION [ALL], INTERSECT, EXCEPT (setop.go);
 // WHERE with comparisons,
-// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
-// prunes), arithmetic, || (string concatenation, NULL if either side is;
-// other types are converted as CAST to VARCHAR; looser than arithmetic,
-// tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
-// CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
-// DAY/WEEK/MONTH/QUARTER/YEAR; EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY FROM
-// d), date_part('dow', d) and year(d)-style functions, and
-// SUBSTRING(s FROM a FOR b) / substring(s, a[, b]) / substr, with
-// DuckDB's semantics (build_funcs.go); GROUP BY expressions, positions or aliases
+// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM (and
+// <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||
+// (string concatenation, NULL if either side is; other types are
+// converted as CAST to VARCHAR; looser than arithmetic, tighter than
+// comparisons: a + b || c is (a + b) || c), CAST and TRY_CAST (NULL where
+// a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
+// DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
+// CHAR/VARCHAR/TEXT (parse_types.go), CASE, DATE '…' and TIMESTAMP '…'
+// literals, date or timestamp ± INTERVAL n
+// MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
+// a time unit is a timestamp), string literals without backslash escapes
+// (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
+// MICROSECOND FROM t) and date_part('dow' | 'epoch' | …, t), and the
+// functions of package expr's registry (expr.Call; build_funcs.go plans
+// the grammar's special spellings — TRIM(LEADING x FROM s), POSITION(a IN
+// b) — and suggests the closest names for an unknown one), with DuckDB's
+// names and semantics, which query/difftest compares with:
+//
+//   - strings: length/char_length, octet_length/strlen, lower, upper,
+//     trim/ltrim/rtrim, left, right, lpad, rpad, replace, repeat,
+//     split_part, strpos/instr/position, starts_with, ends_with, contains,
+//     reverse, concat (NULLs skipped), concat_ws, substring/substr,
+//     regexp_matches, regexp_full_match, regexp_replace, regexp_extract
+//     (RE2 syntax, Go's regexp package; constant patterns);
+//   - math: abs, sign, ceil/ceiling, floor, trunc, round(x[, n]), sqrt,
+//     cbrt, exp, ln, log, log10, log2, power/pow, mod (as %), greatest,
+//     least;
+//   - dates and times: date_part and year(d)-style functions, date_trunc,
+//     date_diff/datediff, make_date, make_timestamp, to_timestamp,
+//     strftime, now()/current_timestamp/current_date/localtimestamp (fixed
+//     once per query: build_now.go);
+//   - conditionals: coalesce, ifnull, nullif.
+//
+// A call whose argument types fit no signature fails with the candidates:
+// "no function left(varchar); candidates: left(varchar, bigint)"; errors
+// while evaluating name the function and the value ("sqrt: cannot take
+// the square root of a negative number (-1)").
+//
+// GROUP BY expressions, positions or aliases
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
@@ -105,7 +135,8 @@
 //
 // Anything else — FULL OUTER and NATURAL joins, subqueries elsewhere
 // (in an OR, in SELECT when correlated, correlated ones with GROUP BY or
-// count), INTERSECT/EXCEPT ALL, window functions, other functions, DML —
+// count), INTERSECT/EXCEPT ALL, window functions, other functions (random,
+// strptime, age, …), DML —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.
