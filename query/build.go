@@ -70,6 +70,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 	}
 	fixConcatPrecedence(s)                     // build_concat.go
+	asAggregates(s, b.sql)                     // build_aggfuncs.go
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}
@@ -628,7 +629,9 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	name := strings.ToLower(call.F)
 	fn, ok := aggFuncs[name]
 	if !ok {
-		return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
+		if fn, ok = extraAggs[name]; !ok {
+			return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
+		}
 	}
 	if call.Order != nil {
 		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside an aggregate")
@@ -651,6 +654,9 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	}
 	arg, err := b.expr(call.Args[0], ts)
 	if err != nil {
+		return aggCall{}, err
+	}
+	if arg, err = b.aggArg(name, call, arg); err != nil {
 		return aggCall{}, err
 	}
 	typ, err := agg.ResultType(fn, arg.Type())

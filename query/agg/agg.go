@@ -19,9 +19,14 @@ const (
 	Min                       // min(x)
 	Max                       // max(x)
 	Avg                       // avg(x)
+	VarSamp                   // var_samp(x) over float64: the sample variance
+	VarPop                    // var_pop(x): the population variance
+	StddevSamp                // stddev_samp(x): the sample standard deviation
+	StddevPop                 // stddev_pop(x): the population standard deviation
 )
 
-var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg"}
+var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg",
+	"var_samp", "var_pop", "stddev_samp", "stddev_pop"}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(funcNames) {
@@ -97,8 +102,9 @@ func supported(dt arrow.DataType) bool {
 // ResultType is the output type of f over an argument of type arg: count →
 // int64; sum(int64) → int64 (overflow is an error naming the aggregate);
 // sum(decimal(p,s)) → decimal(38,s); sum(float64) → float64;
-// avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg. arg is
-// ignored for CountStar.
+// avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg; the
+// variance family (var_samp, var_pop, stddev_samp, stddev_pop) over
+// float64 → float64 (variance.go). arg is ignored for CountStar.
 func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	if f == CountStar {
 		return arrow.PrimitiveTypes.Int64, nil
@@ -111,6 +117,10 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max:
 		return arg, nil
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		if arg.ID() == arrow.FLOAT64 {
+			return arg, nil
+		}
 	case Sum, Avg:
 		switch arg.ID() {
 		case arrow.INT64:
@@ -137,6 +147,8 @@ func stateKey(s Spec) Spec {
 		return Spec{Func: CountStar, Arg: -1}
 	case Avg:
 		return Spec{Func: Sum, Arg: s.Arg}
+	case VarPop, StddevSamp, StddevPop:
+		return Spec{Func: VarSamp, Arg: s.Arg}
 	}
 	return Spec{Func: s.Func, Arg: s.Arg}
 }
@@ -150,6 +162,8 @@ func newState(a *account, spec Spec, dt arrow.DataType) state {
 		return newDistinct(a, dt)
 	case Min, Max:
 		return newMinMax(a, dt, spec.Func == Min)
+	case VarSamp:
+		return &varianceState{acct: a}
 	}
 	switch dt.ID() {
 	case arrow.INT64:

@@ -21,7 +21,7 @@ var (
 		arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64,
 		dec12, dec38, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32,
 	}
-	allFuncs = []Func{CountStar, Count, CountDistinct, Sum, Min, Max, Avg}
+	allFuncs = []Func{CountStar, Count, CountDistinct, Sum, Min, Max, Avg, VarSamp, VarPop, StddevSamp, StddevPop}
 )
 
 func checked(t testing.TB) *memory.CheckedAllocator {

@@ -90,7 +90,7 @@ func (h *HashAggregator) build() error {
 			}
 			dt = argTypes[s.Arg]
 		}
-		if s.Func < CountStar || s.Func > Avg {
+		if s.Func < CountStar || s.Func > StddevPop {
 			return fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
 		}
 		if _, err := ResultType(s.Func, dt); err != nil {

@@ -34,6 +34,7 @@ type refState struct {
 	fsum     float64
 	best     any
 	distinct map[string]bool
+	floats   []float64 // the variance family's values
 }
 
 func newRef(keyTypes, argTypes []arrow.DataType, specs []Spec) *refAgg {
@@ -130,6 +131,8 @@ func (r *refAgg) add(keys, args []arrow.Array, n int) {
 				case float64:
 					st.fsum += v
 				}
+			case VarSamp, VarPop, StddevSamp, StddevPop:
+				st.floats = append(st.floats, v.(float64))
 			case Min, Max:
 				if st.n == 0 || (s.Func == Min && refLess(v, st.best)) || (s.Func == Max && refLess(st.best, v)) {
 					st.best = v
@@ -175,6 +178,8 @@ func (r *refAgg) expect(g *refGroup, j int) any {
 		return int64(len(st.distinct))
 	case Min, Max:
 		return st.best
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		return refVariance(s.Func, st.floats)
 	}
 	if st.n == 0 {
 		return nil
@@ -207,6 +212,33 @@ func (r *refAgg) expect(g *refGroup, j int) any {
 		return errOverflowRef
 	}
 	return decimal128.FromBigInt(st.sum)
+}
+
+// refVariance computes the variance family in two passes (mean, then
+// squared deviations).
+func refVariance(f Func, vals []float64) any {
+	n := len(vals)
+	div := n
+	if f == VarSamp || f == StddevSamp {
+		div--
+	}
+	if n == 0 || div <= 0 {
+		return nil
+	}
+	mean := 0.0
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= float64(n)
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	v := ss / float64(div)
+	if f == StddevSamp || f == StddevPop {
+		v = math.Sqrt(v)
+	}
+	return v
 }
 
 type overflowRef struct{}

@@ -294,3 +294,24 @@ FROM fx ORDER BY id`},
 }
 
 func TestRegexpFuncs(t *testing.T) { runQueries(t, regexpQueries) }
+
+// aggQueries check the aggregates beyond count, sum, min, max and avg.
+var aggQueries = []testQuery{
+	{name: "variance family", ordered: true, sql: `
+SELECT n, stddev(x), stddev_samp(i), stddev_pop(dm), variance(x), var_samp(n), var_pop(x), std(dm), count(*)
+FROM fx WHERE abs(x) < 1e6 GROUP BY n ORDER BY n NULLS FIRST`,
+		duck: `
+SELECT n, stddev(x), stddev_samp(i), stddev_pop(dm), variance(x), var_samp(n), var_pop(x), stddev(dm), count(*)
+FROM fx WHERE abs(x) < 1e6 GROUP BY n ORDER BY n NULLS FIRST`},
+	{name: "variance of one group", sql: `SELECT stddev(x), var_pop(i), stddev_pop(n) FROM fx WHERE id < 3`},
+	{name: "bool and count_if", ordered: true, sql: `
+SELECT n, bool_and(x > 0), bool_or(s LIKE 'h%'), count_if(x > 0), count_if(NULL), any_value(CASE WHEN n > 100 THEN 1 END)
+FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
+	{name: "aggregates over a join", ordered: true, sql: `
+SELECT a.n, stddev(b.x), var_pop(b.n), bool_or(b.s = a.s), count_if(b.i > 0) FROM fx a JOIN fx b ON a.id = b.id + 1
+WHERE abs(b.x) < 1e6 GROUP BY a.n ORDER BY a.n NULLS FIRST`},
+	{name: "aggregates with HAVING", ordered: true, sql: `
+SELECT p, count_if(n > 2) AS c FROM fx GROUP BY p HAVING bool_or(n > 8) ORDER BY p NULLS FIRST`},
+}
+
+func TestAggregates(t *testing.T) { runQueries(t, aggQueries) }
