@@ -171,7 +171,16 @@ func pad(isLeft bool) func(*callExpr, memory.Allocator, []operand, int) (arrow.A
 func evalReplace(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
 	s, from, to := strArg(ops[0]), strArg(ops[1]), strArg(ops[2])
 	validity, nulls := opsValidity(mem, n, ops)
-	return mapStringRows(x, mem, ops, n, validity, nulls, nil, func(i int, dst []byte) ([]byte, error) {
+	// at most every len(from) bytes become len(to): bounded before
+	// anything is built, as repeat's
+	size := func(i int) int64 {
+		l, f, t := int64(s.len(i)), int64(from.len(i)), int64(to.len(i))
+		if f == 0 || t <= f {
+			return l
+		}
+		return l + l/f*(t-f)
+	}
+	return mapStringRows(x, mem, ops, n, validity, nulls, size, func(i int, dst []byte) ([]byte, error) {
 		v, f := s.at(i), from.at(i)
 		if f == "" {
 			return append(dst, v...), nil // DuckDB: an empty pattern replaces nothing

@@ -188,3 +188,11 @@ func TestDateFunctions(t *testing.T) {
 	_, err = evalText(t, call(t, "make_date", lit(int64(2023)), lit(int64(2)), lit(int64(29))), cols...)
 	wantErr(t, err, ErrInvalid, "make_date: date out of range: 2023-2-29")
 }
+
+// TestReplaceAsksTheBudget: replace's growth is bounded before it builds.
+func TestReplaceAsksTheBudget(t *testing.T) {
+	big := strings.Repeat("x", 1<<16)
+	e := call(t, "replace", Column(0, "s", typString), lit("a"), lit(big))
+	_, err := evalText(t, e, jcol{"s", typString, `["` + strings.Repeat("a", 1<<16) + `"]`})
+	wantErr(t, err, ErrOverflow, "replace: the results of one batch pass")
+}
