@@ -636,6 +636,9 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	if call.Order != nil {
 		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside an aggregate")
 	}
+	if fn == agg.ArgMin || fn == agg.ArgMax {
+		return b.argMinMax(call, fn, name, ts, n, argIndex) // build_aggfuncs.go
+	}
 	if len(call.Args) != 1 {
 		return aggCall{}, b.at(ErrInvalid, call, "%s takes one argument", name)
 	}
@@ -663,6 +666,12 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
 	}
+	return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}, nil
+}
+
+// argSlot is the index of arg among n's aggregate arguments, added once
+// however many aggregates read it.
+func (n *aggregateNode) argSlot(arg expr.Expr, argIndex map[string]int) int {
 	argText := arg.String()
 	i, ok := argIndex[argText]
 	if !ok {
@@ -670,7 +679,7 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 		argIndex[argText] = i
 		n.args = append(n.args, arg)
 	}
-	return aggCall{fn: fn, arg: i, text: text, typ: typ}, nil
+	return i
 }
 
 // aggScope resolves expressions after GROUP BY: a GROUP BY key (matched by

@@ -22,7 +22,10 @@ import (
 //     TRUE), count_if(b) (the TRUE rows: sum(CAST(b AS BIGINT)), NULL
 //     when b is NULL on every row of the group, as in DuckDB), and
 //     any_value(x) (a non-NULL x of the group when there is one; quiver
-//     returns the smallest, so results are reproducible).
+//     returns the smallest, so results are reproducible);
+//   - arg_min(x, by) and arg_max(x, by) (argmin, min_by, argmax, max_by):
+//     the x of the row with the smallest (largest) by, rows where either is
+//     NULL skipped (package agg's argminmax.go).
 //
 // The parser makes calls of bool_and, bool_or, count_if and any_value
 // plain function calls; asAggregates turns them into aggregate calls
@@ -33,10 +36,13 @@ import (
 var extraAggs = map[string]agg.Func{
 	"var_samp": agg.VarSamp, "var_pop": agg.VarPop, "stddev_samp": agg.StddevSamp, "stddev_pop": agg.StddevPop,
 	"bool_and": agg.Min, "bool_or": agg.Max, "any_value": agg.Min, "count_if": agg.Sum,
+	"arg_min": agg.ArgMin, "argmin": agg.ArgMin, "min_by": agg.ArgMin,
+	"arg_max": agg.ArgMax, "argmax": agg.ArgMax, "max_by": agg.ArgMax,
 }
 
 // callAggs are the aggregates the parser leaves as function calls.
-var callAggs = map[string]bool{"bool_and": true, "bool_or": true, "count_if": true, "any_value": true}
+var callAggs = map[string]bool{"bool_and": true, "bool_or": true, "count_if": true, "any_value": true,
+	"arg_min": true, "argmin": true, "min_by": true, "arg_max": true, "argmax": true, "max_by": true}
 
 // asAggregates turns calls of callAggs into aggregate calls, and names
 // the variance family as written (the parser reads stddev, std and
@@ -105,4 +111,44 @@ func (b *builder) aggArg(name string, call *ast.AggregateFuncExpr, arg expr.Expr
 		return wrap(b, call)(expr.Cast(arg, to))
 	}
 	return arg, nil
+}
+
+// argMinMax plans arg_min(x, by) or arg_max(x, by).
+func (b *builder) argMinMax(call *ast.AggregateFuncExpr, fn agg.Func, name string, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+	if len(call.Args) != 2 || call.Distinct {
+		return aggCall{}, b.at(ErrInvalid, call, "%s takes two arguments: the value and what to order by", name)
+	}
+	x, err := b.expr(call.Args[0], ts)
+	if err != nil {
+		return aggCall{}, err
+	}
+	by, err := b.expr(call.Args[1], ts)
+	if err != nil {
+		return aggCall{}, err
+	}
+	if x.Type().ID() == arrow.NULL || by.Type().ID() == arrow.NULL {
+		// every row is skipped: a NULL of x's type (BIGINT when untyped)
+		if x, err = expr.Cast(x, nullType(x.Type())); err != nil {
+			return aggCall{}, b.typeErr(call, err)
+		}
+		if by, err = expr.Cast(by, nullType(by.Type())); err != nil {
+			return aggCall{}, b.typeErr(call, err)
+		}
+	}
+	typ, err := agg.ResultType(fn, x.Type())
+	if err != nil {
+		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", restore(call), err)
+	}
+	if _, err := agg.ResultType(agg.Min, by.Type()); err != nil {
+		return aggCall{}, b.at(ErrInvalid, call, "%s: cannot order by %s", restore(call), by.Type())
+	}
+	return aggCall{fn: fn, arg: n.argSlot(x, argIndex), by: n.argSlot(by, argIndex), text: restore(call), typ: typ}, nil
+}
+
+// nullType is t, or BIGINT for an untyped NULL.
+func nullType(t arrow.DataType) arrow.DataType {
+	if t.ID() == arrow.NULL {
+		return arrow.PrimitiveTypes.Int64
+	}
+	return t
 }

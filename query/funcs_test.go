@@ -245,6 +245,9 @@ func TestFuncErrors(t *testing.T) {
 		{"SELECT regexp_matches(name, '(') FROM items", ErrInvalid, "regexp_matches: invalid pattern '('"},
 		{"SELECT lpad(name, 3, '') FROM items", ErrExec, "lpad: the padding is empty but"},
 		{"SELECT date_trunc(mode, ship) FROM items", ErrInvalid, "date_trunc: the part must be a string constant"},
+		{"SELECT arg_min(name) FROM items", ErrInvalid, "arg_min takes two arguments: the value and what to order by"},
+		{"SELECT stddev(name) FROM items", ErrInvalid, "stddev_samp needs a number, got utf8 (name)"},
+		{"SELECT bool_and(id) FROM items", ErrInvalid, "bool_and needs a boolean, got int64 (id)"},
 		{"SELECT id FROM items WHERE\n  substring(name, 1, 2.5) = 'a'", ErrInvalid, "line 2, column 3"},
 	} {
 		_, err := run(t, e, tc.sql)

@@ -23,10 +23,12 @@ const (
 	VarPop                    // var_pop(x): the population variance
 	StddevSamp                // stddev_samp(x): the sample standard deviation
 	StddevPop                 // stddev_pop(x): the population standard deviation
+	ArgMin                    // arg_min(x, by): x of the row with the smallest by (Spec.By)
+	ArgMax                    // arg_max(x, by): x of the row with the largest by
 )
 
 var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg",
-	"var_samp", "var_pop", "stddev_samp", "stddev_pop"}
+	"var_samp", "var_pop", "stddev_samp", "stddev_pop", "arg_min", "arg_max"}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(funcNames) {
@@ -39,6 +41,9 @@ func (f Func) String() string {
 type Spec struct {
 	Func Func
 	Arg  int // index into the args passed to Add; ignored for CountStar
+	// By is the argument ArgMin and ArgMax order by (an index as Arg);
+	// ignored by the others.
+	By int
 	// Name names the output column and appears in errors, for example
 	// "sum(l_quantity)". Empty: the function and argument index, "sum(#2)".
 	Name string
@@ -104,7 +109,8 @@ func supported(dt arrow.DataType) bool {
 // sum(decimal(p,s)) → decimal(38,s); sum(float64) → float64;
 // avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg; the
 // variance family (var_samp, var_pop, stddev_samp, stddev_pop) over
-// float64 → float64 (variance.go). arg is ignored for CountStar.
+// float64 → float64 (variance.go); arg_min/arg_max → arg (argminmax.go).
+// arg is ignored for CountStar.
 func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	if f == CountStar {
 		return arrow.PrimitiveTypes.Int64, nil
@@ -115,7 +121,7 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	switch f {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
-	case Min, Max:
+	case Min, Max, ArgMin, ArgMax:
 		return arg, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		if arg.ID() == arrow.FLOAT64 {
@@ -149,6 +155,8 @@ func stateKey(s Spec) Spec {
 		return Spec{Func: Sum, Arg: s.Arg}
 	case VarPop, StddevSamp, StddevPop:
 		return Spec{Func: VarSamp, Arg: s.Arg}
+	case ArgMin, ArgMax:
+		return Spec{Func: s.Func, Arg: s.Arg, By: s.By}
 	}
 	return Spec{Func: s.Func, Arg: s.Arg}
 }

@@ -310,6 +310,11 @@ FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
 	{name: "aggregates over a join", ordered: true, sql: `
 SELECT a.n, stddev(b.x), var_pop(b.n), bool_or(b.s = a.s), count_if(b.i > 0) FROM fx a JOIN fx b ON a.id = b.id + 1
 WHERE abs(b.x) < 1e6 GROUP BY a.n ORDER BY a.n NULLS FIRST`},
+	{name: "arg_min arg_max", ordered: true, sql: `
+SELECT n, arg_min(s, id), arg_max(s, id), arg_min(ts, -id), max_by(x, id), min_by(dm, id), arg_max(id, ts), arg_min(d, tz), argmax(p, id)
+FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
+	{name: "arg_min over a join", ordered: true, sql: `
+SELECT a.p, arg_min(b.s, b.id), arg_max(b.tz, b.id) FROM fx a JOIN fx b ON a.id = b.id GROUP BY a.p ORDER BY a.p NULLS FIRST`},
 	{name: "aggregates with HAVING", ordered: true, sql: `
 SELECT p, count_if(n > 2) AS c FROM fx GROUP BY p HAVING bool_or(n > 8) ORDER BY p NULLS FIRST`},
 }
