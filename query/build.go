@@ -70,6 +70,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 	}
 	fixConcatPrecedence(s)                     // build_concat.go
+	markPipes(s)                               // build_concat.go
 	asAggregates(s, b.sql)                     // build_aggfuncs.go
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err

@@ -473,8 +473,10 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case pipesFunc: // a || b (build_concat.go)
+		return b.concat(x, sc)
 	case "concat":
-		if isPipes(x) {
+		if isPipes(x) { // not marked: planned outside a SELECT's pass
 			return b.concat(x, sc)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,52 @@ func TestConcatOperator(t *testing.T) {
 	got, err = run(t, e, `SELECT id FROM orders WHERE id = 1 OR id = 2`)
 	if err != nil || fmt.Sprint(got) != "[1 2]" {
 		t.Errorf("OR: %v, %v", got, err)
+	}
+}
+
+// TestConcatNames: a written concat() keeps its name and || its spelling,
+// also through a WITH query planned again from restored text.
+func TestConcatNames(t *testing.T) {
+	e, _ := newEngine(t, 10, 10)
+	for _, sql := range []string{
+		`SELECT concat(grp, 'x'), grp || 'x', concat(grp, 'a' || grp) FROM orders WHERE id = 1`,
+		`WITH w AS (SELECT grp || 'x' AS a, concat(grp, NULL) AS b FROM orders WHERE id = 1) SELECT a, b, a || b FROM w`,
+	} {
+		s, err := e.Schema(sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var names []string
+		for _, f := range s.Fields() {
+			names = append(names, f.Name)
+		}
+		got, err := run(t, e, sql)
+		t.Logf("%s: %v %v", strings.Join(names, "; "), got, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.Join(names, ";"), "quiver$") {
+			t.Errorf("names %q show the internal name", names)
+		}
+	}
+}
+
+// TestPipesSurviveACopy: an expression copied through its restored text
+// (copyExpr) keeps its || as ||.
+func TestPipesSurviveACopy(t *testing.T) {
+	st, err := parseSQL(`SELECT a || 'x', concat(a, 'y') FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := st.(*ast.SelectStmt)
+	markPipes(sel)
+	for i, want := range []string{pipesFunc, "concat"} {
+		e, err := copyExpr(sel.Fields.Fields[i].Expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := e.(*ast.FuncCallExpr); !ok || f.FnName.L != want {
+			t.Errorf("copy of field %d: %s, want a call of %s", i, restore(e), want)
+		}
 	}
 }
