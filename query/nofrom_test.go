@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
 	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // TestSelectWithoutFrom: a SELECT without FROM reads one row of no columns.
