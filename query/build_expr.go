@@ -396,6 +396,8 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = arrow.FixedWidthTypes.Date32
 	case mysql.TypeDatetime, mysql.TypeTimestamp: // CAST(x AS TIMESTAMP) reads as DATETIME: parse_types.go
 		to = expr.TimestampType(tp.GetDecimal() == tzPrecision)
+	case mysql.TypeDuration:
+		to = expr.TimeType()
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:
@@ -447,10 +449,22 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	switch {
 	case strings.HasSuffix(name, "timestampliteral"): // the parser's internal name for TIMESTAMP '…'
 		name = "timestampliteral"
+	case strings.HasSuffix(name, "timeliteral"): // and for TIME '…'
+		name = "timeliteral"
 	case strings.HasSuffix(name, "dateliteral"): // and for DATE '…'
 		name = "dateliteral"
 	}
 	switch name {
+	case "timeliteral":
+		s, ok := stringLiteral(x.Args[0])
+		if !ok {
+			return nil, b.at(ErrInvalid, x, "TIME needs a string literal")
+		}
+		us, err := expr.ParseTime(s)
+		if err != nil {
+			return nil, b.at(ErrInvalid, x, "TIME '%s': %v", s, err)
+		}
+		return expr.TimeLiteral(us), nil
 	case "timestampliteral":
 		s, ok := stringLiteral(x.Args[0])
 		if !ok {

@@ -168,6 +168,11 @@ func (b *builder) constant(n ast.ExprNode, dt arrow.DataType) (cache.Value, bool
 			return cache.Value{}, false
 		}
 	}
+	if e.Type().ID() == arrow.STRING && (dt.ID() == arrow.TIME32 || dt.ID() == arrow.TIME64) {
+		if e, err = expr.Cast(e, expr.TimeType()); err != nil {
+			return cache.Value{}, false
+		}
+	}
 	if e.Type().ID() == arrow.STRING && dt.ID() == arrow.TIMESTAMP {
 		if e, err = expr.Cast(e, expr.TimestampType(dt.(*arrow.TimestampType).TimeZone != "")); err != nil {
 			return cache.Value{}, false
@@ -260,6 +265,13 @@ func statValue(arr arrow.Array, dt arrow.DataType) (cache.Value, bool) {
 		}
 	case *array.Timestamp:
 		if t, ok := dt.(*arrow.TimestampType); ok {
+			return timestampStat(int64(a.Value(0)), t.Unit)
+		}
+	case *array.Time64:
+		switch t := dt.(type) {
+		case *arrow.Time64Type:
+			return timestampStat(int64(a.Value(0)), t.Unit)
+		case *arrow.Time32Type:
 			return timestampStat(int64(a.Value(0)), t.Unit)
 		}
 	}

@@ -173,7 +173,7 @@ func TestRowFilterLeavesUnsupportedToEngine(t *testing.T) {
 	}
 }
 
-// TestTimestampPushdown: comparisons of timestamp columns of every unit
+// TestTimestampPushdown: comparisons of timestamp (and time) columns of every unit
 // with constants give the engine's answer whether the scan prunes and
 // filters them (an exact constant in the column's unit) or the Filter
 // does (a constant between two of the unit's values, any nanosecond
@@ -190,6 +190,7 @@ func TestTimestampPushdown(t *testing.T) {
 		{Name: "ms", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
 		{Name: "us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
 		{Name: "ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
+		{Name: "t", Type: arrow.FixedWidthTypes.Time32ms},
 	}, nil)
 	b := array.NewRecordBuilder(mem, schema)
 	// 2024-01-01 00:00:00 plus 0, 1 and 2 seconds, each value a little
@@ -201,6 +202,7 @@ func TestTimestampPushdown(t *testing.T) {
 		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1000 + 1))
 		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1_000_000 + 1))
 		b.Field(3).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1_000_000_000 + 1001))
+		b.Field(4).(*array.Time32Builder).Append(arrow.Time32(i*1000 + 1)) // 00:00:0i.001
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
@@ -221,6 +223,9 @@ func TestTimestampPushdown(t *testing.T) {
 		{"ns = TIMESTAMP '2024-01-01 00:00:01.000001'", 1}, // 1001 ns reads as 1 µs
 		{"ns <= TIMESTAMP '2024-01-01 00:00:00.000001'", 1},
 		{"ns > TIMESTAMP '2024-01-01 00:00:00.000001'", 2},
+		{"t = TIME '00:00:01.001'", 1},
+		{"t < '00:00:01.0015'", 2},
+		{"t >= TIME '00:00:01'", 2},
 	} {
 		rows, err := run(t, e, "SELECT count(*) FROM t WHERE "+tc.where)
 		if err != nil {

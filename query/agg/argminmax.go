@@ -55,7 +55,7 @@ func readerOf(a arrow.Array) func(r int) slotVal {
 	case *array.Int64:
 		v := a.Int64Values()
 		return func(r int) slotVal { return slotVal{i: v[r]} }
-	case *array.Timestamp:
+	case *array.Timestamp, *array.Time64:
 		v := arrow.GetValues[int64](a.Data(), 1)
 		return func(r int) slotVal { return slotVal{i: v[r]} }
 	case *array.Date32:
@@ -254,6 +254,8 @@ func exportSlots(mem memory.Allocator, t arrow.DataType, slots []argSlot, get fu
 			b.Append(v.i)
 		case *array.TimestampBuilder:
 			b.Append(arrow.Timestamp(v.i))
+		case *array.Time64Builder:
+			b.Append(arrow.Time64(v.i))
 		case *array.Date32Builder:
 			b.Append(arrow.Date32(v.i))
 		case *array.Float64Builder:

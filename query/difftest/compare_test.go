@@ -124,6 +124,13 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 		return cell{kind: kindDate, s: a.Value(i).FormattedString()}, nil
 	case *array.Boolean:
 		return cell{kind: kindBool, s: fmt.Sprint(a.Value(i))}, nil
+	case *array.Time64:
+		// DuckDB's driver gives a TIME as that time of 0001-01-01
+		us := time.Duration(a.Value(i).ToTime(a.DataType().(*arrow.Time64Type).Unit).Sub(time.Unix(0, 0).UTC()))
+		return timeCell(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(us)), nil
+	case *array.Time32:
+		us := time.Duration(a.Value(i).ToTime(a.DataType().(*arrow.Time32Type).Unit).Sub(time.Unix(0, 0).UTC()))
+		return timeCell(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(us)), nil
 	case *array.Timestamp:
 		toTime, err := a.DataType().(*arrow.TimestampType).GetToTimeFunc()
 		if err != nil {

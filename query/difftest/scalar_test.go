@@ -25,7 +25,8 @@ import (
 //	id int64; ts timestamp[us] (NULL every 7th); tz timestamp[ns, UTC];
 //	tms timestamp[ms]; d date32; s utf8 (NULL, '', spaces, non-ASCII);
 //	p utf8 (short patterns); x float64 (negatives, 0, extremes); i int64
-//	(negatives, extremes); n int64 (-3..10); dec decimal(12,3)
+//	(negatives, extremes); n int64 (-3..10); dm decimal(12,3); tm
+//	time64[us] and t32 time32[ms], the times of day of ts
 //
 // The timestamps include instants around the DST changes of 2024 in
 // Europe and the US, leap days (2000, 2024, and 1900's Feb 28), instants
@@ -76,6 +77,8 @@ func loadFx(ctx context.Context) error {
 		{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "dm", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
+		{Name: "tm", Type: arrow.FixedWidthTypes.Time64us, Nullable: true},
+		{Name: "t32", Type: arrow.FixedWidthTypes.Time32ms, Nullable: true},
 	}, nil)
 	mem := memory.DefaultAllocator
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -122,6 +125,9 @@ func loadFx(ctx context.Context) error {
 		appendOr(b.Field(10), null(4), func(f array.Builder) {
 			f.(*array.Decimal128Builder).Append(decimal128.FromI64(rng.Int64N(2_000_001) - 1_000_000))
 		})
+		tod := tm.Sub(tm.Truncate(24 * time.Hour))
+		appendOr(b.Field(11), null(7), func(f array.Builder) { f.(*array.Time64Builder).Append(arrow.Time64(tod.Microseconds())) })
+		appendOr(b.Field(12), null(9), func(f array.Builder) { f.(*array.Time32Builder).Append(arrow.Time32(tod.Milliseconds())) })
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
@@ -176,6 +182,13 @@ SELECT id, CAST(ts AS DATE), CAST(d AS TIMESTAMP), CAST(ts AS VARCHAR), CAST(tz 
 FROM fx ORDER BY id`},
 	{name: "try_cast", ordered: true, sql: `SELECT id, TRY_CAST(s AS TIMESTAMP), TRY_CAST(p AS SIGNED), TRY_CAST(s AS DATE) FROM fx ORDER BY id`,
 		duck: `SELECT id, TRY_CAST(s AS TIMESTAMP), TRY_CAST(p AS BIGINT), TRY_CAST(s AS DATE) FROM fx ORDER BY id`},
+	{name: "times", ordered: true, sql: `
+SELECT id, tm, t32, tm = t32, tm < TIME '12:00:00', t32 >= '06:30', CAST(ts AS TIME) = tm, CAST(tm AS VARCHAR), CAST(t32 AS VARCHAR),
+       hour(tm), minute(t32), second(tm), date_part('millisecond', tm), extract(microsecond FROM t32), date_part('epoch', tm),
+       CAST(CAST(tm AS VARCHAR) AS TIME) = tm
+FROM fx ORDER BY id`},
+	{name: "times grouped and sorted", ordered: true, sql: `SELECT t32, count(*), min(tm), max(tm), arg_max(id, tm) FROM fx GROUP BY t32 ORDER BY t32 NULLS FIRST LIMIT 50`},
+	{name: "time literals", sql: `SELECT TIME '01:02:03.5', CAST('1:2:3' AS TIME), CAST(TIME '23:59:59.123456' AS VARCHAR), TIME '00:00:00' < TIME '00:00:00.000001'`},
 	{name: "literals", sql: `
 SELECT TIMESTAMP '2024-02-29 23:59:59.123456', CAST('2024-03-31 03:30:00+02:00' AS TIMESTAMP WITH TIME ZONE),
        CAST('2024-03-31 03:30:00 Europe/Paris' AS TIMESTAMPTZ), TIMESTAMP '1900-03-01 00:00:00' - INTERVAL 1 DAY,

@@ -20,7 +20,8 @@ type castExpr struct {
 
 // Cast converts e to the engine type to. Allowed: between Int64, Float64
 // and decimals; Boolean to and from Int64; DATE to and from the
-// timestamps, and between the timestamps (the session zone is UTC);
+// timestamps, and between the timestamps (the session zone is UTC); a
+// timestamp to TIME (its time of day);
 // String to every type and every type to String; NULL to anything. Numeric casts round half away from zero
 // (Float64 or Decimal to Int64, to a smaller decimal scale) and fail with
 // ErrOverflow when the value does not fit; strings that do not parse fail
@@ -73,7 +74,7 @@ func canCast(from, to arrow.DataType) bool {
 	case to.ID() == arrow.BOOL:
 		return from.ID() == arrow.INT64
 	case from.ID() == arrow.TIMESTAMP:
-		return to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32
+		return to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32 || to.ID() == arrow.TIME64
 	case to.ID() == arrow.TIMESTAMP:
 		return from.ID() == arrow.DATE32
 	}
@@ -135,6 +136,9 @@ func castArray(ctx context.Context, mem memory.Allocator, a arrow.Array, to arro
 			return mapBool(mem, x)
 		}
 	case *array.Timestamp:
+		if to.ID() == arrow.TIME64 {
+			return castTimestampToTime(mem, x)
+		}
 		return castTimestamp(mem, x, to)
 	case *array.Date32:
 		if to.ID() == arrow.TIMESTAMP {

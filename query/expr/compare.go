@@ -92,14 +92,17 @@ func comparable(l, r Expr, text func(l, r Expr) string) (Expr, Expr, error) {
 // literal and other is a Date32 (a timestamp).
 func dateFromString(e, other Expr, text func(l, r Expr) string) (Expr, error) {
 	l, ok := e.(*literal)
-	if !ok || l.typ.ID() != arrow.STRING || !temporal(other.Type()) {
+	if !ok || l.typ.ID() != arrow.STRING || !temporal(other.Type()) && other.Type().ID() != arrow.TIME64 {
 		return e, nil
 	}
 	out, err := convertLiteral(l, other.Type())
 	if err != nil {
 		what := "date"
-		if other.Type().ID() == arrow.TIMESTAMP {
+		switch other.Type().ID() {
+		case arrow.TIMESTAMP:
 			what = "timestamp"
+		case arrow.TIME64:
+			what = "time"
 		}
 		return nil, errorf(ErrType, "cannot compare %s with %s (%s): not a %s", other.Type(), l, text(e, other), what)
 	}

@@ -55,6 +55,11 @@ var partAliases = map[string]DatePart{
 	"milliseconds": PartMillisecond, "ms": PartMillisecond, "microseconds": PartMicrosecond, "us": PartMicrosecond,
 }
 
+// ofTime reports whether p is a field of a time of day (a TIME has it).
+func (p DatePart) ofTime() bool {
+	return p >= PartHour && p <= PartEpoch
+}
+
 func (p DatePart) String() string {
 	if int(p) < len(partNames) && partNames[p] != "" {
 		return partNames[p]
@@ -93,7 +98,10 @@ func Extract(part DatePart, e Expr) (Expr, error) {
 		return nil, errorf(ErrType, "EXTRACT: unknown date part %d", part)
 	}
 	e = nullAs(e, typDate32)
-	if !temporal(e.Type()) {
+	if e.Type().ID() == arrow.TIME64 && !part.ofTime() {
+		return nil, errorf(ErrType, "EXTRACT(%s FROM …): a TIME has no %s (%s)", strings.ToUpper(part.String()), part, e)
+	}
+	if !temporal(e.Type()) && e.Type().ID() != arrow.TIME64 {
 		return nil, errorf(ErrType, "EXTRACT(%s FROM …) needs a date or a timestamp, got %s (%s)", strings.ToUpper(part.String()), e.Type(), e)
 	}
 	return fold(&extractExpr{part: part, e: e}), nil
@@ -137,8 +145,8 @@ func (x *extractExpr) Eval(ctx context.Context, mem memory.Allocator, batch arro
 	if x.part == PartEpoch {
 		return epochs(mem, a), nil
 	}
-	if a.DataType().ID() == arrow.TIMESTAMP {
-		return timestampParts(mem, x.part, a), nil
+	if id := a.DataType().ID(); id == arrow.TIMESTAMP || id == arrow.TIME64 {
+		return timestampParts(mem, x.part, a), nil // a TIME is a timestamp on 1970-01-01
 	}
 	validity, nulls := combineValidity(mem, n, a)
 	buf, out := newValues[int64](mem, n)

@@ -16,13 +16,18 @@ var partFuncNames = []string{
 }
 
 func init() {
-	register("date_part", []signature{sig(buildDatePart, FamString, FamTemporal)}, "datepart")
+	register("date_part", []signature{sig(buildDatePart, FamString, FamTemporal), sig(buildDatePart, FamString, FamTime)}, "datepart")
 	for _, name := range partFuncNames {
 		part, err := ParseDatePart(name)
 		if err != nil {
 			panic("expr: " + err.Error())
 		}
-		register(name, []signature{sig(func(_ string, args []Expr) (Expr, error) { return Extract(part, args[0]) }, FamTemporal)})
+		build := func(_ string, args []Expr) (Expr, error) { return Extract(part, args[0]) }
+		sigs := []signature{sig(build, FamTemporal)}
+		if part.ofTime() {
+			sigs = append(sigs, sig(build, FamTime))
+		}
+		register(name, sigs)
 	}
 	register("substring", []signature{
 		sig(func(_ string, a []Expr) (Expr, error) { return Substring(a[0], a[1], nil) }, FamString, FamInt),

@@ -114,6 +114,8 @@ func (l *literal) makeScalar() scalar.Scalar {
 		return scalar.NewDate32Scalar(arrow.Date32(l.i))
 	case arrow.TIMESTAMP:
 		return scalar.NewTimestampScalar(arrow.Timestamp(l.i), l.typ)
+	case arrow.TIME64:
+		return scalar.NewTime64Scalar(arrow.Time64(l.i), l.typ)
 	}
 	return scalar.MakeNullScalar(l.typ)
 }
@@ -146,6 +148,8 @@ func (l *literal) String() string {
 			return "TIMESTAMPTZ '" + formatTimestamp(l.i, true) + "'"
 		}
 		return "TIMESTAMP '" + formatTimestamp(l.i, false) + "'"
+	case arrow.TIME64:
+		return "TIME '" + formatTime(l.i) + "'"
 	}
 	return "?"
 }
@@ -173,7 +177,7 @@ func (l *literal) value() any {
 		return l.s
 	case arrow.DATE32:
 		return int32(l.i)
-	case arrow.TIMESTAMP:
+	case arrow.TIMESTAMP, arrow.TIME64:
 		return l.i
 	}
 	return nil
@@ -200,6 +204,8 @@ func literalAt(a arrow.Array, i int) *literal {
 	case *array.Date32:
 		l.i = int64(x.Value(i))
 	case *array.Timestamp:
+		l.i = int64(x.Value(i))
+	case *array.Time64:
 		l.i = int64(x.Value(i))
 	default:
 		l.null = true
@@ -231,6 +237,8 @@ func concatLiterals(mem memory.Allocator, typ arrow.DataType, lits []*literal) (
 			bb.Append(arrow.Date32(l.i))
 		case *array.TimestampBuilder:
 			bb.Append(arrow.Timestamp(l.i))
+		case *array.Time64Builder:
+			bb.Append(arrow.Time64(l.i))
 		default:
 			return nil, errorf(ErrType, "no literal array of %s", typ)
 		}

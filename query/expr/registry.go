@@ -29,11 +29,13 @@ const (
 	FamTimestamp               // TIMESTAMP or TIMESTAMP WITH TIME ZONE
 	FamTemporal                // DATE or a timestamp
 	FamBool                    // BOOLEAN
+	FamTime                    // TIME
 )
 
 var familyNames = [...]string{
 	FamAny: "any", FamString: "varchar", FamInt: "bigint", FamNumeric: "numeric", FamDouble: "double",
 	FamDate: "date", FamTimestamp: "timestamp", FamTemporal: "date|timestamp", FamBool: "boolean",
+	FamTime: "time",
 }
 
 func (f Family) String() string { return familyNames[f] }
@@ -62,6 +64,8 @@ func (f Family) accepts(t arrow.DataType) bool {
 		return id == arrow.DATE32 || id == arrow.TIMESTAMP
 	case FamBool:
 		return id == arrow.BOOL
+	case FamTime:
+		return id == arrow.TIME64
 	}
 	return false
 }
@@ -82,6 +86,8 @@ func (f Family) convert(e Expr) (Expr, error) {
 		return nullAs(e, typTimestamp), nil
 	case FamBool:
 		return nullAs(e, typBool), nil
+	case FamTime:
+		return nullAs(e, typTime), nil
 	}
 	return e, nil
 }

@@ -141,15 +141,15 @@ func ParseTimestamp(s string, tz bool) (us int64, hasZone bool, err error) {
 	return us - off, true, nil
 }
 
-// parseClock reads HH:MM[:SS[.f…]] at the start of s and returns the
+// parseClock reads H[H]:M[M][:S[S][.f…]] at the start of s and returns the
 // microseconds into the day and the bytes read (0 when it does not parse).
 func parseClock(s string) (int64, int) {
-	num := func(i int) (int64, int) {
+	num := func(i int) (int64, int) { // one or two digits, as DuckDB reads them
 		j := i
 		for j < len(s) && j-i < 2 && s[j] >= '0' && s[j] <= '9' {
 			j++
 		}
-		if j-i != 2 {
+		if j == i {
 			return 0, -1
 		}
 		v, _ := strconv.Atoi(s[i:j])

@@ -164,3 +164,62 @@ func TestRepeatAsksTheBudget(t *testing.T) {
 	_, err = e.Eval(context.Background(), mem, b)
 	wantErr(t, err, ErrOverflow, "repeat: the results of one batch pass")
 }
+
+// TestTimes: TIME parses, prints, converts from every time unit and back,
+// and casts from a timestamp.
+func TestTimes(t *testing.T) {
+	for in, want := range map[string]string{
+		"01:02:03.5": "01:02:03.5", "1:2:3": "01:02:03", "23:59:59.123456": "23:59:59.123456", "00:00": "00:00:00",
+		"24:00:00": "24:00:00", "25:00:00": "error", "12:00:00 x": "error",
+	} {
+		us, err := ParseTime(in)
+		got := "error"
+		if err == nil {
+			got = formatTime(us)
+		}
+		if got != want {
+			t.Errorf("ParseTime(%q) = %s, want %s", in, got, want)
+		}
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	for _, dt := range []arrow.DataType{arrow.FixedWidthTypes.Time32s, arrow.FixedWidthTypes.Time32ms, arrow.FixedWidthTypes.Time64us, arrow.FixedWidthTypes.Time64ns} {
+		in, _, err := array.FromJSON(mem, dt, strings.NewReader(`["01:02:03", null, "23:59:59"]`))
+		if err != nil {
+			t.Fatalf("%s: %v", dt, err)
+		}
+		eng, err := ToEngine(ctx, mem, in)
+		if err != nil {
+			t.Fatalf("%s: %v", dt, err)
+		}
+		if got := fmt.Sprint(values[int64](eng)[0], eng.IsNull(1), values[int64](eng)[2]); got != "3723000000 true 86399000000" {
+			t.Errorf("%s: engine values %s", dt, got)
+		}
+		back, err := FromEngine(ctx, mem, eng, dt)
+		if err != nil || !array.Equal(back, in) {
+			t.Errorf("%s: round trip %v, %v", dt, back, err)
+		}
+		for _, a := range []arrow.Array{in, eng, back} {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}
+	for _, tc := range []struct {
+		e    Expr
+		want string
+	}{
+		{must(Cast(TimestampLiteral(-1, false), typTime)), "23:59:59.999999"},
+		{must(Cast(lit("06:30"), typTime)), "06:30:00"},
+		{must(Extract(PartMinute, TimeLiteral(3723000000))), "2"},
+		{must(Compare(Lt, TimeLiteral(1), lit("00:00:01"))), "true"},
+	} {
+		got, err := text1(t, tc.e)
+		if err != nil || got != tc.want {
+			t.Errorf("%s = %q, %v; want %q", tc.e, got, err, tc.want)
+		}
+	}
+	_, err := Extract(PartYear, TimeLiteral(0))
+	wantErr(t, err, ErrType, "a TIME has no year")
+}

@@ -50,6 +50,8 @@ func isEngine(dt arrow.DataType) bool {
 		return d.Precision >= 1 && d.Precision <= maxPrecision && d.Scale >= 0 && d.Scale <= d.Precision
 	case arrow.TIMESTAMP:
 		return arrow.TypeEqual(dt, typTimestamp) || arrow.TypeEqual(dt, typTimestampTZ)
+	case arrow.TIME64:
+		return arrow.TypeEqual(dt, typTime)
 	}
 	return false
 }
@@ -63,7 +65,8 @@ func isEngine(dt arrow.DataType) bool {
 // precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
 // bool to Boolean, null to Null, timestamps of any unit to microseconds
 // (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
-// zone). ok is false for any other type.
+// zone), time32/time64 to TIME (microseconds: time.go). ok is false for
+// any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -90,6 +93,8 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 			return typTimestampTZ, true
 		}
 		return typTimestamp, true
+	case arrow.TIME32, arrow.TIME64:
+		return typTime, true
 	}
 	return nil, false
 }
@@ -138,6 +143,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		})
 	case *array.Timestamp:
 		return timestampToEngine(mem, a, to)
+	case *array.Time32, *array.Time64:
+		return timeToEngine(mem, arr)
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
@@ -198,6 +205,8 @@ func sqlType(dt arrow.DataType) string {
 			return "TIMESTAMP WITH TIME ZONE"
 		}
 		return "TIMESTAMP"
+	case arrow.TIME64:
+		return "TIME"
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)
