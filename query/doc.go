@@ -47,7 +47,8 @@
 // NULL, a decimal64(7,2) stays decimal64) and is never converted: the
 // scan hands batches on as the cache decodes them. Expressions compute on
 // the engine types of package expr (int64, float64, decimal128, utf8,
-// date32, bool), and a column is converted to its engine type only where
+// date32, bool, timestamp in microseconds with or without the zone UTC,
+// and time64 in microseconds), and a column is converted to its engine type only where
 // an expression, predicate, sort key or aggregate reads it, once per batch
 // however many of them do: a ToEngine step (op_convert.go) below the
 // filter for the predicate's columns, and above it for the rest, after the
@@ -68,8 +69,18 @@
 //   - ORDER BY sorts a passed-through column in its own type, with the
 //     order of its engine type (sort_stored.go).
 //
-// Columns of types with no engine type (timestamps, lists, …) are refused
-// wherever the query names them, passed through or not.
+// Timestamps of every unit and zone compute as microseconds, DuckDB's
+// TIMESTAMP and TIMESTAMP WITH TIME ZONE (a nanosecond column rounds
+// toward minus infinity when an expression reads it; passed through it
+// keeps its nanoseconds); a zoned column computes in UTC, which is the
+// session's time zone (there is no session option for it yet), so its
+// fields, text ('2024-01-02 03:04:05+00') and casts are UTC's. Zone names
+// in timestamp text ('2024-03-31 03:30 Europe/Paris') come from Go's time
+// zone database. time32 and time64 columns compute as DuckDB's TIME,
+// microseconds since midnight.
+//
+// Columns of types with no engine type (intervals, binary, lists, …) are
+// refused wherever the query names them, passed through or not.
 //
 // # Supported SQL
 //
@@ -91,8 +102,8 @@
 // comparisons: a + b || c is (a + b) || c), CAST and TRY_CAST (NULL where
 // a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
 // DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
-// CHAR/VARCHAR/TEXT (parse_types.go), CASE, DATE '…' and TIMESTAMP '…'
-// literals, date or timestamp ± INTERVAL n
+// CHAR/VARCHAR/TEXT (parse_types.go), TIME, CASE, DATE '…', TIMESTAMP
+// '…' and TIME '…' literals, date or timestamp ± INTERVAL n
 // MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
 // a time unit is a timestamp), string literals without backslash escapes
 // (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|

@@ -8,14 +8,16 @@
 // # Types
 //
 // An expression has one of the engine types: Boolean, Int64, Float64,
-// Decimal128(p ≤ 38, s), String (utf8), Date32 or Timestamp in
+// Decimal128(p ≤ 38, s), String (utf8), Date32, Timestamp in
 // microseconds, without a zone (TIMESTAMP) or with UTC (TIMESTAMP WITH
-// TIME ZONE), or arrow.Null for an untyped NULL literal not yet coerced. Columns enter as engine types:
+// TIME ZONE), or Time64 in microseconds (TIME), or arrow.Null for an
+// untyped NULL literal not yet coerced. Columns enter as engine types:
 // EngineType maps a stored type to its engine type and ToEngine converts
 // a column (small integers to Int64, uint64 to Decimal128(20, 0), which
 // holds every uint64 up to 2^64-1, float32 to Float64, decimal32/64 to
 // Decimal128, large_utf8 to String, date64 to Date32, timestamps of any
-// unit to microseconds and of any zone to UTC: timestamp.go).
+// unit to microseconds and of any zone to UTC: timestamp.go; time32 and
+// time64 to microseconds: time.go).
 // The planner converts only the columns expressions read; FromEngine and
 // AsStored go back to a stored type for output (a GROUP BY key), and a
 // Column may name a stored type when it is only passed through. Neither
