@@ -137,7 +137,8 @@
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg,
 // stddev/stddev_samp, stddev_pop, variance/var_samp, var_pop (stddev and
 // variance are the sample ones, as in DuckDB), bool_and, bool_or,
-// count_if and any_value (build_aggfuncs.go); HAVING;
+// count_if, any_value, arg_min/min_by and arg_max/max_by
+// (build_aggfuncs.go); HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
 // (explain_analyze.go: runs the query, discards its rows, and prints the
