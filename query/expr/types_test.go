@@ -40,7 +40,9 @@ func TestEngineType(t *testing.T) {
 		{arrow.FixedWidthTypes.Timestamp_us, "timestamp[us, tz=UTC]"},
 		{&arrow.TimestampType{Unit: arrow.Nanosecond}, "timestamp[us]"},
 		{&arrow.TimestampType{Unit: arrow.Second, TimeZone: "Europe/Paris"}, "timestamp[us, tz=UTC]"},
-		{arrow.FixedWidthTypes.Time64us, ""},
+		{arrow.FixedWidthTypes.Time64us, "time64[us]"},
+		{arrow.FixedWidthTypes.Time32s, "time64[us]"},
+		{arrow.FixedWidthTypes.MonthDayNanoInterval, ""},
 		{arrow.ListOf(arrow.PrimitiveTypes.Int64), ""},
 	} {
 		got, ok := EngineType(tc.in)
