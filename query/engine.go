@@ -247,8 +247,8 @@ func findScan(p planNode) *scanNode {
 // params bind the statement's ? placeholders in the order they appear.
 // A parameter is nil (NULL), bool, a Go integer (as BIGINT; a uint64
 // past it as DECIMAL(20,0), as uint64 columns compute), float32 or
-// float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
-// Decimal.
+// float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE),
+// time.Time (TIMESTAMP WITH TIME ZONE, to the microsecond) or Decimal.
 func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {
 	p, explain, err := e.plan(ctx, sql, params)
 	if err != nil {

@@ -146,3 +146,14 @@ func TestDistinctFromRewrite(t *testing.T) {
 		t.Errorf("error position: %v", err)
 	}
 }
+
+// TestTimestampParams: a time.Time parameter is a TIMESTAMP WITH TIME
+// ZONE and compares with timestamp columns of every unit.
+func TestTimestampParams(t *testing.T) {
+	e, times := eventsEngine(t, 10)
+	got, _, err := runOrdered(t, e, `SELECT count(*) FROM events WHERE ts_us >= ? AND ts_ns < ? AND ts_ms > ?`,
+		times[2], times[8].In(time.FixedZone("x", 3600)), time.Time{})
+	if err != nil || strings.Join(got, " ") != "5" {
+		t.Errorf("time.Time parameters: %v, %v", got, err)
+	}
+}
