@@ -124,8 +124,10 @@
 //     least;
 //   - dates and times: date_part and year(d)-style functions, date_trunc,
 //     date_diff/datediff, make_date, make_timestamp, to_timestamp,
-//     strftime, now()/current_timestamp/current_date/localtimestamp (fixed
-//     once per query: build_now.go);
+//     strftime, strptime/try_strptime, dayname, monthname, last_day,
+//     epoch_ms/epoch_us/epoch_ns, now()/current_timestamp/current_date/
+//     localtimestamp (fixed once per query: build_now.go);
+//   - random() (another value per row; never folded);
 //   - conditionals: coalesce, ifnull, nullif.
 //
 // A call whose argument types fit no signature fails with the candidates:
@@ -150,8 +152,8 @@
 //
 // Anything else — FULL OUTER and NATURAL joins, subqueries elsewhere
 // (in an OR, in SELECT when correlated, correlated ones with GROUP BY or
-// count), INTERSECT/EXCEPT ALL, window functions, other functions (random,
-// strptime, age, …), DML —
+// count), INTERSECT/EXCEPT ALL, window functions, other functions (age,
+// string_agg, median, …), DML —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.

@@ -279,6 +279,15 @@ SELECT id, CASE WHEN n > 3 THEN ts ELSE tms END, coalesce(ts, tz), ts IN (TIMEST
        nullif(tms, ts), greatest(ts, tz), least(d, tms)
 FROM fx ORDER BY id`},
 	{name: "make_date out of range", sql: `SELECT make_date(2023, 2, 29)`},
+	{name: "names, last_day, epochs", ordered: true, sql: `
+SELECT id, dayname(ts), monthname(d), last_day(tz), last_day(d), epoch_ms(ts), epoch_us(tms), epoch_ns(tz), epoch_ms(i), epoch(ts)
+FROM fx WHERE abs(i) < 100000000000000 ORDER BY id`},
+	{name: "strptime", ordered: true, sql: `
+SELECT id, strptime(strftime(ts, '%d/%m/%Y %H:%M:%S.%f'), '%d/%m/%Y %H:%M:%S.%f') = ts, strptime(strftime(tms, '%Y-%j %I:%M %p'), '%Y-%j %I:%M %p'),
+       strptime(strftime(d, '%A %d %B %Y'), '%A %d %B %Y'), try_strptime(s, '%Y-%m-%d'), try_strptime(p, '%H'), strptime(CAST(d AS VARCHAR) || 'T10:00:00+02:00', '%Y-%m-%dT%H:%M:%S%z')
+FROM fx ORDER BY id`},
+	{name: "strptime failure", sql: `SELECT strptime('2024-02-30', '%Y-%m-%d')`},
+	{name: "random", sql: `SELECT count(*), count(CASE WHEN random() >= 0 AND random() < 1 THEN 1 END), count(DISTINCT random()) > 500 FROM fx`},
 }
 
 func TestDateFuncs(t *testing.T) { runQueries(t, dateQueries) }

@@ -29,11 +29,18 @@ type kernel struct {
 	keepNulls bool
 	// fails: eval may return an error for some values (sqrt(-1)).
 	fails bool
+	// volatile: each evaluation gives other values (random()), so a call
+	// is never folded into a constant.
+	volatile bool
 }
 
 // newCall makes the call and folds it when every argument is a literal.
 func newCall(name string, typ arrow.DataType, k *kernel, args ...Expr) Expr {
-	return fold(&callExpr{name: name, args: args, typ: typ, k: k})
+	x := &callExpr{name: name, args: args, typ: typ, k: k}
+	if k.volatile {
+		return x
+	}
+	return fold(x)
 }
 
 func (x *callExpr) Type() arrow.DataType { return x.typ }

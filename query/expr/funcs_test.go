@@ -196,3 +196,47 @@ func TestReplaceAsksTheBudget(t *testing.T) {
 	_, err := evalText(t, e, jcol{"s", typString, `["` + strings.Repeat("a", 1<<16) + `"]`})
 	wantErr(t, err, ErrOverflow, "replace: the results of one batch pass")
 }
+
+func TestStrptime(t *testing.T) {
+	cols := []jcol{{"s", typString, `["2024-02-29 10:11:12", "29/02/2024", null, "2024-02-30 00:00:00", "2024-060 01:02 PM"]`}}
+	s := jexpr(cols, "s")
+	got, err := evalText(t, call(t, "try_strptime", s, lit("%Y-%m-%d %H:%M:%S")), cols...)
+	if err != nil || strings.Join(got, "|") != "2024-02-29 10:11:12|NULL|NULL|NULL|NULL" {
+		t.Errorf("try_strptime: %q, %v", got, err)
+	}
+	got, err = evalText(t, call(t, "try_strptime", s, lit("%Y-%j %I:%M %p")), cols...)
+	if err != nil || strings.Join(got, "|") != "NULL|NULL|NULL|NULL|2024-02-29 13:02:00" {
+		t.Errorf("try_strptime %%j: %q, %v", got, err)
+	}
+	_, err = evalText(t, call(t, "strptime", s, lit("%Y-%m-%d %H:%M:%S")), cols...)
+	wantErr(t, err, ErrInvalidCast, "strptime: could not parse '29/02/2024' with format '%Y-%m-%d %H:%M:%S'")
+	tz := call(t, "strptime", lit("2024-01-01 10:00 +02:30"), lit("%Y-%m-%d %H:%M %z"))
+	if v, err := text1(t, tz); err != nil || v != "2024-01-01 07:30:00+00" {
+		t.Errorf("%%z: %q, %v", v, err)
+	}
+	_, err = Call("strptime", s, lit("%Q"))
+	wantErr(t, err, ErrType, "strptime: unknown format specifier '%Q'")
+}
+
+// TestRandomIsNotFolded: random() is another value on every row and is
+// never made a constant.
+func TestRandomIsNotFolded(t *testing.T) {
+	e := call(t, "random")
+	if Inspect(e).Kind != KindCall {
+		t.Fatalf("random() was folded into %s", e)
+	}
+	got, err := evalValues(t, e, jcol{"x", typInt64, `[1, 2, 3, 4, 5, 6, 7, 8]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[any]bool{}
+	for _, v := range got {
+		if f := v.(float64); f < 0 || f >= 1 {
+			t.Errorf("random() = %v", f)
+		}
+		seen[v] = true
+	}
+	if len(seen) < 7 {
+		t.Errorf("random() gave %d distinct values in 8 rows", len(seen))
+	}
+}
