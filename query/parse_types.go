@@ -39,9 +39,17 @@ var (
 // rewriteTypes applies the rewrites above to text.
 func rewriteTypes(text string) string {
 	b := []byte(text)
+	var casts []bool // per open parenthesis: a CAST's (AS type is rewritten only there)
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
+		case c == '(':
+			w := strings.ToLower(lastWord(text[:i]))
+			casts = append(casts, w == "cast" || w == "try_cast")
+		case c == ')':
+			if len(casts) > 0 {
+				casts = casts[:len(casts)-1]
+			}
 		case c == '\'':
 			i = skipString(text, i)
 			continue
@@ -58,7 +66,7 @@ func rewriteTypes(text string) string {
 			copy(b[i:], "    ")
 			i += len("TRY_")
 			continue
-		case (c == 'a' || c == 'A') && asTimestamp.MatchString(text[i:]):
+		case (c == 'a' || c == 'A') && len(casts) > 0 && casts[len(casts)-1] && asTimestamp.MatchString(text[i:]):
 			m := asTimestamp.FindStringSubmatchIndex(text[i:])
 			lo, hi := i+m[2], i+m[3]
 			repl := castSpelling[strings.ToUpper(text[lo:hi])]
@@ -72,6 +80,16 @@ func rewriteTypes(text string) string {
 		i++
 	}
 	return string(b)
+}
+
+// lastWord is the identifier that ends s, spaces after it ignored.
+func lastWord(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	j := len(s)
+	for j > 0 && isWordByte(s[j-1]) {
+		j--
+	}
+	return s[j:]
 }
 
 // castSpelling is the grammar's spelling of the type names it lacks, no

@@ -157,3 +157,14 @@ func TestTimestampParams(t *testing.T) {
 		t.Errorf("time.Time parameters: %v, %v", got, err)
 	}
 }
+
+// TestCastSpellingsOnlyInCasts: AS TIMESTAMP, AS TEXT and the like are
+// read as types only inside a CAST, so a column alias of that name in a
+// subquery stays an alias.
+func TestCastSpellingsOnlyInCasts(t *testing.T) {
+	e, _ := eventsEngine(t, 3)
+	got, err := run(t, e, `SELECT (SELECT 7 AS text), CAST((SELECT 8 AS timestamp) AS VARCHAR), CAST(ts_s AS TEXT) FROM events WHERE id = 1`)
+	if err != nil || strings.Join(got, " ") != "7|8|2024-03-31 05:00:00" {
+		t.Errorf("aliases: %v, %v", got, err)
+	}
+}
