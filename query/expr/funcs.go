@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -163,7 +164,7 @@ func mapStringRows(x *callExpr, mem memory.Allocator, ops []operand, n int, vali
 			return nil, err
 		}
 	}
-	var data []byte
+	data := make([]byte, 0, stringBytes(ops, n)) // most results are about their input's size
 	offs := make([]int32, n+1)
 	for i := range n {
 		offs[i] = int32(len(data))
@@ -193,6 +194,21 @@ func mapStringRows(x *callExpr, mem memory.Allocator, ops []operand, n int, vali
 	dataBuf.Resize(len(data))
 	copy(dataBuf.Bytes(), data)
 	return makeArray(typString, n, validity, nulls, offBuf, dataBuf), nil
+}
+
+// stringBytes is the bytes of the string operands' rows, at most
+// maxStringResult: the first guess of a string result's size.
+func stringBytes(ops []operand, n int) int {
+	total := int64(0)
+	for _, o := range ops {
+		switch {
+		case o.lit != nil && o.lit.typ.ID() == arrow.STRING:
+			total += int64(len(o.lit.s)) * int64(n)
+		case o.arr != nil && o.arr.DataType().ID() == arrow.STRING:
+			total += int64(len(o.arr.(*array.String).ValueBytes()))
+		}
+	}
+	return int(min(total, maxStringResult))
 }
 
 // strArg, intArg and floatArg view an operand's rows.

@@ -28,9 +28,11 @@ func init() {
 	}
 	register("length", []signature{sig(integer(&kernel{eval: evalLength}), FamString)}, "char_length", "character_length", "len")
 	register("octet_length", []signature{sig(integer(&kernel{eval: evalOctetLength}), FamString)}, "strlen")
-	register("lower", []signature{sig(str(&kernel{eval: mapString(strings.ToLower)}), FamString)}, "lcase")
-	register("upper", []signature{sig(str(&kernel{eval: mapString(upperString)}), FamString)}, "ucase")
-	register("reverse", []signature{sig(str(&kernel{eval: mapString(reverseString)}), FamString)})
+	register("lower", []signature{sig(str(&kernel{eval: mapString(appendLower)}), FamString)}, "lcase")
+	register("upper", []signature{sig(str(&kernel{eval: mapString(appendUpper)}), FamString)}, "ucase")
+	register("reverse", []signature{sig(str(&kernel{eval: mapString(func(dst []byte, s string) []byte {
+		return append(dst, reverseString(s)...)
+	})}), FamString)})
 	for _, t := range []struct {
 		name        string
 		left, right bool
@@ -63,21 +65,47 @@ func evalOctetLength(x *callExpr, mem memory.Allocator, ops []operand, n int) (a
 	return mapFixedRows(x, mem, ops, n, func(i int) (int64, error) { return int64(s.len(i)), nil })
 }
 
-// mapString is the kernel of a function of one string.
-func mapString(f func(string) string) func(*callExpr, memory.Allocator, []operand, int) (arrow.Array, error) {
+// mapString is the kernel of a function of one string, f appending its
+// result to dst.
+func mapString(f func(dst []byte, s string) []byte) func(*callExpr, memory.Allocator, []operand, int) (arrow.Array, error) {
 	return func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
 		s := strArg(ops[0])
 		validity, nulls := opsValidity(mem, n, ops)
 		return mapStringRows(x, mem, ops, n, validity, nulls, nil, func(i int, dst []byte) ([]byte, error) {
-			return append(dst, f(s.at(i))...), nil
+			return f(dst, s.at(i)), nil
 		})
 	}
 }
 
-// upperString is s in upper case; ß becomes ẞ (U+1E9E), as in DuckDB,
-// where Go's tables keep it.
-func upperString(s string) string {
-	return strings.ReplaceAll(strings.ToUpper(s), "ß", "ẞ")
+// appendUpper appends s in upper case; ß becomes ẞ (U+1E9E), as in
+// DuckDB, where Go's tables keep it. ASCII text maps byte by byte.
+func appendUpper(dst []byte, s string) []byte {
+	if !isASCII(s) {
+		return append(dst, strings.ReplaceAll(strings.ToUpper(s), "ß", "ẞ")...)
+	}
+	for i := range len(s) {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// appendLower appends s in lower case (ASCII text byte by byte).
+func appendLower(dst []byte, s string) []byte {
+	if !isASCII(s) {
+		return append(dst, strings.ToLower(s)...)
+	}
+	for i := range len(s) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // reverseString reverses the characters of s.
@@ -181,11 +209,18 @@ func evalReplace(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow
 		return l + l/f*(t-f)
 	}
 	return mapStringRows(x, mem, ops, n, validity, nulls, size, func(i int, dst []byte) ([]byte, error) {
-		v, f := s.at(i), from.at(i)
+		v, f, t := s.at(i), from.at(i), to.at(i)
 		if f == "" {
 			return append(dst, v...), nil // DuckDB: an empty pattern replaces nothing
 		}
-		return append(dst, strings.ReplaceAll(v, f, to.at(i))...), nil
+		for {
+			k := strings.Index(v, f)
+			if k < 0 {
+				return append(dst, v...), nil
+			}
+			dst = append(append(dst, v[:k]...), t...)
+			v = v[k+len(f):]
+		}
 	})
 }
 

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -51,9 +52,10 @@ func buildStrftime(name string, a []Expr) (Expr, error) {
 	k := &kernel{eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
 		t := temporalArg(ops[0])
 		validity, nulls := opsValidity(mem, n, ops)
+		var f fields // one for the batch: a pointer per row would escape
 		return mapStringRows(x, mem, ops, n, validity, nulls, nil, func(i int, dst []byte) ([]byte, error) {
 			us := t(i)
-			f := fields{day: floorDiv(us, usPerDay), tz: tz}
+			f = fields{day: floorDiv(us, usPerDay), tz: tz}
 			f.tod = us - f.day*usPerDay
 			f.y, f.m, f.d = civil(f.day)
 			f.hour, f.minute, f.secs, f.us = f.tod/usPerHour, f.tod/usPerMinute%60, f.tod/usPerSecond%60, f.tod%usPerSecond
@@ -73,11 +75,15 @@ func compileStrftime(format string) ([]fmtStep, error) {
 	num := func(get func(f *fields) int64, width int) fmtStep {
 		return func(dst []byte, f *fields) []byte {
 			v := get(f)
-			s := strconv.FormatInt(v, 10)
-			for i := len(s); i < width; i++ {
-				dst = append(dst, '0')
+			if v < 0 {
+				dst, v = append(dst, '-'), -v
 			}
-			return append(dst, s...)
+			for p := int64(10); width > 1 && p <= int64(math.Pow10(width-1)); p *= 10 {
+				if v < p {
+					dst = append(dst, '0')
+				}
+			}
+			return strconv.AppendInt(dst, v, 10)
 		}
 	}
 	hour12 := func(f *fields) int64 {
