@@ -3,8 +3,10 @@ package expr
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -339,14 +341,14 @@ func evalExtreme(dir int) func(*callExpr, memory.Allocator, []operand, int) (arr
 		for k, s := range srcs {
 			valid[k] = validityOf(s)
 		}
-		cmp := compareRows(x.typ)
+		cmp := compareRows(x.typ, srcs)
 		for i := range n {
 			at[i] = int32(i)
 			for k := range srcs {
 				if !valid[k].valid(i) {
 					continue
 				}
-				if !best[i] || cmp(srcs[k], i, srcs[from[i]], i)*dir > 0 {
+				if !best[i] || cmp(k, i, int(from[i]), i)*dir > 0 {
 					from[i], best[i] = int32(k), true
 				}
 			}
@@ -355,40 +357,30 @@ func evalExtreme(dir int) func(*callExpr, memory.Allocator, []operand, int) (arr
 	}
 }
 
-// compareRows returns a comparison of row i of a with row j of b, two
-// arrays of the engine type t, in SQL's order.
-func compareRows(t arrow.DataType) func(a arrow.Array, i int, b arrow.Array, j int) int {
+// compareRows returns a comparison of row i of srcs[a] with row j of
+// srcs[b], arrays of the engine type t, in SQL's order; each array's
+// values are viewed once.
+func compareRows(t arrow.DataType, srcs []arrow.Array) func(a, i, b, j int) int {
 	switch t.ID() {
-	case arrow.INT64, arrow.TIMESTAMP:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			return cmpInt(values[int64](a)[i], values[int64](b)[j])
-		}
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
+		v := viewAll[int64](srcs)
+		return func(a, i, b, j int) int { return cmpInt(v[a][i], v[b][j]) }
 	case arrow.DATE32:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			return cmpInt(int64(values[int32](a)[i]), int64(values[int32](b)[j]))
-		}
+		v := viewAll[int32](srcs)
+		return func(a, i, b, j int) int { return cmpInt(int64(v[a][i]), int64(v[b][j])) }
 	case arrow.FLOAT64:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			return cmpFloat(values[float64](a)[i], values[float64](b)[j])
-		}
+		v := viewAll[float64](srcs)
+		return func(a, i, b, j int) int { return cmpFloat(v[a][i], v[b][j]) }
 	case arrow.DECIMAL128:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			return cmp128(values[num](a)[i], values[num](b)[j])
-		}
+		v := viewAll[num](srcs)
+		return func(a, i, b, j int) int { return cmp128(v[a][i], v[b][j]) }
 	case arrow.STRING:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			x, y := a.(interface{ Value(int) string }).Value(i), b.(interface{ Value(int) string }).Value(j)
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
+		return func(a, i, b, j int) int {
+			return strings.Compare(srcs[a].(*array.String).Value(i), srcs[b].(*array.String).Value(j))
 		}
 	case arrow.BOOL:
-		return func(a arrow.Array, i int, b arrow.Array, j int) int {
-			x, y := a.(interface{ Value(int) bool }).Value(i), b.(interface{ Value(int) bool }).Value(j)
+		return func(a, i, b, j int) int {
+			x, y := srcs[a].(*array.Boolean).Value(i), srcs[b].(*array.Boolean).Value(j)
 			switch {
 			case x == y:
 				return 0
@@ -399,4 +391,13 @@ func compareRows(t arrow.DataType) func(a arrow.Array, i int, b arrow.Array, j i
 		}
 	}
 	panic("expr: no row comparison for " + t.String())
+}
+
+// viewAll is the typed values of each array.
+func viewAll[T arrow.FixedWidthType](srcs []arrow.Array) [][]T {
+	out := make([][]T, len(srcs))
+	for k, s := range srcs {
+		out[k] = values[T](s)
+	}
+	return out
 }
