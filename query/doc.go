@@ -105,9 +105,10 @@
 // CHAR/VARCHAR/TEXT (parse_types.go), TIME, CASE, DATE '…', TIMESTAMP
 // '…' and TIME '…' literals, date or timestamp ± INTERVAL n
 // MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
-// a time unit is a timestamp), string literals without backslash escapes
-// (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
-// MICROSECOND FROM t) and date_part('dow' | 'epoch' | …, t), and the
+// a time unit is a timestamp; also INTERVAL '3 days'), string literals
+// without backslash escapes (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
+// MICROSECOND|EPOCH|DOW|DOY|… FROM t) and date_part('dow' | 'epoch' | …,
+// t), and the
 // functions of package expr's registry (expr.Call; build_funcs.go plans
 // the grammar's special spellings — TRIM(LEADING x FROM s), POSITION(a IN
 // b) — and suggests the closest names for an unknown one), with DuckDB's

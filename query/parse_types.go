@@ -19,6 +19,8 @@ import (
 //	AS VARCHAR) / TEXT)       → AS CHAR + spaces)
 //	AS INTEGER) / BIGINT)     → AS SIGNED + spaces)
 //
+// INTERVAL '3 days' becomes INTERVAL '3' DAY, EXTRACT(EPOCH FROM t) (and
+// DOW, DOY, ISODOW, … FROM) becomes date_part('epoch', t),
 // and a IS [NOT] DISTINCT FROM b becomes a <=> b, MySQL's null-safe
 // equality (the planner reads IS DISTINCT, its negation, in the user's
 // text: distinctFrom).
@@ -32,8 +34,13 @@ const tzPrecision = 4
 
 var (
 	tryCastWord = regexp.MustCompile(`(?i)^TRY_CAST\s*\(`)
-	isDistinct  = regexp.MustCompile(`(?i)^IS\s+(NOT\s+)?DISTINCT\s+FROM\b`)
-	asTimestamp = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT)\s*\)`)
+	// INTERVAL '3 days' (DuckDB and PostgreSQL's spelling) is INTERVAL '3' DAY
+	intervalText = regexp.MustCompile(`(?i)^INTERVAL\s+'\s*(-?\d+)\s+(microsecond|second|minute|hour|day|week|month|quarter|year)(s?)\s*'`)
+	// EXTRACT(EPOCH FROM t) and the other fields MySQL's grammar lacks
+	// are date_part('epoch', t)
+	extractField = regexp.MustCompile(`(?i)^EXTRACT\s*\(\s*(epoch|dow|doy|isodow|isoyear|yearweek|millisecond|decade|century|millennium|era)\s+FROM\s`)
+	isDistinct   = regexp.MustCompile(`(?i)^IS\s+(NOT\s+)?DISTINCT\s+FROM\b`)
+	asTimestamp  = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT)\s*\)`)
 )
 
 // rewriteTypes applies the rewrites above to text.
@@ -60,6 +67,20 @@ func rewriteTypes(text string) string {
 		case (c == 'i' || c == 'I') && isDistinct.MatchString(text[i:]):
 			m := isDistinct.FindStringIndex(text[i:])
 			copy(b[i:i+m[1]], "<=>"+strings.Repeat(" ", m[1]-3))
+			i += m[1]
+			continue
+		case (c == 'i' || c == 'I') && intervalText.MatchString(text[i:]):
+			// '3 days' → '3' DAY: the same length or one less (padded)
+			m := intervalText.FindStringSubmatchIndex(text[i:])
+			q := strings.IndexByte(text[i:], '\'')
+			repl := "'" + text[i+m[2]:i+m[3]] + "' " + strings.ToUpper(text[i+m[4]:i+m[5]])
+			copy(b[i+q:i+m[1]], repl+strings.Repeat(" ", m[1]-q-len(repl)))
+			i += m[1]
+			continue
+		case (c == 'e' || c == 'E') && extractField.MatchString(text[i:]):
+			m := extractField.FindStringSubmatchIndex(text[i:])
+			repl := "date_part('" + strings.ToLower(text[i+m[2]:i+m[3]]) + "',"
+			copy(b[i:i+m[1]], repl+strings.Repeat(" ", m[1]-len(repl)))
 			i += m[1]
 			continue
 		case (c == 't' || c == 'T') && tryCastWord.MatchString(text[i:]):

@@ -168,3 +168,18 @@ func TestCastSpellingsOnlyInCasts(t *testing.T) {
 		t.Errorf("aliases: %v, %v", got, err)
 	}
 }
+
+// TestPostgresSpellings: INTERVAL '3 hours' and EXTRACT(EPOCH FROM t)
+// read as DuckDB and PostgreSQL read them, outside string literals only,
+// with errors at the user's positions.
+func TestPostgresSpellings(t *testing.T) {
+	e, _ := eventsEngine(t, 2)
+	got, err := run(t, e, `SELECT ts_s + INTERVAL '3 hours', d - INTERVAL '1 day', EXTRACT(EPOCH FROM ts_s), extract(dow from d), 'INTERVAL ''1 day''' FROM events WHERE id = 0`)
+	if err != nil || strings.Join(got, " ") != "2024-03-31T01:00:00|2024-03-29|1.711836e+09|6|INTERVAL '1 day'" {
+		t.Errorf("spellings: %v, %v", got, err)
+	}
+	_, err = run(t, e, "SELECT id FROM events WHERE\n  EXTRACT(EPOCH FROM id) > 0")
+	if err == nil || !strings.Contains(err.Error(), "line 2, column 3") || !strings.Contains(err.Error(), "no function date_part(varchar, bigint)") {
+		t.Errorf("error: %v", err)
+	}
+}

@@ -172,6 +172,10 @@ FROM fx ORDER BY id`},
 SELECT id, ts + INTERVAL 3 HOUR, ts - INTERVAL '90' MINUTE, tz + INTERVAL 45 SECOND, tms + INTERVAL 1 MONTH, ts - INTERVAL 1 YEAR,
        d + INTERVAL 5 HOUR
 FROM fx ORDER BY id`},
+	{name: "postgres spellings", ordered: true, sql: `
+SELECT id, ts + INTERVAL '3 hours', tz - INTERVAL '1 day', d + INTERVAL '-2 months', tms + interval '90 seconds',
+       EXTRACT(EPOCH FROM ts), extract(dow FROM d), EXTRACT(doy FROM tz), extract(isodow FROM ts), EXTRACT(millisecond FROM tms)
+FROM fx ORDER BY id`},
 	{name: "casts", ordered: true, sql: `
 SELECT id, CAST(ts AS DATE), CAST(d AS TIMESTAMP), CAST(ts AS VARCHAR), CAST(tz AS VARCHAR), CAST(tms AS TIMESTAMPTZ),
        CAST(CAST(ts AS VARCHAR) AS TIMESTAMP) = ts
