@@ -105,7 +105,8 @@
 // CHAR/VARCHAR/TEXT (parse_types.go), TIME, CASE, DATE '…', TIMESTAMP
 // '…' and TIME '…' literals, date or timestamp ± INTERVAL n
 // MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
-// a time unit is a timestamp; also INTERVAL '3 days'), string literals
+// a time unit is a timestamp; also INTERVAL '3 days'), DATE - DATE (days)
+// and DATE ± integer (a date), string literals
 // without backslash escapes (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
 // MICROSECOND|EPOCH|DOW|DOY|… FROM t) and date_part('dow' | 'epoch' | …,
 // t), and the

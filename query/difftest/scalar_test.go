@@ -172,6 +172,8 @@ FROM fx ORDER BY id`},
 SELECT id, ts + INTERVAL 3 HOUR, ts - INTERVAL '90' MINUTE, tz + INTERVAL 45 SECOND, tms + INTERVAL 1 MONTH, ts - INTERVAL 1 YEAR,
        d + INTERVAL 5 HOUR
 FROM fx ORDER BY id`},
+	{name: "date arithmetic", ordered: true, sql: `SELECT id, d - DATE '2000-01-01', d + n, d - n, n + d, CAST(ts AS DATE) - d FROM fx ORDER BY id`,
+		duck: `SELECT id, d - DATE '2000-01-01', d + CAST(n AS INTEGER), d - CAST(n AS INTEGER), CAST(n AS INTEGER) + d, CAST(ts AS DATE) - d FROM fx ORDER BY id`},
 	{name: "postgres spellings", ordered: true, sql: `
 SELECT id, ts + INTERVAL '3 hours', tz - INTERVAL '1 day', d + INTERVAL '-2 months', tms + interval '90 seconds',
        EXTRACT(EPOCH FROM ts), extract(dow FROM d), EXTRACT(doy FROM tz), extract(isodow FROM ts), EXTRACT(millisecond FROM tms)

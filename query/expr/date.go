@@ -259,3 +259,45 @@ func addTimestampInterval(us int64, months, days int32, micros int64) (int64, bo
 	r3, code := add(r2, micros)
 	return r3, code == codeOK
 }
+
+// dateArith is DuckDB's arithmetic on dates: DATE - DATE is the BIGINT
+// days between them, DATE ± BIGINT (and BIGINT + DATE) the DATE that many
+// days later or earlier (a date outside Date32 is ErrOverflow); ok is
+// false for other operands.
+func dateArith(op ArithOp, l, r Expr) (Expr, bool, error) {
+	lt, rt := l.Type().ID(), r.Type().ID()
+	switch {
+	case op == Sub && lt == arrow.DATE32 && rt == arrow.DATE32:
+		k := &kernel{eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+			a, b := dateArg(ops[0]), dateArg(ops[1])
+			return mapFixedRows(x, mem, ops, n, func(i int) (int64, error) { return int64(a.at(i)) - int64(b.at(i)), nil })
+		}}
+		x := &callExpr{name: "-", args: []Expr{l, r}, typ: typInt64, k: k, infix: true}
+		return fold(x), true, nil
+	case (op == Add || op == Sub) && lt == arrow.DATE32 && rt == arrow.INT64,
+		op == Add && lt == arrow.INT64 && rt == arrow.DATE32:
+		d, days := 0, 1
+		if lt == arrow.INT64 {
+			d, days = 1, 0
+		}
+		sign := int64(1)
+		if op == Sub {
+			sign = -1
+		}
+		k := &kernel{fails: true, eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+			a, b := dateArg(ops[d]), intArg(ops[days])
+			return mapFixedRows(x, mem, ops, n, func(i int) (int32, error) {
+				v := int64(a.at(i)) + sign*b.at(i)
+				if b.at(i) == math.MinInt64 || v < math.MinInt32 || v > math.MaxInt32 {
+					return 0, x.errorf(ErrOverflow, "date out of range: %s %s %d days", formatDate(a.at(i)), op, b.at(i))
+				}
+				return int32(v), nil
+			})
+		}}
+		x := &callExpr{name: op.String(), args: []Expr{l, r}, typ: typDate32, k: k, infix: true}
+		return fold(x), true, nil
+	}
+	return nil, false, nil
+}
+
+func dateArg(o operand) side[int32] { return sideOf(o, func(l *literal) int32 { return int32(l.i) }) }

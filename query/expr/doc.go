@@ -66,7 +66,9 @@
 //     (dates as YYYY-MM-DD, decimals with all their scale digits).
 //   - Dates and timestamps: AddInterval adds months (clamping the day to
 //     the month's end: 2024-01-31 + 1 month = 2024-02-29), then days, then
-//     (AddIntervalTime) microseconds. The session zone is UTC.
+//     (AddIntervalTime) microseconds. DATE - DATE is the BIGINT days
+//     between, DATE ± BIGINT a DATE (Arith, as DuckDB). The session zone
+//     is UTC.
 //   - Functions by name: Call resolves name(args) in the registry
 //     (registry.go) by the argument types of each signature and builds
 //     the node; funcs_*.go and strftime.go document each function's

@@ -15,10 +15,11 @@ import (
 // gets the evaluated operands (a literal stays a constant, not an array)
 // and returns the result of n rows.
 type callExpr struct {
-	name string
-	args []Expr
-	typ  arrow.DataType
-	k    *kernel
+	name  string
+	args  []Expr
+	typ   arrow.DataType
+	k     *kernel
+	infix bool // an operator: written args[0] name args[1]
 }
 
 // kernel is what one function computes.
@@ -48,6 +49,12 @@ func (x *callExpr) Type() arrow.DataType { return x.typ }
 func (x *callExpr) children() []Expr     { return x.args }
 func (x *callExpr) String() string       { return text(x) }
 func (x *callExpr) writeText(b *strings.Builder) {
+	if x.infix {
+		writeParen(b, x.args[0])
+		b.WriteString(" " + x.name + " ")
+		writeParen(b, x.args[1])
+		return
+	}
 	b.WriteString(x.name + "(")
 	for i, a := range x.args {
 		if i > 0 {
@@ -78,6 +85,10 @@ func (x *callExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 // errorf is an error of kind naming the call.
 func (x *callExpr) errorf(kind error, format string, args ...any) error {
 	e := errorf(kind, format, args...).(*Error)
+	if x.infix { // an operator: the text in parentheses names it
+		e.Msg += " (in " + x.String() + ")"
+		return e
+	}
 	e.Msg = x.name + ": " + e.Msg + " (in " + x.String() + ")"
 	return e
 }
