@@ -16,8 +16,8 @@ import (
 // unknown names, which get the closest registered names as suggestions.
 // Semantics are DuckDB's, which query/difftest compares with.
 
-// call plans a function call (beside DATE/TIMESTAMP literals, date_add
-// and ||, which call in build_expr.go takes first).
+// callFunc plans a function call (beside DATE/TIMESTAMP/TIME literals,
+// date_add and ||, which call in build_expr.go takes first).
 func (b *builder) callFunc(name string, x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	if nowFuncs[name] {
 		return b.now(name, x) // build_now.go
@@ -56,8 +56,8 @@ func (b *builder) registryCall(x *ast.FuncCallExpr, name string, args []ast.Expr
 }
 
 // extract is EXTRACT(unit FROM d), date_part('unit', d). The parser takes
-// MySQL's units only, so DOW, DOY, EPOCH and the like are written
-// date_part('dow', d).
+// MySQL's units only; EXTRACT(EPOCH FROM d), DOW, DOY and the like reach
+// the planner as date_part('epoch', d) (parse_types.go).
 func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	unit, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok || len(x.Args) != 2 {
@@ -67,7 +67,7 @@ func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	switch name {
 	case "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND":
 	default:
-		return nil, b.at(ErrUnsupported, unit, "EXTRACT(%s FROM …): the fields are YEAR, QUARTER, MONTH, WEEK (ISO), DAY, HOUR, MINUTE, SECOND and MICROSECOND, and date_part('dow' | 'isodow' | 'doy' | 'isoyear' | 'yearweek' | 'decade' | 'century' | 'millennium' | 'era' | 'millisecond' | 'epoch', d)", name)
+		return nil, b.at(ErrUnsupported, unit, "EXTRACT(%s FROM …): the fields are YEAR, QUARTER, MONTH, WEEK (ISO), DAY, HOUR, MINUTE, SECOND, MICROSECOND, MILLISECOND, EPOCH, DOW, ISODOW, DOY, ISOYEAR, YEARWEEK, DECADE, CENTURY, MILLENNIUM and ERA", name)
 	}
 	d, err := b.expr(x.Args[1], sc)
 	if err != nil {
