@@ -73,7 +73,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		}
 		next, ok := rewriteNulls(text, err)
 		if !ok {
-			return nil, syntaxError(text, err)
+			return nil, syntaxError(text, sql, err)
 		}
 		text = next
 	}
@@ -151,8 +151,11 @@ func unrewriteNulls(text string) string {
 	return text
 }
 
-// syntaxError turns a parser error into an Error with its position.
-func syntaxError(text string, err error) error {
+// syntaxError turns a parser error into an Error with its position. The
+// text it quotes is the user's (orig) where the rewrites before parsing
+// kept every offset (blankCatalog, rewriteTypes: same lengths), so a
+// message shows TEXT where the parser read CHAR.
+func syntaxError(text, orig string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -161,7 +164,13 @@ func syntaxError(text string, err error) error {
 	if m := errNear.FindStringSubmatch(msg); m != nil {
 		ln, _ := strconv.Atoi(m[1])
 		cn, _ := strconv.Atoi(m[2])
-		near := unrewriteNulls(m[3])
+		near := m[3]
+		if len(text) == len(orig) {
+			if off := nearOffset(text, m[1], m[2], near); off >= 0 && off+len(near) <= len(orig) {
+				near = orig[off : off+len(near)]
+			}
+		}
+		near = unrewriteNulls(near)
 		if nullsClause.MatchString(near) { // the clause was not after an ORDER BY item
 			return &Error{Kind: ErrSyntax, Line: ln, Col: cn, Msg: fmt.Sprintf("%s only follows an ORDER BY item", nullsClause.FindString(near))}
 		}

@@ -183,3 +183,17 @@ func TestPostgresSpellings(t *testing.T) {
 		t.Errorf("error: %v", err)
 	}
 }
+
+// TestSyntaxErrorsQuoteTheUsersText: a syntax error after a rewritten
+// spelling quotes what the user wrote, not what the parser read.
+func TestSyntaxErrorsQuoteTheUsersText(t *testing.T) {
+	e, _ := eventsEngine(t, 1)
+	_, err := run(t, e, `SELECT CAST(id AS TEXT) FROM events WHERE WHERE`)
+	if err == nil || !strings.Contains(err.Error(), `near "WHERE"`) {
+		t.Errorf("error: %v", err)
+	}
+	_, err = run(t, e, `SELECT 1 1, TRY_CAST(id AS TEXT) FROM events`)
+	if err == nil || !strings.Contains(err.Error(), "TRY_CAST(id AS TEXT)") {
+		t.Errorf("error quotes the rewritten text: %v", err)
+	}
+}
