@@ -145,6 +145,12 @@ var spillQueries = []string{
 	`SELECT count(DISTINCT v), count(DISTINCT name), count(*), sum(v) FROM t`,
 	`SELECT k % 1000 AS m, count(DISTINCT name) FROM t WHERE v > 100 GROUP BY m HAVING count(*) > 1`,
 	`SELECT k + 1, sum(v) FROM t WHERE v > 5000 GROUP BY k + 1 HAVING count(*) > 1`,
+	// the variance family merges partial moments (rounded: the merge order
+	// moves the last bits), bool_and and count_if merge as min and sum
+	`SELECT k % 20000 AS m, round(stddev(v), 6), round(var_pop(f), 6), bool_and(v > 10), count_if(v > 100), count(*) FROM t GROUP BY m`,
+	// arg_min and arg_max keep strings through spills (rows with equal k
+	// have equal s, d and day, so ties cannot tell the two runs apart)
+	`SELECT k % 20000 AS m, arg_min(s, k), arg_max(d, k), arg_max(s, day), min_by(day, k) FROM t GROUP BY m`,
 }
 
 // TestGroupBySpillMatchesMemory runs GROUP BY queries with more groups than

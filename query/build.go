@@ -70,6 +70,8 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 	}
 	fixConcatPrecedence(s)                     // build_concat.go
+	markPipes(s)                               // build_concat.go
+	asAggregates(s, b.sql)                     // build_aggfuncs.go
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}
@@ -628,10 +630,15 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	name := strings.ToLower(call.F)
 	fn, ok := aggFuncs[name]
 	if !ok {
-		return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
+		if fn, ok = extraAggs[name]; !ok {
+			return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
+		}
 	}
 	if call.Order != nil {
 		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside an aggregate")
+	}
+	if fn == agg.ArgMin || fn == agg.ArgMax {
+		return b.argMinMax(call, fn, name, ts, n, argIndex) // build_aggfuncs.go
 	}
 	if len(call.Args) != 1 {
 		return aggCall{}, b.at(ErrInvalid, call, "%s takes one argument", name)
@@ -653,10 +660,19 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	if err != nil {
 		return aggCall{}, err
 	}
+	if arg, err = b.aggArg(name, call, arg); err != nil {
+		return aggCall{}, err
+	}
 	typ, err := agg.ResultType(fn, arg.Type())
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
 	}
+	return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}, nil
+}
+
+// argSlot is the index of arg among n's aggregate arguments, added once
+// however many aggregates read it.
+func (n *aggregateNode) argSlot(arg expr.Expr, argIndex map[string]int) int {
 	argText := arg.String()
 	i, ok := argIndex[argText]
 	if !ok {
@@ -664,7 +680,7 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 		argIndex[argText] = i
 		n.args = append(n.args, arg)
 	}
-	return aggCall{fn: fn, arg: i, text: text, typ: typ}, nil
+	return i
 }
 
 // aggScope resolves expressions after GROUP BY: a GROUP BY key (matched by

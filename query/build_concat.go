@@ -20,11 +20,29 @@ func isPipes(x *ast.FuncCallExpr) bool {
 	return len(x.Args) == 2 && off > 0 && x.Args[0].OriginTextPosition() == off
 }
 
-// concat plans a || b (a written concat() is refused: see isPipes).
-func (b *builder) concat(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
-	if !isPipes(x) {
-		return nil, b.at(ErrUnsupported, x, "function %s (|| concatenates: a || b)", x.FnName.O)
+// pipesFunc names the calls that are a || b once markPipes has told them
+// from written concat() calls, so that restored text (column names,
+// messages, a query planned again) keeps them apart: pipesText writes
+// them back as ||, and a written concat(a, b) stays concat(a, b).
+const pipesFunc = "quiver$pipes"
+
+// markPipes renames the || calls of s to pipesFunc.
+func markPipes(s *ast.SelectStmt) { s.Accept(pipesMarker{}) }
+
+type pipesMarker struct{}
+
+func (pipesMarker) Enter(n ast.Node) (ast.Node, bool) {
+	if x, ok := n.(*ast.FuncCallExpr); ok && x.FnName.L == ast.Concat && isPipes(x) {
+		x.FnName = ast.NewCIStr(pipesFunc)
 	}
+	return n, false
+}
+
+func (pipesMarker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// concat plans a || b (a written concat() is the registry's: see
+// isPipes).
+func (b *builder) concat(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	l, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err
@@ -80,7 +98,7 @@ func runOp(n ast.Node) (regroupOp, bool) {
 		o := regroupOp{op: x.Op}
 		return o, o.precedence() > 0
 	case *ast.FuncCallExpr:
-		return regroupOp{pipes: true}, x.FnName.L == ast.Concat && isPipes(x)
+		return regroupOp{pipes: true}, x.FnName.L == pipesFunc || x.FnName.L == ast.Concat && isPipes(x)
 	}
 	return regroupOp{}, false
 }
@@ -144,7 +162,7 @@ func (r *opRun) build(i, min int) (ast.ExprNode, int) {
 		rhs, i = r.build(i, o.precedence()+1)
 		var n ast.ExprNode
 		if o.pipes {
-			n = &ast.FuncCallExpr{FnName: ast.NewCIStr(ast.Concat), Args: []ast.ExprNode{lhs, rhs}}
+			n = &ast.FuncCallExpr{FnName: ast.NewCIStr(pipesFunc), Args: []ast.ExprNode{lhs, rhs}}
 		} else {
 			n = &ast.BinaryOperationExpr{Op: o.op, L: lhs, R: rhs}
 		}
@@ -155,13 +173,13 @@ func (r *opRun) build(i, min int) (ast.ExprNode, int) {
 	return lhs, i
 }
 
-// pipesText writes the concat(a, b) calls of restored SQL text as a || b,
-// as the user wrote them (a written concat() is refused, so every one is
-// a ||), for column names and messages; text is matched restored as is.
-// One pass with a stack of the open parentheses, whether each is a
-// concat's: linear however deep the calls nest.
+// pipesText writes the pipesFunc(a, b) calls of restored SQL text as
+// a || b, as the user wrote them, for column names and messages; text is
+// matched restored as is. One pass with a stack of the open parentheses,
+// whether each is a ||'s: linear however deep the calls nest.
 func pipesText(s string) string {
-	if !strings.Contains(s, "concat(") {
+	call := pipesFunc + "("
+	if !strings.Contains(s, call) {
 		return s
 	}
 	var out strings.Builder
@@ -179,9 +197,9 @@ func pipesText(s string) string {
 			out.WriteString(s[i:j])
 			i = j
 			continue
-		case strings.HasPrefix(s[i:], "concat(") && (i == 0 || !isWordByte(s[i-1])):
+		case strings.HasPrefix(s[i:], call) && (i == 0 || !isWordByte(s[i-1])):
 			open = append(open, true)
-			i += len("concat(")
+			i += len(call)
 			continue
 		case c == '(':
 			open = append(open, false)

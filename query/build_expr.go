@@ -233,6 +233,12 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 	if op, ok := cmpOps[x.Op]; ok {
 		return w(expr.Compare(op, l, r))
 	}
+	if x.Op == opcode.NullEQ { // <=>, IS [NOT] DISTINCT FROM: parse_types.go
+		if distinctFrom(b.sql, x.R.OriginTextPosition()) {
+			return w(expr.Distinct(l, r))
+		}
+		return w(expr.NotDistinct(l, r))
+	}
 	return nil, b.at(ErrUnsupported, x, "operator %s", x.Op)
 }
 
@@ -261,9 +267,6 @@ func (b *builder) in(x *ast.PatternInExpr, sc scope) (expr.Expr, error) {
 }
 
 func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, error) {
-	if !x.IsLike {
-		return nil, b.at(ErrUnsupported, x, "ILIKE")
-	}
 	if x.EscapeExplicit && x.Escape != '\\' {
 		return nil, b.at(ErrUnsupported, x, "LIKE … ESCAPE other than backslash")
 	}
@@ -274,6 +277,14 @@ func (b *builder) like(x *ast.PatternLikeOrIlikeExpr, sc scope) (expr.Expr, erro
 	v, err := b.expr(x.Expr, sc)
 	if err != nil {
 		return nil, err
+	}
+	if !x.IsLike {
+		// ILIKE is LIKE over lower-cased text, as in DuckDB; the node is
+		// then not a LIKE over a bare column, so nothing prunes by it.
+		if v, err = expr.Call("lower", v); err != nil {
+			return nil, b.typeErr(x, err)
+		}
+		pat = strings.ToLower(pat)
 	}
 	return wrap(b, x)(expr.Like(v, pat, x.Not))
 }
@@ -395,10 +406,17 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = &arrow.Decimal128Type{Precision: int32(p), Scale: int32(s)}
 	case mysql.TypeDate:
 		to = arrow.FixedWidthTypes.Date32
+	case mysql.TypeDatetime, mysql.TypeTimestamp: // CAST(x AS TIMESTAMP) reads as DATETIME: parse_types.go
+		to = expr.TimestampType(tp.GetDecimal() == tzPrecision)
+	case mysql.TypeDuration:
+		to = expr.TimeType()
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:
 		return nil, b.at(ErrUnsupported, x, "CAST to %s", tp.String())
+	}
+	if isTryCast(b.sql, x.OriginTextPosition()) {
+		return wrap(b, x)(expr.TryCast(v, to))
 	}
 	return wrap(b, x)(expr.Cast(v, to))
 }
@@ -440,10 +458,35 @@ func (b *builder) caseExpr(x *ast.CaseExpr, sc scope) (expr.Expr, error) {
 
 func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	name := x.FnName.L
-	if strings.HasSuffix(name, "dateliteral") { // the parser's internal name for DATE '…'
+	switch {
+	case strings.HasSuffix(name, "timestampliteral"): // the parser's internal name for TIMESTAMP '…'
+		name = "timestampliteral"
+	case strings.HasSuffix(name, "timeliteral"): // and for TIME '…'
+		name = "timeliteral"
+	case strings.HasSuffix(name, "dateliteral"): // and for DATE '…'
 		name = "dateliteral"
 	}
 	switch name {
+	case "timeliteral":
+		s, ok := stringLiteral(x.Args[0])
+		if !ok {
+			return nil, b.at(ErrInvalid, x, "TIME needs a string literal")
+		}
+		us, err := expr.ParseTime(s)
+		if err != nil {
+			return nil, b.at(ErrInvalid, x, "TIME '%s': %v", s, err)
+		}
+		return expr.TimeLiteral(us), nil
+	case "timestampliteral":
+		s, ok := stringLiteral(x.Args[0])
+		if !ok {
+			return nil, b.at(ErrInvalid, x, "TIMESTAMP needs a string literal")
+		}
+		us, _, err := expr.ParseTimestamp(s, false)
+		if err != nil {
+			return nil, b.at(ErrInvalid, x, "TIMESTAMP '%s': %v", s, err)
+		}
+		return expr.TimestampLiteral(us, false), nil
 	case "dateliteral":
 		s, ok := stringLiteral(x.Args[0])
 		if !ok {
@@ -456,26 +499,19 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
-	case "concat":
+	case pipesFunc: // a || b (build_concat.go)
 		return b.concat(x, sc)
-	case "coalesce", "ifnull":
-		args := make([]expr.Expr, len(x.Args))
-		for i, a := range x.Args {
-			var err error
-			if args[i], err = b.expr(a, sc); err != nil {
-				return nil, err
-			}
+	case "concat":
+		if isPipes(x) { // not marked: planned outside a SELECT's pass
+			return b.concat(x, sc)
 		}
-		return wrap(b, x)(expr.Coalesce(args...))
 	}
-	if e, ok, err := b.scalarFunc(name, x, sc); ok { // build_funcs.go
-		return e, err
-	}
-	return nil, b.at(ErrUnsupported, x, "function %s", x.FnName.O)
+	return b.callFunc(name, x, sc) // build_funcs.go
 }
 
-// interval is date ± INTERVAL n unit, for units DAY, WEEK, MONTH, QUARTER
-// and YEAR with a constant n.
+// interval is date ± INTERVAL n unit, for units MICROSECOND, SECOND,
+// MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER and YEAR with a constant n. A
+// date plus a time unit is a timestamp.
 func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.Expr, error) {
 	if len(x.Args) != 3 {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL", x.FnName.O)
@@ -491,8 +527,16 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if subtract {
 		n = -n
 	}
-	var months, days int64
+	var months, days, micros int64
 	switch strings.ToUpper(unit.Unit.String()) {
+	case "MICROSECOND":
+		micros = n
+	case "SECOND":
+		micros = n * 1_000_000
+	case "MINUTE":
+		micros = n * 60_000_000
+	case "HOUR":
+		micros = n * 3_600_000_000
 	case "DAY":
 		days = n
 	case "WEEK":
@@ -504,11 +548,11 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	case "YEAR":
 		months = 12 * n
 	default:
-		return nil, b.at(ErrUnsupported, unit, "INTERVAL unit %s on a date", unit.Unit)
+		return nil, b.at(ErrUnsupported, unit, "INTERVAL unit %s", unit.Unit)
 	}
 	d, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err
 	}
-	return wrap(b, x)(expr.AddInterval(d, int32(months), int32(days)))
+	return wrap(b, x)(expr.AddIntervalTime(d, int32(months), int32(days), micros))
 }

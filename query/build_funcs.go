@@ -1,7 +1,6 @@
 package query
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -9,46 +8,56 @@ import (
 	"github.com/quiverdb/quiver/query/expr"
 )
 
-// Scalar functions by name, beside those call (build_expr.go) plans
-// itself. Their semantics are DuckDB's, which query/difftest compares
-// with: EXTRACT and date_part (package expr's DatePart: dow counts from
-// Sunday 0, week is the ISO week) and substring (characters, not bytes;
-// start ≤ 0 and a negative length as DuckDB reads them).
+// Scalar functions are planned through package expr's registry
+// (expr.Call): its signatures resolve overloads by argument type and
+// name the candidates when none fits. This file handles only what the
+// grammar spells specially — EXTRACT(unit FROM d), TRIM(LEADING x FROM
+// s), POSITION(a IN b) arrive as calls with marker arguments — and the
+// unknown names, which get the closest registered names as suggestions.
+// Semantics are DuckDB's, which query/difftest compares with.
 
-// partFuncs are DuckDB's one-argument functions that take a part of a
-// date: year(d) is EXTRACT(YEAR FROM d). The names are DuckDB's, not
-// MySQL's: dayofweek and weekday count from Sunday 0, week is ISO.
-var partFuncs = map[string]bool{
-	"year": true, "month": true, "day": true, "quarter": true, "week": true, "weekofyear": true,
-	"dayofmonth": true, "dayofweek": true, "weekday": true, "dayofyear": true, "isodow": true,
-	"yearweek": true, "isoyear": true, "decade": true, "century": true, "millennium": true, "era": true,
-}
-
-// scalarFunc plans the function call x named name; ok is false when the
-// name is not one of this file's.
-func (b *builder) scalarFunc(name string, x *ast.FuncCallExpr, sc scope) (e expr.Expr, ok bool, err error) {
-	switch {
-	case name == "extract":
-		e, err = b.extract(x, sc)
-	case name == "date_part" || name == "datepart":
-		e, err = b.datePart(x, sc)
-	case partFuncs[name]:
-		if err = b.arity(x, 1, 1); err == nil {
-			var part expr.DatePart
-			if part, err = expr.ParseDatePart(name); err == nil {
-				e, err = b.partOf(x, part, x.Args[0], sc)
-			}
-		}
-	case name == "substring" || name == "substr":
-		e, err = b.substring(x, sc)
-	default:
-		return nil, false, nil
+// callFunc plans a function call (beside DATE/TIMESTAMP/TIME literals,
+// date_add and ||, which call in build_expr.go takes first).
+func (b *builder) callFunc(name string, x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
+	if nowFuncs[name] {
+		return b.now(name, x) // build_now.go
 	}
-	return e, true, err
+	switch name {
+	case "extract":
+		return b.extract(x, sc)
+	case "trim":
+		return b.trim(x, sc)
+	case "position":
+		// POSITION(needle IN haystack) is strpos(haystack, needle).
+		if len(x.Args) == 2 {
+			return b.registryCall(x, "strpos", []ast.ExprNode{x.Args[1], x.Args[0]}, sc)
+		}
+	}
+	return b.registryCall(x, name, x.Args, sc)
 }
 
-// extract is EXTRACT(unit FROM d). The parser takes MySQL's units only,
-// so DOW, DOY and the like are written date_part('dow', d).
+// registryCall plans name(args) for the call x.
+func (b *builder) registryCall(x *ast.FuncCallExpr, name string, args []ast.ExprNode, sc scope) (expr.Expr, error) {
+	if !expr.IsFunction(name) {
+		msg := "function " + x.FnName.O
+		if s := closestNames(name, expr.FunctionNames()); len(s) > 0 {
+			msg += " (did you mean " + strings.Join(s, " or ") + "?)"
+		}
+		return nil, b.at(ErrUnsupported, x, "%s", msg)
+	}
+	es := make([]expr.Expr, len(args))
+	for i, a := range args {
+		var err error
+		if es[i], err = b.expr(a, sc); err != nil {
+			return nil, err
+		}
+	}
+	return wrap(b, x)(expr.Call(name, es...))
+}
+
+// extract is EXTRACT(unit FROM d), date_part('unit', d). The parser takes
+// MySQL's units only; EXTRACT(EPOCH FROM d), DOW, DOY and the like reach
+// the planner as date_part('epoch', d) (parse_types.go).
 func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	unit, ok := x.Args[0].(*ast.TimeUnitExpr)
 	if !ok || len(x.Args) != 2 {
@@ -56,71 +65,36 @@ func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	}
 	name := strings.ToUpper(unit.Unit.String())
 	switch name {
-	case "YEAR", "QUARTER", "MONTH", "WEEK", "DAY":
+	case "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MICROSECOND":
 	default:
-		return nil, b.at(ErrUnsupported, unit, "EXTRACT(%s FROM …): the fields are YEAR, QUARTER, MONTH, WEEK (ISO) and DAY, and date_part('dow' | 'isodow' | 'doy' | 'isoyear' | 'yearweek' | 'decade' | 'century' | 'millennium' | 'era', d)", name)
+		return nil, b.at(ErrUnsupported, unit, "EXTRACT(%s FROM …): the fields are YEAR, QUARTER, MONTH, WEEK (ISO), DAY, HOUR, MINUTE, SECOND, MICROSECOND, MILLISECOND, EPOCH, DOW, ISODOW, DOY, ISOYEAR, YEARWEEK, DECADE, CENTURY, MILLENNIUM and ERA", name)
 	}
-	part, err := expr.ParseDatePart(name)
-	if err != nil {
-		return nil, b.at(ErrInvalid, unit, "EXTRACT: %v", err)
-	}
-	return b.partOf(x, part, x.Args[1], sc)
-}
-
-// datePart is date_part('part', d), the part a string constant.
-func (b *builder) datePart(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
-	if err := b.arity(x, 2, 2); err != nil {
-		return nil, err
-	}
-	s, ok := stringLiteral(x.Args[0])
-	if !ok {
-		return nil, b.at(ErrUnsupported, x.Args[0], "%s: the part must be a string constant, such as 'year'", x.FnName.O)
-	}
-	part, err := expr.ParseDatePart(s)
-	if err != nil {
-		return nil, b.at(ErrInvalid, x.Args[0], "%s: %v", x.FnName.O, err)
-	}
-	return b.partOf(x, part, x.Args[1], sc)
-}
-
-// partOf plans part of the date arg, for the call x.
-func (b *builder) partOf(x *ast.FuncCallExpr, part expr.DatePart, arg ast.ExprNode, sc scope) (expr.Expr, error) {
-	d, err := b.expr(arg, sc)
+	d, err := b.expr(x.Args[1], sc)
 	if err != nil {
 		return nil, err
 	}
-	return wrap(b, x)(expr.Extract(part, d))
+	part, err := expr.Literal(strings.ToLower(name))
+	if err != nil {
+		return nil, b.typeErr(x, err)
+	}
+	return wrap(b, x)(expr.Call("date_part", part, d))
 }
 
-// substring is substring(s, start[, length]), also written SUBSTRING(s
-// FROM start [FOR length]) (the parser makes the same call of it) and
-// substr.
-func (b *builder) substring(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
-	if err := b.arity(x, 2, 3); err != nil {
-		return nil, err
-	}
-	args := make([]expr.Expr, 3)
-	for i, a := range x.Args {
-		var err error
-		if args[i], err = b.expr(a, sc); err != nil {
-			return nil, err
+// trim is TRIM([BOTH | LEADING | TRAILING] [chars] FROM s), which the
+// parser passes as (s, chars, direction), and trim(s[, chars]).
+func (b *builder) trim(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
+	args := x.Args
+	name := "trim"
+	if len(args) == 3 {
+		if d, ok := args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				name = "ltrim"
+			case ast.TrimTrailing:
+				name = "rtrim"
+			}
+			args = args[:2]
 		}
 	}
-	return wrap(b, x)(expr.Substring(args[0], args[1], args[2]))
-}
-
-// arity checks that x has between lo and hi arguments.
-func (b *builder) arity(x *ast.FuncCallExpr, lo, hi int) error {
-	n := len(x.Args)
-	if n >= lo && n <= hi {
-		return nil
-	}
-	want := "1 argument"
-	switch {
-	case lo != hi:
-		want = strconv.Itoa(lo) + " or " + strconv.Itoa(hi) + " arguments"
-	case lo != 1:
-		want = strconv.Itoa(lo) + " arguments"
-	}
-	return b.at(ErrInvalid, x, "%s takes %s, got %d", x.FnName.O, want, n)
+	return b.registryCall(x, name, args, sc)
 }

@@ -47,7 +47,8 @@
 // NULL, a decimal64(7,2) stays decimal64) and is never converted: the
 // scan hands batches on as the cache decodes them. Expressions compute on
 // the engine types of package expr (int64, float64, decimal128, utf8,
-// date32, bool), and a column is converted to its engine type only where
+// date32, bool, timestamp in microseconds with or without the zone UTC,
+// and time64 in microseconds), and a column is converted to its engine type only where
 // an expression, predicate, sort key or aggregate reads it, once per batch
 // however many of them do: a ToEngine step (op_convert.go) below the
 // filter for the predicate's columns, and above it for the rest, after the
@@ -68,8 +69,18 @@
 //   - ORDER BY sorts a passed-through column in its own type, with the
 //     order of its engine type (sort_stored.go).
 //
-// Columns of types with no engine type (timestamps, lists, …) are refused
-// wherever the query names them, passed through or not.
+// Timestamps of every unit and zone compute as microseconds, DuckDB's
+// TIMESTAMP and TIMESTAMP WITH TIME ZONE (a nanosecond column rounds
+// toward minus infinity when an expression reads it; passed through it
+// keeps its nanoseconds); a zoned column computes in UTC, which is the
+// session's time zone (there is no session option for it yet), so its
+// fields, text ('2024-01-02 03:04:05+00') and casts are UTC's. Zone names
+// in timestamp text ('2024-03-31 03:30 Europe/Paris') come from Go's time
+// zone database. time32 and time64 columns compute as DuckDB's TIME,
+// microseconds since midnight.
+//
+// Columns of types with no engine type (intervals, binary, lists, …) are
+// refused wherever the query names them, passed through or not.
 //
 // # Supported SQL
 //
@@ -84,16 +95,54 @@
 // a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
 // scalar subquery also in SELECT, HAVING and ORDER BY); UNION [ALL], INTERSECT, EXCEPT (setop.go);
 // WHERE with comparisons,
-// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, LIKE (a prefix pattern also
-// prunes), arithmetic, || (string concatenation, NULL if either side is;
-// other types are converted as CAST to VARCHAR; looser than arithmetic,
-// tighter than comparisons: a + b || c is (a + b) || c), CAST (to SIGNED/INTEGER, DOUBLE, DECIMAL(p,s), DATE,
-// CHAR), CASE, COALESCE, DATE '…' literals and date ± INTERVAL n
-// DAY/WEEK/MONTH/QUARTER/YEAR; EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY FROM
-// d), date_part('dow', d) and year(d)-style functions, and
-// SUBSTRING(s FROM a FOR b) / substring(s, a[, b]) / substr, with
-// DuckDB's semantics (build_funcs.go); GROUP BY expressions, positions or aliases
-// with count(*), count(x), count(DISTINCT x), sum, min, max, avg; HAVING;
+// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM (and
+// <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||
+// (string concatenation, NULL if either side is; other types are
+// converted as CAST to VARCHAR; looser than arithmetic, tighter than
+// comparisons: a + b || c is (a + b) || c), CAST and TRY_CAST (NULL where
+// a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
+// DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
+// CHAR/VARCHAR/TEXT (parse_types.go), TIME, CASE, DATE '…', TIMESTAMP
+// '…' and TIME '…' literals, date or timestamp ± INTERVAL n
+// MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
+// a time unit is a timestamp; also INTERVAL '3 days'), DATE - DATE (days)
+// and DATE ± integer (a date), string literals
+// without backslash escapes (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
+// MICROSECOND|EPOCH|DOW|DOY|… FROM t) and date_part('dow' | 'epoch' | …,
+// t), and the
+// functions of package expr's registry (expr.Call; build_funcs.go plans
+// the grammar's special spellings — TRIM(LEADING x FROM s), POSITION(a IN
+// b) — and suggests the closest names for an unknown one), with DuckDB's
+// names and semantics, which query/difftest compares with:
+//
+//   - strings: length/char_length, octet_length/strlen, lower, upper,
+//     trim/ltrim/rtrim, left, right, lpad, rpad, replace, repeat,
+//     split_part, strpos/instr/position, starts_with, ends_with, contains,
+//     reverse, concat (NULLs skipped), concat_ws, substring/substr,
+//     regexp_matches, regexp_full_match, regexp_replace, regexp_extract
+//     (RE2 syntax, Go's regexp package; constant patterns);
+//   - math: abs, sign, ceil/ceiling, floor, trunc, round(x[, n]), sqrt,
+//     cbrt, exp, ln, log, log10, log2, power/pow, mod (as %), greatest,
+//     least;
+//   - dates and times: date_part and year(d)-style functions, date_trunc,
+//     date_diff/datediff, make_date, make_timestamp, to_timestamp,
+//     strftime, strptime/try_strptime, dayname, monthname, last_day,
+//     epoch_ms/epoch_us/epoch_ns, now()/current_timestamp/current_date/
+//     localtimestamp (fixed once per query: build_now.go);
+//   - random() (another value per row; never folded);
+//   - conditionals: coalesce, ifnull, nullif.
+//
+// A call whose argument types fit no signature fails with the candidates:
+// "no function left(varchar); candidates: left(varchar, bigint)"; errors
+// while evaluating name the function and the value ("sqrt: cannot take
+// the square root of a negative number (-1)").
+//
+// GROUP BY expressions, positions or aliases
+// with count(*), count(x), count(DISTINCT x), sum, min, max, avg,
+// stddev/stddev_samp, stddev_pop, variance/var_samp, var_pop (stddev and
+// variance are the sample ones, as in DuckDB), bool_and, bool_or,
+// count_if, any_value, arg_min/min_by and arg_max/max_by
+// (build_aggfuncs.go); HAVING;
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
 // (explain_analyze.go: runs the query, discards its rows, and prints the
@@ -122,10 +171,14 @@
 // information_schema.tables / .columns are queries (show.go,
 // infoschema.go). Package slt runs SQLite's sqllogictest corpus.
 //
-// Anything else — FULL OUTER and NATURAL joins, subqueries elsewhere
-// (in an OR, in SELECT when correlated, correlated ones with GROUP BY or
-// count), INTERSECT/EXCEPT ALL, window functions, other functions,
-// UPDATE and DELETE —
+// A correlated scalar subquery or EXISTS the planner cannot turn into a
+// join (in SELECT, under OR or CASE, correlated by other comparisons than
+// inner = outer, or with count's value over no rows) is evaluated by
+// Apply, once per distinct tuple of the outer values it reads (apply.go).
+//
+// Anything else — FULL OUTER and NATURAL joins, IN (subquery) outside
+// WHERE's conjuncts, ANY/ALL, INTERSECT/EXCEPT ALL, window functions,
+// other functions (age, string_agg, median, …), UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.

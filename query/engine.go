@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -175,7 +176,7 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
 	}
-	b := &builder{ctx: ctx, sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
+	b := &builder{ctx: withNow(ctx, time.Now()), sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	if p, ok, err := e.planChange(b, stmt, params); ok { // ddl.go
 		if explain {
 			return nil, false, b.at(ErrUnsupported, stmt, "EXPLAIN %s", statementName(stmt))
@@ -277,8 +278,8 @@ func findScan(p planNode) *scanNode {
 // params bind the statement's ? placeholders in the order they appear.
 // A parameter is nil (NULL), bool, a Go integer (as BIGINT; a uint64
 // past it as DECIMAL(20,0), as uint64 columns compute), float32 or
-// float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE) or
-// Decimal.
+// float64 (DOUBLE), string or []byte (VARCHAR), arrow.Date32 (DATE),
+// time.Time (TIMESTAMP WITH TIME ZONE, to the microsecond) or Decimal.
 func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result, error) {
 	p, explain, err := e.plan(ctx, sql, params)
 	if err != nil {

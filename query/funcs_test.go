@@ -229,15 +229,25 @@ func TestFuncErrors(t *testing.T) {
 		kind error
 		want string
 	}{
-		{"SELECT extract(hour FROM ship) FROM items", ErrUnsupported, "EXTRACT(HOUR FROM …): the fields are YEAR"},
-		{"SELECT extract(year FROM name) FROM items", ErrInvalid, "needs a date, got utf8 (name)"},
+		{"SELECT extract(day_hour FROM ship) FROM items", ErrUnsupported, "EXTRACT(DAY_HOUR FROM …): the fields are YEAR"},
+		{"SELECT extract(year FROM name) FROM items", ErrInvalid, "no function date_part(varchar, varchar); candidates: date_part(varchar, date|timestamp)"},
 		{"SELECT date_part('fortnight', ship) FROM items", ErrInvalid, "unknown date part 'fortnight'"},
-		{"SELECT date_part(mode, ship) FROM items", ErrUnsupported, "the part must be a string constant"},
-		{"SELECT date_part('year') FROM items", ErrInvalid, "date_part takes 2 arguments, got 1"},
-		{"SELECT year(ship, 1) FROM items", ErrInvalid, "year takes 1 argument, got 2"},
-		{"SELECT substring(id, 1) FROM items", ErrInvalid, "substring needs a string, got int64"},
-		{"SELECT substring(name, '1') FROM items", ErrInvalid, "the start must be an integer"},
-		{"SELECT week() FROM items", ErrInvalid, "week takes 1 argument, got 0"},
+		{"SELECT date_part(mode, ship) FROM items", ErrInvalid, "date_part: the part must be a string constant"},
+		{"SELECT date_part('year') FROM items", ErrInvalid, "no function date_part(varchar); candidates: date_part(varchar, date|timestamp)"},
+		{"SELECT year(ship, 1) FROM items", ErrInvalid, "no function year(date, bigint); candidates: year(date|timestamp)"},
+		{"SELECT substring(id, 1) FROM items", ErrInvalid, "no function substring(bigint, bigint); candidates: substring(varchar, bigint), substring(varchar, bigint, bigint)"},
+		{"SELECT substring(name, '1') FROM items", ErrInvalid, "no function substring(varchar, varchar)"},
+		{"SELECT week() FROM items", ErrInvalid, "no function week(); candidates: week(date|timestamp)"},
+		{"SELECT substrng(name, 1) FROM items", ErrUnsupported, "function substrng (did you mean substring?)"},
+		{"SELECT frobnicate(name) FROM items", ErrUnsupported, "line 1, column 8: function frobnicate"},
+		{"SELECT left(name) FROM items", ErrInvalid, "no function left(varchar); candidates: left(varchar, bigint)"},
+		{"SELECT sqrt(0 - id) FROM items", ErrExec, "sqrt: cannot take the square root of a negative number (-1)"},
+		{"SELECT regexp_matches(name, '(') FROM items", ErrInvalid, "regexp_matches: invalid pattern '('"},
+		{"SELECT lpad(name, 3, '') FROM items", ErrExec, "lpad: the padding is empty but"},
+		{"SELECT date_trunc(mode, ship) FROM items", ErrInvalid, "date_trunc: the part must be a string constant"},
+		{"SELECT arg_min(name) FROM items", ErrInvalid, "arg_min takes two arguments: the value and what to order by"},
+		{"SELECT stddev(name) FROM items", ErrInvalid, "stddev_samp needs a number, got utf8 (name)"},
+		{"SELECT bool_and(id) FROM items", ErrInvalid, "bool_and needs a boolean, got int64 (id)"},
 		{"SELECT id FROM items WHERE\n  substring(name, 1, 2.5) = 'a'", ErrInvalid, "line 2, column 3"},
 	} {
 		_, err := run(t, e, tc.sql)

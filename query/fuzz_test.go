@@ -178,7 +178,7 @@ func (g *sqlGen) expr(depth int) string {
 		return g.leaf()
 	}
 	d := depth + 1
-	switch g.pick(20) {
+	switch g.pick(21) {
 	case 0, 1, 2:
 		return g.leaf()
 	case 3:
@@ -221,8 +221,29 @@ func (g *sqlGen) expr(depth int) string {
 			return strings.Repeat("(", n) + g.leaf() + strings.Repeat(")", n)
 		}
 		return strings.Repeat([]string{"NOT ", "-"}[g.pick(2)], n) + g.leaf()
+	case 19:
+		// A call of a registered function with 0 to 3 arguments of any
+		// type, or a timestamp.
+		if g.pick(4) == 0 {
+			return fmt.Sprintf("TIMESTAMP '19%02d-%02d-%02d %02d:%02d:%02d.%d'", g.pick(100), 1+g.pick(12), 1+g.pick(28), g.pick(24), g.pick(60), g.pick(60), g.byte())
+		}
+		args := make([]string, g.pick(4))
+		for i := range args {
+			args[i] = g.expr(d)
+		}
+		return fuzzFuncs[g.pick(len(fuzzFuncs))] + "(" + strings.Join(args, ", ") + ")"
 	}
 	return g.expr(d) + " " + g.expr(d)
+}
+
+// fuzzFuncs are the functions FuzzSQL calls (the registry's names that
+// read no constant-only argument are as likely as any).
+var fuzzFuncs = []string{
+	"length", "upper", "lower", "trim", "ltrim", "left", "right", "lpad", "rpad", "replace", "repeat", "split_part",
+	"strpos", "starts_with", "contains", "reverse", "concat", "concat_ws", "substring", "abs", "sign", "ceil", "floor",
+	"round", "trunc", "sqrt", "ln", "power", "greatest", "least", "nullif", "ifnull", "date_trunc", "date_diff",
+	"date_part", "year", "hour", "make_date", "make_timestamp", "to_timestamp", "strftime", "strptime", "try_strptime",
+	"regexp_matches", "regexp_replace", "regexp_extract", "epoch_ms", "last_day", "dayname", "now", "random",
 }
 
 // TestWhereNull: FuzzSQL found WHERE NULL failing ("filter NULL evaluated

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -244,4 +245,24 @@ func quotedIdent(sql string, i int) (identPart, int) {
 		return identPart{text: b.String(), quoted: true, off: i}, j + 1
 	}
 	return identPart{text: b.String(), quoted: true, off: i}, len(sql)
+}
+
+// closestNames returns the names closest to name by edit distance (at
+// most a third of its length, and at least one edit), at most three.
+func closestNames(name string, names []string) []string {
+	best, bestD := []string(nil), len(name)/3+1
+	for _, n := range names {
+		d := editDistance(name, n) // from_bind.go
+		switch {
+		case d < bestD:
+			best, bestD = []string{n}, d
+		case d == bestD:
+			best = append(best, n)
+		}
+	}
+	sort.Strings(best)
+	if len(best) > 3 {
+		best = best[:3]
+	}
+	return best
 }

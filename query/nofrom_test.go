@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // TestSelectWithoutFrom: a SELECT without FROM reads one row of no columns.
@@ -88,17 +90,60 @@ func TestConcatOperator(t *testing.T) {
 		t.Errorf("column names %s\nwant %s", got, want)
 	}
 	// A written concat() is not ||: DuckDB's and PostgreSQL's skip NULLs.
-	_, err = run(t, e, `SELECT concat(grp, 'x') FROM orders`)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "function concat") {
-		t.Errorf("concat(): %v", err)
-	}
-	_, err = run(t, e, `SELECT concat(grp, 'x') || 'y' FROM orders`)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "column 8: function concat") {
-		t.Errorf("concat() || 'y': %v", err)
+	got, err := run(t, e, `SELECT concat(grp, NULL, 'x'), concat(grp, 'x') || 'y', grp || NULL, concat(NULL) FROM orders WHERE id = 1`)
+	if err != nil || len(got) != 1 || got[0] != "ax|axy|NULL|" {
+		t.Errorf("concat(): %v, %v", got, err)
 	}
 	// OR is still OR.
-	got, err := run(t, e, `SELECT id FROM orders WHERE id = 1 OR id = 2`)
+	got, err = run(t, e, `SELECT id FROM orders WHERE id = 1 OR id = 2`)
 	if err != nil || fmt.Sprint(got) != "[1 2]" {
 		t.Errorf("OR: %v, %v", got, err)
+	}
+}
+
+// TestConcatNames: a written concat() keeps its name and || its spelling,
+// also through a WITH query planned again from restored text.
+func TestConcatNames(t *testing.T) {
+	e, _ := newEngine(t, 10, 10)
+	for _, sql := range []string{
+		`SELECT concat(grp, 'x'), grp || 'x', concat(grp, 'a' || grp) FROM orders WHERE id = 1`,
+		`WITH w AS (SELECT grp || 'x' AS a, concat(grp, NULL) AS b FROM orders WHERE id = 1) SELECT a, b, a || b FROM w`,
+	} {
+		s, err := e.Schema(sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		var names []string
+		for _, f := range s.Fields() {
+			names = append(names, f.Name)
+		}
+		got, err := run(t, e, sql)
+		t.Logf("%s: %v %v", strings.Join(names, "; "), got, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.Join(names, ";"), "quiver$") {
+			t.Errorf("names %q show the internal name", names)
+		}
+	}
+}
+
+// TestPipesSurviveACopy: an expression copied through its restored text
+// (copyExpr) keeps its || as ||.
+func TestPipesSurviveACopy(t *testing.T) {
+	st, err := parseSQL(`SELECT a || 'x', concat(a, 'y') FROM t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := st.(*ast.SelectStmt)
+	markPipes(sel)
+	for i, want := range []string{pipesFunc, "concat"} {
+		e, err := copyExpr(sel.Fields.Fields[i].Expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := e.(*ast.FuncCallExpr); !ok || f.FnName.L != want {
+			t.Errorf("copy of field %d: %s, want a call of %s", i, restore(e), want)
+		}
 	}
 }

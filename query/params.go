@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -111,6 +112,8 @@ func paramLiteral(v any) (expr.Expr, error) {
 		return expr.Literal(string(x))
 	case arrow.Date32:
 		return expr.DateLiteral(int32(x)), nil
+	case time.Time: // an instant: TIMESTAMP WITH TIME ZONE (microseconds)
+		return expr.TimestampLiteral(x.UnixMicro(), true), nil
 	case Decimal:
 		if x.Precision < 1 || x.Precision > 38 || x.Scale < 0 || x.Scale > x.Precision {
 			return nil, fmt.Errorf("decimal(%d, %d) is out of range", x.Precision, x.Scale)

@@ -14,7 +14,10 @@ import (
 )
 
 // The SQL parser is pingcap's TiDB parser (github.com/pingcap/tidb/pkg/parser),
-// run with ANSI_QUOTES so double-quoted text is an identifier and with
+// run with ANSI_QUOTES so double-quoted text is an identifier, with
+// NO_BACKSLASH_ESCAPES so a backslash in a string literal is itself (as in
+// ANSI SQL, DuckDB and PostgreSQL: '\d+' is a regular expression's digit
+// class, not 'd+'; LIKE still reads \ as its escape) and with
 // PIPES_AS_CONCAT so || concatenates (as in ANSI SQL, DuckDB and
 // PostgreSQL; without it TiDB reads || as OR, ModeANSI notwithstanding:
 // in TiDB that flag is one bit of its own, not MySQL's ANSI combination).
@@ -51,11 +54,12 @@ var nullsClause = regexp.MustCompile(`(?i)^NULLS\s+(FIRST|LAST)\b`)
 // parseSQL parses one statement.
 func parseSQL(sql string) (ast.StmtNode, error) {
 	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat)
+	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeANSI | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes)
 	text, err := blankCatalog(sql) // names.go
 	if err != nil {
 		return nil, err
 	}
+	text = rewriteTypes(text) // parse_types.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {
@@ -75,7 +79,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 			next, ok = rewriteOrReplaceTable(text)
 		}
 		if !ok {
-			return nil, syntaxError(text, err)
+			return nil, syntaxError(text, sql, err)
 		}
 		text = next
 	}
@@ -153,8 +157,11 @@ func unrewriteNulls(text string) string {
 	return text
 }
 
-// syntaxError turns a parser error into an Error with its position.
-func syntaxError(text string, err error) error {
+// syntaxError turns a parser error into an Error with its position. The
+// text it quotes is the user's (orig) where the rewrites before parsing
+// kept every offset (blankCatalog, rewriteTypes: same lengths), so a
+// message shows TEXT where the parser read CHAR.
+func syntaxError(text, orig string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -163,7 +170,13 @@ func syntaxError(text string, err error) error {
 	if m := errNear.FindStringSubmatch(msg); m != nil {
 		ln, _ := strconv.Atoi(m[1])
 		cn, _ := strconv.Atoi(m[2])
-		near := unrewriteNulls(m[3])
+		near := m[3]
+		if len(text) == len(orig) {
+			if off := nearOffset(text, m[1], m[2], near); off >= 0 && off+len(near) <= len(orig) {
+				near = orig[off : off+len(near)]
+			}
+		}
+		near = unrewriteNulls(near)
 		if nullsClause.MatchString(near) { // the clause was not after an ORDER BY item
 			return &Error{Kind: ErrSyntax, Line: ln, Col: cn, Msg: fmt.Sprintf("%s only follows an ORDER BY item", nullsClause.FindString(near))}
 		}

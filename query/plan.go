@@ -222,6 +222,7 @@ func (n *projectNode) explain(b *strings.Builder, depth int) {
 type aggCall struct {
 	fn   agg.Func
 	arg  int    // index into aggregateNode.args; -1 for count(*)
+	by   int    // arg_min/arg_max: the index of the argument ordered by
 	text string // as written, for EXPLAIN and matching
 	typ  arrow.DataType
 }
@@ -281,7 +282,7 @@ func (n *aggregateNode) argTypes() []arrow.DataType {
 func (n *aggregateNode) specs() []agg.Spec {
 	specs := make([]agg.Spec, len(n.aggs))
 	for i, a := range n.aggs {
-		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0)}
+		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: a.by}
 	}
 	return specs
 }

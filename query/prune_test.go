@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -169,5 +170,73 @@ func TestRowFilterLeavesUnsupportedToEngine(t *testing.T) {
 	rows, err := run(t, with, "SELECT count(*) FROM t WHERE s LIKE 'a%' AND s IN ('ab', 'c')")
 	if err != nil || len(rows) != 1 || rows[0] != "1" {
 		t.Errorf("count: %v, %v", rows, err)
+	}
+}
+
+// TestTimestampPushdown: comparisons of timestamp (and time) columns of every unit
+// with constants give the engine's answer whether the scan prunes and
+// filters them (an exact constant in the column's unit) or the Filter
+// does (a constant between two of the unit's values, any nanosecond
+// column).
+func TestTimestampPushdown(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: &arrow.TimestampType{Unit: arrow.Second}},
+		{Name: "ms", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
+		{Name: "us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
+		{Name: "ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
+		{Name: "t", Type: arrow.FixedWidthTypes.Time32ms},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	// 2024-01-01 00:00:00 plus 0, 1 and 2 seconds, each value a little
+	// past the second in the finer units.
+	const base = 1704067200
+	for i := range int64(3) {
+		sec := base + i
+		b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(sec))
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1000 + 1))
+		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1_000_000 + 1))
+		b.Field(3).(*array.TimestampBuilder).Append(arrow.Timestamp(sec*1_000_000_000 + 1001))
+		b.Field(4).(*array.Time32Builder).Append(arrow.Time32(i*1000 + 1)) // 00:00:0i.001
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	putTable(t, c, "t", []arrow.RecordBatch{rec})
+	rec.Release()
+	e := New(c, Options{Alloc: mem})
+	for _, tc := range []struct {
+		where string
+		want  int
+	}{
+		{"s = TIMESTAMP '2024-01-01 00:00:01'", 1},
+		{"s > TIMESTAMP '2024-01-01 00:00:00.5'", 2},
+		{"s <= '2024-01-01 00:00:01'", 2},
+		{"ms = TIMESTAMP '2024-01-01 00:00:01.001'", 1},
+		{"ms < TIMESTAMP '2024-01-01 00:00:01.0015'", 2},
+		{"us BETWEEN TIMESTAMP '2024-01-01 00:00:00.000001' AND TIMESTAMP '2024-01-01 00:00:01.000001'", 2},
+		{"us IN (TIMESTAMP '2024-01-01 00:00:02.000001', TIMESTAMP '2024-01-01 00:00:02')", 1},
+		{"ns = TIMESTAMP '2024-01-01 00:00:01.000001'", 1}, // 1001 ns reads as 1 µs
+		{"ns <= TIMESTAMP '2024-01-01 00:00:00.000001'", 1},
+		{"ns > TIMESTAMP '2024-01-01 00:00:00.000001'", 2},
+		{"t = TIME '00:00:01.001'", 1},
+		{"t < '00:00:01.0015'", 2},
+		{"t >= TIME '00:00:01'", 2},
+	} {
+		rows, err := run(t, e, "SELECT count(*) FROM t WHERE "+tc.where)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.where, err)
+		}
+		if len(rows) != 1 || rows[0] != fmt.Sprint(tc.want) {
+			t.Errorf("WHERE %s: count %v, want %d", tc.where, rows, tc.want)
+		}
+	}
+	plan, err := e.Explain(context.Background(), "SELECT count(*) FROM t WHERE s > TIMESTAMP '2024-01-01 00:00:01'")
+	if err != nil || !strings.Contains(plan, "keeps rows where s>") {
+		t.Errorf("EXPLAIN shows no pushed timestamp comparison: %v\n%s", err, plan)
 	}
 }

@@ -250,7 +250,7 @@ func TestUnsupportedNamesConstructAndPosition(t *testing.T) {
 		{"SELECT id FROM orders a WHERE id = 1 OR\n  qty > ALL (SELECT qty FROM orders b WHERE b.id = a.qty)", "line 2, column 3", ErrUnsupported},
 		{"SELECT DISTINCT grp, count(*) FROM orders GROUP BY grp", "DISTINCT with GROUP BY", ErrUnsupported},
 		{"SELECT id FROM orders INTERSECT ALL SELECT id FROM orders", "INTERSECT ALL", ErrUnsupported},
-		{"SELECT id,\n  upper(grp) FROM orders", "line 2, column 3: function upper", ErrUnsupported},
+		{"SELECT id,\n  substrin(grp, 1) FROM orders", "line 2, column 3: function substrin (did you mean substring?)", ErrUnsupported},
 		{"DELETE FROM orders", "Delete statements", ErrUnsupported},
 		{"SELECT nope FROM orders", `no column "nope"`, ErrInvalid},
 		{"SELECT id FROM nowhere", `"nowhere"`, ErrNoTable},

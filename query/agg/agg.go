@@ -19,9 +19,16 @@ const (
 	Min                       // min(x)
 	Max                       // max(x)
 	Avg                       // avg(x)
+	VarSamp                   // var_samp(x) over float64: the sample variance
+	VarPop                    // var_pop(x): the population variance
+	StddevSamp                // stddev_samp(x): the sample standard deviation
+	StddevPop                 // stddev_pop(x): the population standard deviation
+	ArgMin                    // arg_min(x, by): x of the row with the smallest by (Spec.By)
+	ArgMax                    // arg_max(x, by): x of the row with the largest by
 )
 
-var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg"}
+var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg",
+	"var_samp", "var_pop", "stddev_samp", "stddev_pop", "arg_min", "arg_max"}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(funcNames) {
@@ -34,6 +41,9 @@ func (f Func) String() string {
 type Spec struct {
 	Func Func
 	Arg  int // index into the args passed to Add; ignored for CountStar
+	// By is the argument ArgMin and ArgMax order by (an index as Arg);
+	// ignored by the others.
+	By int
 	// Name names the output column and appears in errors, for example
 	// "sum(l_quantity)". Empty: the function and argument index, "sum(#2)".
 	Name string
@@ -88,7 +98,7 @@ func supported(dt arrow.DataType) bool {
 		return false
 	}
 	switch dt.ID() {
-	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32:
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64:
 		return true
 	}
 	return false
@@ -97,8 +107,10 @@ func supported(dt arrow.DataType) bool {
 // ResultType is the output type of f over an argument of type arg: count →
 // int64; sum(int64) → int64 (overflow is an error naming the aggregate);
 // sum(decimal(p,s)) → decimal(38,s); sum(float64) → float64;
-// avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg. arg is
-// ignored for CountStar.
+// avg(int64|float64|decimal) → float64 (as DuckDB); min/max → arg; the
+// variance family (var_samp, var_pop, stddev_samp, stddev_pop) over
+// float64 → float64 (variance.go); arg_min/arg_max → arg (argminmax.go).
+// arg is ignored for CountStar.
 func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	if f == CountStar {
 		return arrow.PrimitiveTypes.Int64, nil
@@ -109,8 +121,12 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	switch f {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
-	case Min, Max:
+	case Min, Max, ArgMin, ArgMax:
 		return arg, nil
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		if arg.ID() == arrow.FLOAT64 {
+			return arg, nil
+		}
 	case Sum, Avg:
 		switch arg.ID() {
 		case arrow.INT64:
@@ -137,6 +153,10 @@ func stateKey(s Spec) Spec {
 		return Spec{Func: CountStar, Arg: -1}
 	case Avg:
 		return Spec{Func: Sum, Arg: s.Arg}
+	case VarPop, StddevSamp, StddevPop:
+		return Spec{Func: VarSamp, Arg: s.Arg}
+	case ArgMin, ArgMax:
+		return Spec{Func: s.Func, Arg: s.Arg, By: s.By}
 	}
 	return Spec{Func: s.Func, Arg: s.Arg}
 }
@@ -150,6 +170,8 @@ func newState(a *account, spec Spec, dt arrow.DataType) state {
 		return newDistinct(a, dt)
 	case Min, Max:
 		return newMinMax(a, dt, spec.Func == Min)
+	case VarSamp:
+		return &varianceState{acct: a}
 	}
 	switch dt.ID() {
 	case arrow.INT64:

@@ -19,9 +19,10 @@ var (
 
 	engineTypes = []arrow.DataType{
 		arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64,
-		dec12, dec38, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32,
+		dec12, dec38, arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32, tsType,
 	}
-	allFuncs = []Func{CountStar, Count, CountDistinct, Sum, Min, Max, Avg}
+	tsType   = &arrow.TimestampType{Unit: arrow.Microsecond}
+	allFuncs = []Func{CountStar, Count, CountDistinct, Sum, Min, Max, Avg, VarSamp, VarPop, StddevSamp, StddevPop, ArgMin, ArgMax}
 )
 
 func checked(t testing.TB) *memory.CheckedAllocator {
@@ -88,6 +89,12 @@ func (g *gen) array(dt arrow.DataType, n int) arrow.Array {
 			b.Append(fmt.Sprintf("%s%d", stringPool[k%len(stringPool)], k/len(stringPool)))
 		case *array.Date32Builder:
 			b.Append(arrow.Date32(k*7 - 3000))
+		case *array.TimestampBuilder:
+			v := int64(k)*3_600_000_001 - 1_000_000_000_000
+			if extremes && g.rng.IntN(50) == 0 {
+				v = []int64{math.MaxInt64, math.MinInt64}[g.rng.IntN(2)]
+			}
+			b.Append(arrow.Timestamp(v))
 		}
 	}
 	full := b.NewArray()

@@ -90,7 +90,7 @@ func (h *HashAggregator) build() error {
 			}
 			dt = argTypes[s.Arg]
 		}
-		if s.Func < CountStar || s.Func > Avg {
+		if s.Func < CountStar || s.Func > ArgMax {
 			return fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
 		}
 		if _, err := ResultType(s.Func, dt); err != nil {
@@ -99,12 +99,27 @@ func (h *HashAggregator) build() error {
 		if s.Func != CountStar {
 			h.used[s.Arg] = true
 		}
+		if s.Func == ArgMin || s.Func == ArgMax {
+			if s.By < 0 || s.By >= len(argTypes) {
+				return fmt.Errorf("%w: %s: argument %d of %d", ErrInput, s.name(i), s.By, len(argTypes))
+			}
+			if !supported(argTypes[s.By]) {
+				return fmt.Errorf("%w: %s ordered by %v", ErrUnsupported, s.name(i), argTypes[s.By])
+			}
+			h.used[s.By] = true
+		}
 		h.names = append(h.names, s.name(i))
 		k := stateKey(s)
 		j := slices.Index(h.stKeys, k)
 		if j < 0 {
 			j = len(h.states)
-			h.states = append(h.states, newState(&h.acct, k, dt))
+			var st state
+			if k.Func == ArgMin || k.Func == ArgMax {
+				st = newArgState(&h.acct, k.Func == ArgMin, dt, argTypes[k.By], &h.ins[k.By])
+			} else {
+				st = newState(&h.acct, k, dt)
+			}
+			h.states = append(h.states, st)
 			h.stKeys = append(h.stKeys, k)
 			h.stNames = append(h.stNames, s.name(i))
 		}

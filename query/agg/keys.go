@@ -54,7 +54,7 @@ type keyColumn interface {
 // type compares with ==.
 func newKeyColumn(a *account, dt arrow.DataType) keyColumn {
 	switch dt.ID() {
-	case arrow.INT64:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64: // a timestamp's and a time's values are int64
 		return &fixedKeys[int64]{acct: a, dt: dt, hashFn: hashInts[int64]}
 	case arrow.DATE32:
 		return &fixedKeys[arrow.Date32]{acct: a, dt: dt, hashFn: hashInts[arrow.Date32]}
@@ -120,6 +120,8 @@ func (c *fixedKeys[T]) bind(arr arrow.Array) error {
 		c.in = c.conv
 	case *array.Int64:
 		c.in = any(a.Int64Values()).([]T)
+	case *array.Timestamp, *array.Time64:
+		c.in = any(arrow.GetValues[int64](a.Data(), 1)).([]T)
 	case *array.Date32:
 		c.in = any(a.Date32Values()).([]T)
 	case *array.Decimal128:

@@ -30,7 +30,7 @@ type minMax[T any] struct {
 
 func newMinMax(a *account, dt arrow.DataType, isMin bool) state {
 	switch dt.ID() {
-	case arrow.INT64:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64: // a timestamp's and a time's values are int64
 		if isMin {
 			return &minMaxState[int64]{acct: a, dt: dt, init: math.MaxInt64, fold: foldMin[int64]}
 		}
@@ -152,6 +152,8 @@ func (s *minMaxState[T]) values(arr arrow.Array) []T {
 	switch a := arr.(type) {
 	case *array.Int64:
 		return any(a.Int64Values()).([]T)
+	case *array.Timestamp, *array.Time64:
+		return any(arrow.GetValues[int64](arr.Data(), 1)).([]T)
 	case *array.Date32:
 		return any(a.Date32Values()).([]T)
 	case *array.Float64:

@@ -34,7 +34,13 @@ type refState struct {
 	fsum     float64
 	best     any
 	distinct map[string]bool
+	floats   []float64 // the variance family's values
+	args     []any     // arg_min/arg_max: the x of every row whose by is best
 }
+
+// anyOf is an expected value that may be any of several: arg_min and
+// arg_max over rows with equal by (the winner depends on merge order).
+type anyOf []any
 
 func newRef(keyTypes, argTypes []arrow.DataType, specs []Spec) *refAgg {
 	r := &refAgg{keyTypes: keyTypes, argTypes: argTypes, specs: specs, groups: map[string]*refGroup{}}
@@ -61,6 +67,8 @@ func cell(a arrow.Array, i int) any {
 	case *array.String:
 		return strings.Clone(a.Value(i))
 	case *array.Date32:
+		return a.Value(i)
+	case *array.Timestamp:
 		return a.Value(i)
 	}
 	panic(fmt.Sprintf("cell: %T", a))
@@ -116,6 +124,20 @@ func (r *refAgg) add(keys, args []arrow.Array, n int) {
 			if v == nil {
 				continue
 			}
+			if s.Func == ArgMin || s.Func == ArgMax {
+				by := cell(args[s.By], i)
+				if by == nil {
+					continue
+				}
+				switch {
+				case st.n == 0 || (s.Func == ArgMin && refLess(by, st.best)) || (s.Func == ArgMax && refLess(st.best, by)):
+					st.best, st.args = by, []any{v}
+				case !refLess(by, st.best) && !refLess(st.best, by):
+					st.args = append(st.args, v)
+				}
+				st.n++
+				continue
+			}
 			st.count++
 			switch s.Func {
 			case CountDistinct:
@@ -130,6 +152,8 @@ func (r *refAgg) add(keys, args []arrow.Array, n int) {
 				case float64:
 					st.fsum += v
 				}
+			case VarSamp, VarPop, StddevSamp, StddevPop:
+				st.floats = append(st.floats, v.(float64))
 			case Min, Max:
 				if st.n == 0 || (s.Func == Min && refLess(v, st.best)) || (s.Func == Max && refLess(st.best, v)) {
 					st.best = v
@@ -150,6 +174,8 @@ func refLess(a, b any) bool {
 		return a < b.(int64)
 	case arrow.Date32:
 		return a < b.(arrow.Date32)
+	case arrow.Timestamp:
+		return a < b.(arrow.Timestamp)
 	case float64:
 		b := b.(float64)
 		if math.IsNaN(a) {
@@ -175,6 +201,13 @@ func (r *refAgg) expect(g *refGroup, j int) any {
 		return int64(len(st.distinct))
 	case Min, Max:
 		return st.best
+	case VarSamp, VarPop, StddevSamp, StddevPop:
+		return refVariance(s.Func, st.floats)
+	case ArgMin, ArgMax:
+		if st.n == 0 {
+			return nil
+		}
+		return anyOf(st.args)
 	}
 	if st.n == 0 {
 		return nil
@@ -209,6 +242,33 @@ func (r *refAgg) expect(g *refGroup, j int) any {
 	return decimal128.FromBigInt(st.sum)
 }
 
+// refVariance computes the variance family in two passes (mean, then
+// squared deviations).
+func refVariance(f Func, vals []float64) any {
+	n := len(vals)
+	div := n
+	if f == VarSamp || f == StddevSamp {
+		div--
+	}
+	if n == 0 || div <= 0 {
+		return nil
+	}
+	mean := 0.0
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= float64(n)
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	v := ss / float64(div)
+	if f == StddevSamp || f == StddevPop {
+		v = math.Sqrt(v)
+	}
+	return v
+}
+
 type overflowRef struct{}
 
 var errOverflowRef = overflowRef{}
@@ -229,6 +289,14 @@ func (r *refAgg) overflows() bool {
 // relative tolerance for floats that are computed differently (averages of
 // integers and decimals, or float sums after a merge).
 func sameValue(got, want any, tol float64) bool {
+	if alts, ok := want.(anyOf); ok {
+		for _, w := range alts {
+			if sameValue(got, w, tol) {
+				return true
+			}
+		}
+		return false
+	}
 	gf, ok1 := got.(float64)
 	wf, ok2 := want.(float64)
 	if !ok1 || !ok2 {

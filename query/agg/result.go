@@ -30,7 +30,8 @@ func (h *HashAggregator) ResultSchema() *arrow.Schema {
 // (decimal(38,0) for int64, decimal(38,s) for decimals of precision ≤ 18,
 // decimal(76,s) for wider ones, float64) and the count of values in it;
 // min and max: the value (NULL: none yet); count(DISTINCT x): the list of
-// distinct values. sum(x) and avg(x) share one state, as do repeated
+// distinct values; the variance family: count, mean and the sum of squared
+// deviations. sum(x) and avg(x) share one state, as do repeated
 // aggregates; a state's columns are named "<name>.<j>" after the first spec
 // that needs it.
 func (h *HashAggregator) PartialSchema() *arrow.Schema {

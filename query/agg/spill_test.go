@@ -119,11 +119,7 @@ func checkUnordered(t *testing.T, recs []arrow.RecordBatch, schema *arrow.Schema
 			delete(want, sb.String())
 			for j, s := range ref.specs {
 				got, exp := cell(rec.Column(nk+j), i), ref.expect(g, j)
-				ftol := tol
-				if s.Func == Avg && ref.argTypes[s.Arg].ID() != arrow.FLOAT64 {
-					ftol = max(tol, 1e-12)
-				}
-				if !sameValue(got, exp, ftol) {
+				if !sameValue(got, exp, specTol(s, ref.argTypes, tol)) {
 					t.Fatalf("group %v: %s = %v, want %v", kv, schema.Field(nk+j).Name, got, exp)
 				}
 			}

@@ -124,6 +124,19 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 		return cell{kind: kindDate, s: a.Value(i).FormattedString()}, nil
 	case *array.Boolean:
 		return cell{kind: kindBool, s: fmt.Sprint(a.Value(i))}, nil
+	case *array.Time64:
+		// DuckDB's driver gives a TIME as that time of 0001-01-01
+		us := time.Duration(a.Value(i).ToTime(a.DataType().(*arrow.Time64Type).Unit).Sub(time.Unix(0, 0).UTC()))
+		return timeCell(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(us)), nil
+	case *array.Time32:
+		us := time.Duration(a.Value(i).ToTime(a.DataType().(*arrow.Time32Type).Unit).Sub(time.Unix(0, 0).UTC()))
+		return timeCell(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Add(us)), nil
+	case *array.Timestamp:
+		toTime, err := a.DataType().(*arrow.TimestampType).GetToTimeFunc()
+		if err != nil {
+			return cell{}, err
+		}
+		return timeCell(toTime(a.Value(i))), nil
 	}
 	return cell{}, fmt.Errorf("quiver returned a column of type %s", a.DataType())
 }
@@ -156,13 +169,19 @@ func duckCell(v any) (cell, error) {
 	case bool:
 		return cell{kind: kindBool, s: fmt.Sprint(v)}, nil
 	case time.Time:
-		// DATE, or a TIMESTAMP at midnight (DuckDB's date ± interval).
-		if v.Hour() != 0 || v.Minute() != 0 || v.Second() != 0 || v.Nanosecond() != 0 {
-			return cell{kind: kindString, s: v.String()}, nil
-		}
-		return cell{kind: kindDate, s: v.Format(time.DateOnly)}, nil
+		return timeCell(v), nil
 	}
 	return cell{}, fmt.Errorf("DuckDB returned %T", v)
+}
+
+// timeCell is a DATE, or a timestamp at midnight (DuckDB's date ±
+// interval), as a date, and any other timestamp as its UTC text.
+func timeCell(v time.Time) cell {
+	v = v.UTC()
+	if v.Hour() != 0 || v.Minute() != 0 || v.Second() != 0 || v.Nanosecond() != 0 {
+		return cell{kind: kindString, s: v.Format("2006-01-02 15:04:05.999999999")}
+	}
+	return cell{kind: kindDate, s: v.Format(time.DateOnly)}
 }
 
 // readArrow drains a quiver result into rows.

@@ -32,6 +32,7 @@ const sf = 0.01
 type engines struct {
 	q  *query.Engine
 	db *sql.DB
+	c  *cache.Cache // quiver's tables
 }
 
 var env engines
@@ -67,6 +68,7 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	e.c = c
 	recs := nullsTable(memory.DefaultAllocator)
 	defer func() {
 		for _, r := range recs {

@@ -199,7 +199,8 @@ func TestArithTypeErrors(t *testing.T) {
 		l, r Expr
 		text string
 	}{
-		{dt, lit(int64(5)), "cannot apply - to date32 and int64 (l_shipdate - 5)"},
+		{dt, lit(1.5), "cannot apply - to date32 and float64 (l_shipdate - 1.5)"},
+		{lit(int64(5)), dt, "cannot apply - to int64 and date32 (5 - l_shipdate)"},
 		{s, s, "cannot apply - to utf8 and utf8 (s - s)"},
 		{lit(true), lit(int64(1)), "cannot apply - to bool and int64"},
 	} {

@@ -26,7 +26,7 @@ type caseExpr struct {
 func commonType(what string, es []Expr) ([]Expr, arrow.DataType, error) {
 	es = append([]Expr(nil), es...)
 	for _, e := range es {
-		if e.Type().ID() == arrow.DATE32 {
+		if temporal(e.Type()) || e.Type().ID() == arrow.TIME64 {
 			// String literals among dates are dates, as in comparisons
 			for i, x := range es {
 				d, err := dateFromString(x, e, func(Expr, Expr) string { return what })

@@ -15,11 +15,14 @@ type castExpr struct {
 	e        Expr
 	to       arrow.DataType
 	implicit bool
+	try      bool // TRY_CAST: a value that does not convert is NULL
 }
 
 // Cast converts e to the engine type to. Allowed: between Int64, Float64
-// and decimals; Boolean to and from Int64; String to every type and every
-// type to String; NULL to anything. Numeric casts round half away from zero
+// and decimals; Boolean to and from Int64; DATE to and from the
+// timestamps, and between the timestamps (the session zone is UTC); a
+// timestamp to TIME (its time of day);
+// String to every type and every type to String; NULL to anything. Numeric casts round half away from zero
 // (Float64 or Decimal to Int64, to a smaller decimal scale) and fail with
 // ErrOverflow when the value does not fit; strings that do not parse fail
 // with ErrInvalidCast naming the value. A literal is converted at once.
@@ -42,6 +45,24 @@ func Cast(e Expr, to arrow.DataType) (Expr, error) {
 	return &castExpr{e: e, to: to}, nil
 }
 
+// TryCast is TRY_CAST(e AS to): Cast, except that a value that does not
+// convert (does not parse, does not fit) gives NULL instead of an error.
+func TryCast(e Expr, to arrow.DataType) (Expr, error) {
+	if !isEngine(to) || to.ID() == arrow.NULL {
+		return nil, errorf(ErrType, "cannot cast to %s: not an engine type", to)
+	}
+	if err := checkEngine("TRY_CAST", e); err != nil {
+		return nil, err
+	}
+	if !canCast(e.Type(), to) {
+		return nil, errorf(ErrType, "cannot cast %s to %s (TRY_CAST(%s AS %s))", e.Type(), to, e, sqlType(to))
+	}
+	if arrow.TypeEqual(e.Type(), to) {
+		return e, nil
+	}
+	return fold(&castExpr{e: e, to: to, try: true}), nil
+}
+
 func canCast(from, to arrow.DataType) bool {
 	switch {
 	case arrow.TypeEqual(from, to), from.ID() == arrow.NULL,
@@ -52,6 +73,10 @@ func canCast(from, to arrow.DataType) bool {
 		return to.ID() == arrow.INT64
 	case to.ID() == arrow.BOOL:
 		return from.ID() == arrow.INT64
+	case from.ID() == arrow.TIMESTAMP:
+		return to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32 || to.ID() == arrow.TIME64
+	case to.ID() == arrow.TIMESTAMP:
+		return from.ID() == arrow.DATE32
 	}
 	return false
 }
@@ -60,6 +85,9 @@ func (c *castExpr) Type() arrow.DataType { return c.to }
 func (c *castExpr) children() []Expr     { return []Expr{c.e} }
 func (c *castExpr) String() string       { return text(c) }
 func (c *castExpr) writeText(b *strings.Builder) {
+	if c.try {
+		b.WriteString("TRY_")
+	}
 	b.WriteString("CAST(")
 	writeExpr(b, c.e)
 	b.WriteString(" AS " + sqlType(c.to) + ")")
@@ -72,6 +100,9 @@ func (c *castExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 	}
 	defer a.Release()
 	out, err := castArray(ctx, mem, a, c.to)
+	if err != nil && c.try {
+		return tryCastRows(ctx, mem, a, c.to)
+	}
 	if e, ok := err.(*Error); ok {
 		return nil, &Error{Kind: e.Kind, Msg: e.Msg + " (in " + c.String() + ")"}
 	}
@@ -103,6 +134,15 @@ func castArray(ctx context.Context, mem memory.Allocator, a arrow.Array, to arro
 	case *array.Boolean:
 		if to.ID() == arrow.INT64 {
 			return mapBool(mem, x)
+		}
+	case *array.Timestamp:
+		if to.ID() == arrow.TIME64 {
+			return castTimestampToTime(mem, x)
+		}
+		return castTimestamp(mem, x, to)
+	case *array.Date32:
+		if to.ID() == arrow.TIMESTAMP {
+			return castDateToTimestamp(mem, x, to)
 		}
 	}
 	return nil, errorf(ErrType, "cannot cast %s to %s", from, to)
@@ -215,4 +255,25 @@ func boolsOf(mem memory.Allocator, in arrow.Array, f func(i int) bool) arrow.Arr
 		}
 	}
 	return makeArray(typBool, n, validity, nulls, out)
+}
+
+// tryCastRows is TRY_CAST's way once a batch has a value that does not
+// convert: each row is cast on its own, a failure giving NULL.
+func tryCastRows(ctx context.Context, mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	lits := make([]*literal, a.Len())
+	for i := range lits {
+		if err := ctx.Err(); err != nil && i%1024 == 0 {
+			return nil, err
+		}
+		one := array.NewSlice(a, int64(i), int64(i+1))
+		out, err := castArray(ctx, mem, one, to)
+		one.Release()
+		if err != nil {
+			lits[i] = newLiteral(literal{typ: to, null: true})
+			continue
+		}
+		lits[i] = literalAt(out, 0)
+		out.Release()
+	}
+	return concatLiterals(mem, to, lits)
 }

@@ -28,6 +28,12 @@ func castToString(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 		f = func(i int) string { return formatDate(int32(x.Value(i))) }
 	case *array.Boolean:
 		f = func(i int) string { return strconv.FormatBool(x.Value(i)) }
+	case *array.Timestamp:
+		tz, vals := isTZ(x.DataType()), values[int64](x)
+		f = func(i int) string { return formatTimestamp(vals[i], tz) }
+	case *array.Time64:
+		vals := values[int64](x)
+		f = func(i int) string { return formatTime(vals[i]) }
 	default:
 		return nil, errorf(ErrType, "cannot cast %s to VARCHAR", a.DataType())
 	}
@@ -110,6 +116,22 @@ func castFromString(mem memory.Allocator, a *array.String, to arrow.DataType) (a
 			v, err := ParseDate(strings.TrimSpace(a.Value(i)))
 			if err != nil {
 				return 0, bad(i, ErrInvalidCast, "not a date (YYYY-MM-DD)")
+			}
+			return v, nil
+		})
+	case arrow.TIMESTAMP:
+		return mapRows[int64](mem, to, a, func(i int) (int64, error) {
+			v, _, err := ParseTimestamp(a.Value(i), isTZ(to))
+			if err != nil {
+				return 0, bad(i, ErrInvalidCast, "not a timestamp (YYYY-MM-DD HH:MM:SS[.ffffff][+HH:MM])")
+			}
+			return v, nil
+		})
+	case arrow.TIME64:
+		return mapRows[int64](mem, to, a, func(i int) (int64, error) {
+			v, err := ParseTime(a.Value(i))
+			if err != nil {
+				return 0, bad(i, ErrInvalidCast, "not a time (HH:MM:SS[.ffffff])")
 			}
 			return v, nil
 		})

@@ -16,6 +16,8 @@ import (
 //     (at most 38), so both convert without loss when they fit
 //   - Int64 with Decimal: Decimal, the Int64 taken as decimal(19,0)
 //   - Int64 or Decimal with Float64: Float64
+//   - Date32 with a timestamp, TIMESTAMP with TIMESTAMP WITH TIME ZONE:
+//     the timestamp (with the zone when either has it)
 //
 // Anything else (Date32, String and Boolean meet only themselves) is
 // ErrType.
@@ -41,6 +43,13 @@ func Coerce(a, b arrow.DataType) (arrow.DataType, error) {
 		}
 	case arrow.TypeEqual(a, b):
 		return a, nil
+	case temporal(a) && temporal(b):
+		// DATE meets a timestamp as its midnight; TIMESTAMP meets
+		// TIMESTAMP WITH TIME ZONE in the session zone, UTC.
+		if isTZ(a) || isTZ(b) {
+			return typTimestampTZ, nil
+		}
+		return typTimestamp, nil
 	case numeric(a) && numeric(b):
 		return typFloat64, nil
 	}
@@ -54,6 +63,11 @@ func numeric(dt arrow.DataType) bool {
 		return true
 	}
 	return false
+}
+
+// temporal reports whether dt is Date32 or a timestamp.
+func temporal(dt arrow.DataType) bool {
+	return dt.ID() == arrow.DATE32 || dt.ID() == arrow.TIMESTAMP
 }
 
 // asDecimal is dt as a decimal type: a decimal as is, Int64 as

@@ -88,16 +88,23 @@ func comparable(l, r Expr, text func(l, r Expr) string) (Expr, Expr, error) {
 	return cl, cr, nil
 }
 
-// dateFromString reads e as a date when it is a String literal and other
-// is a Date32.
+// dateFromString reads e as a date (a timestamp) when it is a String
+// literal and other is a Date32 (a timestamp).
 func dateFromString(e, other Expr, text func(l, r Expr) string) (Expr, error) {
 	l, ok := e.(*literal)
-	if !ok || l.typ.ID() != arrow.STRING || other.Type().ID() != arrow.DATE32 {
+	if !ok || l.typ.ID() != arrow.STRING || !temporal(other.Type()) && other.Type().ID() != arrow.TIME64 {
 		return e, nil
 	}
-	out, err := convertLiteral(l, typDate32)
+	out, err := convertLiteral(l, other.Type())
 	if err != nil {
-		return nil, errorf(ErrType, "cannot compare date32 with %s (%s): not a date", l, text(e, other))
+		what := "date"
+		switch other.Type().ID() {
+		case arrow.TIMESTAMP:
+			what = "timestamp"
+		case arrow.TIME64:
+			what = "time"
+		}
+		return nil, errorf(ErrType, "cannot compare %s with %s (%s): not a %s", other.Type(), l, text(e, other), what)
 	}
 	return out, nil
 }

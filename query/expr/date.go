@@ -139,45 +139,69 @@ func addInterval(days int32, months, ddays int32) (int32, bool) {
 type intervalExpr struct {
 	e            Expr
 	months, days int32
+	micros       int64
+	typ          arrow.DataType
 }
 
-// AddInterval is the date e plus months and days (negative values
-// subtract); months are added first, clamping the day to the end of the
-// month like Postgres and DuckDB ('2024-01-31' + 1 month = '2024-02-29').
-// The result is Date32 (DuckDB returns a timestamp); a date outside Date32
-// is ErrOverflow. A literal date is computed at once.
+// AddInterval is the date or timestamp e plus months and days (negative
+// values subtract); months are added first, clamping the day to the end
+// of the month like Postgres and DuckDB ('2024-01-31' + 1 month =
+// '2024-02-29'). A date stays a Date32 (DuckDB returns a timestamp); a
+// result outside its type is ErrOverflow. A literal is computed at once.
 func AddInterval(e Expr, months, days int32) (Expr, error) {
+	return AddIntervalTime(e, months, days, 0)
+}
+
+// AddIntervalTime is AddInterval with micros microseconds added last (an
+// INTERVAL of hours, minutes or seconds). A date with micros ≠ 0 becomes
+// a TIMESTAMP, at its midnight.
+func AddIntervalTime(e Expr, months, days int32, micros int64) (Expr, error) {
 	if err := checkEngine("INTERVAL", e); err != nil {
 		return nil, err
 	}
 	e = nullAs(e, typDate32)
-	if e.Type().ID() != arrow.DATE32 {
+	if !temporal(e.Type()) {
 		return nil, errorf(ErrType, "cannot add an interval to %s (%s)", e.Type(), e)
 	}
-	return fold(&intervalExpr{e: e, months: months, days: days}), nil
+	typ := e.Type()
+	if typ.ID() == arrow.DATE32 && micros != 0 {
+		typ = typTimestamp
+		var err error
+		if e, err = coerceTo(e, typ); err != nil {
+			return nil, err
+		}
+	}
+	return fold(&intervalExpr{e: e, months: months, days: days, micros: micros, typ: typ}), nil
 }
 
-func (x *intervalExpr) Type() arrow.DataType { return typDate32 }
+func (x *intervalExpr) Type() arrow.DataType { return x.typ }
 func (x *intervalExpr) children() []Expr     { return []Expr{x.e} }
 
 func (x *intervalExpr) String() string { return text(x) }
 func (x *intervalExpr) writeText(b *strings.Builder) {
-	m, d, op := x.months, x.days, "+"
-	if m <= 0 && d <= 0 && (m != 0 || d != 0) {
-		m, d, op = -m, -d, "-"
+	m, d, us, op := x.months, x.days, x.micros, "+"
+	if m <= 0 && d <= 0 && us <= 0 && (m != 0 || d != 0 || us != 0) {
+		m, d, us, op = -m, -d, -us, "-"
 	}
 	var parts []string
 	if m != 0 {
-		parts = append(parts, fmt.Sprintf("%d month", m)+plural(m))
+		parts = append(parts, fmt.Sprintf("%d month", m)+plural(int64(m)))
 	}
-	if d != 0 || m == 0 {
-		parts = append(parts, fmt.Sprintf("%d day", d)+plural(d))
+	if d != 0 || m == 0 && us == 0 {
+		parts = append(parts, fmt.Sprintf("%d day", d)+plural(int64(d)))
+	}
+	if us != 0 {
+		if us%usPerSecond == 0 {
+			parts = append(parts, fmt.Sprintf("%d second", us/usPerSecond)+plural(us/usPerSecond))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d microsecond", us)+plural(us))
+		}
 	}
 	writeParen(b, x.e)
 	b.WriteString(" " + op + " INTERVAL '" + strings.Join(parts, " ") + "'")
 }
 
-func plural(n int32) string {
+func plural(n int64) string {
 	if n == 1 || n == -1 {
 		return ""
 	}
@@ -191,7 +215,16 @@ func (x *intervalExpr) Eval(ctx context.Context, mem memory.Allocator, batch arr
 	}
 	defer a.Release()
 	if a.DataType().ID() == arrow.NULL {
-		return nullArray(mem, typDate32, a.Len()), nil
+		return nullArray(mem, x.typ, a.Len()), nil
+	}
+	if x.typ.ID() == arrow.TIMESTAMP {
+		return mapFixed(mem, x.typ, a, values[int64](a), func(v int64) (int64, error) {
+			r, ok := addTimestampInterval(v, x.months, x.days, x.micros)
+			if !ok {
+				return 0, errorf(ErrOverflow, "timestamp out of range in %s", x)
+			}
+			return r, nil
+		})
 	}
 	return mapFixed(mem, typDate32, a, values[int32](a), func(v int32) (int32, error) {
 		r, ok := addInterval(v, x.months, x.days)
@@ -201,3 +234,70 @@ func (x *intervalExpr) Eval(ctx context.Context, mem memory.Allocator, batch arr
 		return r, nil
 	})
 }
+
+// addTimestampInterval adds months (clamping the day), days, then micros
+// to the timestamp us.
+func addTimestampInterval(us int64, months, days int32, micros int64) (int64, bool) {
+	day := floorDiv(us, usPerDay)
+	tod := us - day*usPerDay
+	if day < math.MinInt32 || day > math.MaxInt32 {
+		return 0, false
+	}
+	d, ok := addInterval(int32(day), months, days)
+	if !ok {
+		return 0, false
+	}
+	r, ok := mulMicros(int64(d), usPerDay)
+	if !ok {
+		return 0, false
+	}
+	add := int64Kernel(Add)
+	r2, code := add(r, tod)
+	if code != codeOK {
+		return 0, false
+	}
+	r3, code := add(r2, micros)
+	return r3, code == codeOK
+}
+
+// dateArith is DuckDB's arithmetic on dates: DATE - DATE is the BIGINT
+// days between them, DATE ± BIGINT (and BIGINT + DATE) the DATE that many
+// days later or earlier (a date outside Date32 is ErrOverflow); ok is
+// false for other operands.
+func dateArith(op ArithOp, l, r Expr) (Expr, bool, error) {
+	lt, rt := l.Type().ID(), r.Type().ID()
+	switch {
+	case op == Sub && lt == arrow.DATE32 && rt == arrow.DATE32:
+		k := &kernel{eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+			a, b := dateArg(ops[0]), dateArg(ops[1])
+			return mapFixedRows(x, mem, ops, n, func(i int) (int64, error) { return int64(a.at(i)) - int64(b.at(i)), nil })
+		}}
+		x := &callExpr{name: "-", args: []Expr{l, r}, typ: typInt64, k: k, infix: true}
+		return fold(x), true, nil
+	case (op == Add || op == Sub) && lt == arrow.DATE32 && rt == arrow.INT64,
+		op == Add && lt == arrow.INT64 && rt == arrow.DATE32:
+		d, days := 0, 1
+		if lt == arrow.INT64 {
+			d, days = 1, 0
+		}
+		sign := int64(1)
+		if op == Sub {
+			sign = -1
+		}
+		k := &kernel{fails: true, eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+			a, b := dateArg(ops[d]), intArg(ops[days])
+			return mapFixedRows(x, mem, ops, n, func(i int) (int32, error) {
+				v := int64(a.at(i)) + sign*b.at(i)
+				if b.at(i) == math.MinInt64 || v < math.MinInt32 || v > math.MaxInt32 {
+					return 0, x.errorf(ErrOverflow, "date out of range: %s %s %d days", formatDate(a.at(i)), op, b.at(i))
+				}
+				return int32(v), nil
+			})
+		}}
+		x := &callExpr{name: op.String(), args: []Expr{l, r}, typ: typDate32, k: k, infix: true}
+		return fold(x), true, nil
+	}
+	return nil, false, nil
+}
+
+func dateArg(o operand) side[int32] { return sideOf(o, func(l *literal) int32 { return int32(l.i) }) }

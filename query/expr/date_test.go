@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -103,5 +104,32 @@ func TestAddInterval(t *testing.T) {
 	e := must(AddInterval(Column(0, "d", typDate32), -3, -2))
 	if e.String() != "d - INTERVAL '3 months 2 days'" {
 		t.Errorf("String() = %q", e)
+	}
+}
+
+// TestDateArith: DATE - DATE is days, DATE ± BIGINT a date, as in DuckDB.
+func TestDateArith(t *testing.T) {
+	cols := []jcol{
+		{"d", typDate32, `["2024-03-01", null, "1970-01-01"]`},
+		{"n", typInt64, `[1, 2, -1]`},
+	}
+	d, n := jexpr(cols, "d"), jexpr(cols, "n")
+	for _, tc := range []struct {
+		e    Expr
+		want string
+	}{
+		{must(Arith(Sub, d, date("2024-02-01"))), "[29 NULL -19754]"},
+		{must(Arith(Sub, d, n)), "[2024-02-29 NULL 1970-01-02]"},
+		{must(Arith(Add, n, d)), "[2024-03-02 NULL 1969-12-31]"},
+	} {
+		got, err := evalText(t, tc.e, cols...)
+		if err != nil || "["+strings.Join(got, " ")+"]" != tc.want {
+			t.Errorf("%s = %v, %v; want %s", tc.e, got, err, tc.want)
+		}
+	}
+	_, err := evalText(t, must(Arith(Add, d, lit(int64(1)<<40))), cols...)
+	wantErr(t, err, ErrOverflow, "date out of range: 2024-03-01 + 1099511627776 days (in d + 1099511627776)")
+	if s := must(Arith(Sub, d, n)).String(); s != "d - n" {
+		t.Errorf("text %q", s)
 	}
 }

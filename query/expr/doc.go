@@ -8,12 +8,16 @@
 // # Types
 //
 // An expression has one of the engine types: Boolean, Int64, Float64,
-// Decimal128(p ≤ 38, s), String (utf8) or Date32, or arrow.Null for an
+// Decimal128(p ≤ 38, s), String (utf8), Date32, Timestamp in
+// microseconds, without a zone (TIMESTAMP) or with UTC (TIMESTAMP WITH
+// TIME ZONE), or Time64 in microseconds (TIME), or arrow.Null for an
 // untyped NULL literal not yet coerced. Columns enter as engine types:
 // EngineType maps a stored type to its engine type and ToEngine converts
 // a column (small integers to Int64, uint64 to Decimal128(20, 0), which
 // holds every uint64 up to 2^64-1, float32 to Float64, decimal32/64 to
-// Decimal128, large_utf8 to String, date64 to Date32).
+// Decimal128, large_utf8 to String, date64 to Date32, timestamps of any
+// unit to microseconds and of any zone to UTC: timestamp.go; time32 and
+// time64 to microseconds: time.go).
 // The planner converts only the columns expressions read; FromEngine and
 // AsStored go back to a stored type for output (a GROUP BY key), and a
 // Column may name a stored type when it is only passed through. Neither
@@ -22,9 +26,11 @@
 // Operands meet in their common type (Coerce): two decimals widen to a
 // scale and integer part that hold both, Int64 with a decimal becomes a
 // decimal (Int64 as decimal(19,0), an Int64 literal as decimal(its digits,
-// 0)), Int64 or a decimal with Float64 becomes Float64. Date32, String and
-// Boolean only meet themselves, except that a String literal compared with
-// (or IN, BETWEEN, CASE next to) a Date32 is read as a date at plan time.
+// 0)), Int64 or a decimal with Float64 becomes Float64, a Date32 with a
+// timestamp becomes the timestamp (midnight), TIMESTAMP with TIMESTAMP WITH
+// TIME ZONE the latter. String and Boolean only meet themselves, except
+// that a String literal compared with (or IN, BETWEEN, CASE next to) a
+// Date32 or a timestamp is read as one at plan time.
 // Anything else is ErrType, naming both types and the expression:
 // "cannot compare date32 with int64 (l_shipdate < 5)". Literals are
 // converted when the tree is built (a bad constant fails then); other
@@ -58,8 +64,16 @@
 //     ErrOverflow when out of range; strings parse after trimming spaces and
 //     fail with ErrInvalidCast naming the value; every type casts to String
 //     (dates as YYYY-MM-DD, decimals with all their scale digits).
-//   - Dates: AddInterval adds months (clamping the day to the month's end:
-//     2024-01-31 + 1 month = 2024-02-29), then days.
+//   - Dates and timestamps: AddInterval adds months (clamping the day to
+//     the month's end: 2024-01-31 + 1 month = 2024-02-29), then days, then
+//     (AddIntervalTime) microseconds. DATE - DATE is the BIGINT days
+//     between, DATE ± BIGINT a DATE (Arith, as DuckDB). The session zone
+//     is UTC.
+//   - Functions by name: Call resolves name(args) in the registry
+//     (registry.go) by the argument types of each signature and builds
+//     the node; funcs_*.go and strftime.go document each function's
+//     result type, NULL rule and errors (DuckDB's semantics, checked by
+//     query/difftest). TRY_CAST gives NULL where CAST would fail.
 //   - LIKE: % any run, _ one character (UTF-8), \ escapes; case-sensitive.
 //   - Extract takes a DatePart of a date as an Int64, with DuckDB's
 //     values: dow counts from Sunday 0, week is the ISO week.
@@ -139,8 +153,11 @@
 //     missing, and date64 to date32 refuses instants inside a day;
 //   - merging CASE and COALESCE results (gather: one pass, where take
 //     would need the pieces concatenated first);
-//   - LIKE (no match_like kernel), dates and intervals, EXTRACT and
-//     substring (v18.8 has no field extraction or string slicing kernel).
+//   - LIKE (no match_like kernel), dates, timestamps and intervals,
+//     EXTRACT and substring (v18.8 has no field extraction or string
+//     slicing kernel), and the registry's functions (funcs_*.go: arrow-go
+//     has some of them, with semantics other than DuckDB's and without
+//     the query's memory budget).
 //
 // The hot paths (+, -, * on Int64 and on decimals that fit 64 bits, see
 // fast.go) run branch-free loops and fall back to the careful per-row

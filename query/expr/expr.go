@@ -80,8 +80,11 @@ func paren(e Expr) string {
 
 // isTerm reports whether e's text reads as a single term.
 func isTerm(e Expr) bool {
+	if c, ok := e.(*callExpr); ok {
+		return !c.infix
+	}
 	switch e.(type) {
-	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr:
+	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr, *callExpr:
 		return true
 	}
 	return false

@@ -28,13 +28,20 @@ const (
 	PartCentury               // 21 for 2001-2100; year 0 and before count down from -1
 	PartMillennium            // as century, by thousands
 	PartEra                   // 1 for year 1 and after (AD), 0 before
+	PartHour                  // 0-23
+	PartMinute                // 0-59
+	PartSecond                // 0-59
+	PartMillisecond           // the second's milliseconds, seconds included: 0-59999
+	PartMicrosecond           // the second's microseconds, seconds included: 0-59999999
+	PartEpoch                 // seconds since 1970-01-01 00:00:00 (UTC), with the fraction: a DOUBLE
 )
 
 var partNames = [...]string{
 	PartYear: "year", PartQuarter: "quarter", PartMonth: "month", PartDay: "day",
 	PartDayOfWeek: "dow", PartISODayOfWeek: "isodow", PartDayOfYear: "doy", PartWeek: "week",
 	PartISOYear: "isoyear", PartYearWeek: "yearweek", PartDecade: "decade", PartCentury: "century",
-	PartMillennium: "millennium", PartEra: "era",
+	PartMillennium: "millennium", PartEra: "era", PartHour: "hour", PartMinute: "minute", PartSecond: "second",
+	PartMillisecond: "millisecond", PartMicrosecond: "microsecond", PartEpoch: "epoch",
 }
 
 // partAliases are the other names DuckDB's date_part takes for a field
@@ -44,6 +51,13 @@ var partAliases = map[string]DatePart{
 	"dayofmonth": PartDay, "dayofweek": PartDayOfWeek, "weekday": PartDayOfWeek,
 	"dayofyear": PartDayOfYear, "weeks": PartWeek, "weekofyear": PartWeek,
 	"decades": PartDecade, "centuries": PartCentury, "millennia": PartMillennium,
+	"hours": PartHour, "h": PartHour, "minutes": PartMinute, "m": PartMinute, "seconds": PartSecond, "s": PartSecond,
+	"milliseconds": PartMillisecond, "ms": PartMillisecond, "microseconds": PartMicrosecond, "us": PartMicrosecond,
+}
+
+// ofTime reports whether p is a field of a time of day (a TIME has it).
+func (p DatePart) ofTime() bool {
+	return p >= PartHour && p <= PartEpoch
 }
 
 func (p DatePart) String() string {
@@ -73,7 +87,8 @@ type extractExpr struct {
 	e    Expr
 }
 
-// Extract is EXTRACT(part FROM e) for a date e: an Int64, NULL when e is.
+// Extract is EXTRACT(part FROM e) for a date or timestamp e: an Int64
+// (a Float64 for PartEpoch), NULL when e is. A date's time fields are 0.
 // It cannot fail.
 func Extract(part DatePart, e Expr) (Expr, error) {
 	if err := checkEngine("EXTRACT", e); err != nil {
@@ -83,21 +98,29 @@ func Extract(part DatePart, e Expr) (Expr, error) {
 		return nil, errorf(ErrType, "EXTRACT: unknown date part %d", part)
 	}
 	e = nullAs(e, typDate32)
-	if e.Type().ID() != arrow.DATE32 {
-		return nil, errorf(ErrType, "EXTRACT(%s FROM …) needs a date, got %s (%s)", strings.ToUpper(part.String()), e.Type(), e)
+	if e.Type().ID() == arrow.TIME64 && !part.ofTime() {
+		return nil, errorf(ErrType, "EXTRACT(%s FROM …): a TIME has no %s (%s)", strings.ToUpper(part.String()), part, e)
+	}
+	if !temporal(e.Type()) && e.Type().ID() != arrow.TIME64 {
+		return nil, errorf(ErrType, "EXTRACT(%s FROM …) needs a date or a timestamp, got %s (%s)", strings.ToUpper(part.String()), e.Type(), e)
 	}
 	return fold(&extractExpr{part: part, e: e}), nil
 }
 
-func (x *extractExpr) Type() arrow.DataType { return typInt64 }
-func (x *extractExpr) children() []Expr     { return []Expr{x.e} }
-func (x *extractExpr) String() string       { return text(x) }
+func (x *extractExpr) Type() arrow.DataType {
+	if x.part == PartEpoch {
+		return typFloat64
+	}
+	return typInt64
+}
+func (x *extractExpr) children() []Expr { return []Expr{x.e} }
+func (x *extractExpr) String() string   { return text(x) }
 
 // writeText writes EXTRACT for the fields the parser takes in it, and
 // date_part for the others, so the text reads back as the same query.
 func (x *extractExpr) writeText(b *strings.Builder) {
 	switch x.part {
-	case PartYear, PartQuarter, PartMonth, PartWeek, PartDay:
+	case PartYear, PartQuarter, PartMonth, PartWeek, PartDay, PartHour, PartMinute, PartSecond, PartMicrosecond:
 		b.WriteString("EXTRACT(" + strings.ToUpper(x.part.String()) + " FROM ")
 	default:
 		b.WriteString("date_part('" + x.part.String() + "', ")
@@ -117,7 +140,13 @@ func (x *extractExpr) Eval(ctx context.Context, mem memory.Allocator, batch arro
 	defer a.Release()
 	n := a.Len()
 	if a.DataType().ID() == arrow.NULL || a.NullN() == n {
-		return nullArray(mem, typInt64, n), nil
+		return nullArray(mem, x.Type(), n), nil
+	}
+	if x.part == PartEpoch {
+		return epochs(mem, a), nil
+	}
+	if id := a.DataType().ID(); id == arrow.TIMESTAMP || id == arrow.TIME64 {
+		return timestampParts(mem, x.part, a), nil // a TIME is a timestamp on 1970-01-01
 	}
 	validity, nulls := combineValidity(mem, n, a)
 	buf, out := newValues[int64](mem, n)
@@ -213,6 +242,8 @@ func partFunc(part DatePart) func(days int64) int64 {
 			}
 			return 0
 		}
+	case PartHour, PartMinute, PartSecond, PartMillisecond, PartMicrosecond:
+		return func(int64) int64 { return 0 } // a date is at midnight
 	}
 	panic("expr: unknown date part " + part.String())
 }
@@ -240,3 +271,50 @@ func countFrom(y, per int64) int64 {
 }
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+// timestampParts takes part of each timestamp: the date's fields from its
+// day, the clock's from the microseconds into it.
+func timestampParts(mem memory.Allocator, part DatePart, a arrow.Array) arrow.Array {
+	n := a.Len()
+	validity, nulls := combineValidity(mem, n, a)
+	buf, out := newValues[int64](mem, n)
+	in := values[int64](a)
+	var f func(us int64) int64
+	switch part {
+	case PartHour:
+		f = func(us int64) int64 { return floorMod(us, usPerDay) / usPerHour }
+	case PartMinute:
+		f = func(us int64) int64 { return floorMod(us, usPerHour) / usPerMinute }
+	case PartSecond:
+		f = func(us int64) int64 { return floorMod(us, usPerMinute) / usPerSecond }
+	case PartMillisecond:
+		f = func(us int64) int64 { return floorMod(us, usPerMinute) / 1000 }
+	case PartMicrosecond:
+		f = func(us int64) int64 { return floorMod(us, usPerMinute) }
+	default:
+		days := partFunc(part)
+		f = func(us int64) int64 { return days(floorDiv(us, usPerDay)) }
+	}
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return makeArray(typInt64, n, validity, nulls, buf)
+}
+
+// epochs is date_part('epoch', …): seconds since 1970-01-01 as a DOUBLE.
+func epochs(mem memory.Allocator, a arrow.Array) arrow.Array {
+	n := a.Len()
+	validity, nulls := combineValidity(mem, n, a)
+	buf, out := newValues[float64](mem, n)
+	if a.DataType().ID() == arrow.DATE32 {
+		for i, d := range values[int32](a) {
+			out[i] = float64(int64(d) * 86400)
+		}
+	} else {
+		for i, us := range values[int64](a) {
+			s := floorDiv(us, usPerSecond)
+			out[i] = float64(s) + float64(us-s*usPerSecond)/usPerSecond
+		}
+	}
+	return makeArray(typFloat64, n, validity, nulls, buf)
+}

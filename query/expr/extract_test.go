@@ -76,7 +76,7 @@ func TestExtractNullsAndErrors(t *testing.T) {
 		t.Errorf("EXTRACT(MONTH FROM DATE '1998-12-01') is %s", e)
 	}
 	_, err := Extract(PartYear, Column(0, "s", typString))
-	wantErr(t, err, ErrType, "EXTRACT(YEAR FROM …) needs a date, got utf8 (s)")
+	wantErr(t, err, ErrType, "EXTRACT(YEAR FROM …) needs a date or a timestamp, got utf8 (s)")
 	_, err = Extract(0, Column(0, "d", typDate32))
 	wantErr(t, err, ErrType, "unknown date part")
 	_, err = Extract(PartYear, nil)

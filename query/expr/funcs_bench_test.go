@@ -62,3 +62,40 @@ func BenchmarkSubstring(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFuncs answers: what do the registry's everyday functions cost
+// per row on TPC-H-like comments (about 40 ASCII bytes) and timestamps,
+// next to substring's copy loop above?
+func BenchmarkFuncs(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"carefully", "final", "deposits", "sleep", "quickly", "ironic", "requests", "blithely"}
+	sb := array.NewStringBuilder(memory.NewGoAllocator())
+	tb := array.NewTimestampBuilder(memory.NewGoAllocator(), typTimestamp)
+	for range benchRows {
+		s := ""
+		for range 5 {
+			s += words[r.IntN(len(words))] + " "
+		}
+		sb.Append(s)
+		tb.Append(arrow.Timestamp(r.Int64N(30 * 365 * usPerDay)))
+	}
+	cols := []arrow.Array{sb.NewArray(), tb.NewArray()}
+	batch := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: typString}, {Name: "ts", Type: typTimestamp}}, nil), cols, benchRows)
+	s, ts := Column(0, "s", typString), Column(1, "ts", typTimestamp)
+	for _, tc := range []struct {
+		name string
+		e    Expr
+	}{
+		{"length", must(Call("length", s))},
+		{"upper", must(Call("upper", s))},
+		{"trim", must(Call("trim", s))},
+		{"replace", must(Call("replace", s, lit("ly"), lit("LY")))},
+		{"contains", must(Call("contains", s, lit("ironic")))},
+		{"concat", must(Call("concat", s, lit("-"), s))},
+		{"date_trunc_month", must(Call("date_trunc", lit("month"), ts))},
+		{"hour", must(Call("hour", ts))},
+		{"strftime", must(Call("strftime", ts, lit("%Y-%m-%d %H:%M")))},
+	} {
+		b.Run("func="+tc.name, func(b *testing.B) { benchEval(b, tc.e, batch) })
+	}
+}

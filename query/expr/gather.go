@@ -32,7 +32,7 @@ func gather(mem memory.Allocator, typ arrow.DataType, srcs []arrow.Array, from, 
 		validity = nil
 	}
 	switch typ.ID() {
-	case arrow.INT64:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.TIME64:
 		return gatherFixed[int64](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.FLOAT64:
 		return gatherFixed[float64](mem, typ, srcs, from, at, validity, nulls)

@@ -29,7 +29,7 @@ func commonOperands(e Expr, others []Expr, text func() string) (Expr, []Expr, er
 	for i, x := range all {
 		all[i] = nullAs(x, t)
 	}
-	if all[0].Type().ID() == arrow.DATE32 {
+	if temporal(all[0].Type()) || all[0].Type().ID() == arrow.TIME64 {
 		for i, x := range all[1:] {
 			d, err := dateFromString(x, all[0], func(l, r Expr) string { return text() })
 			if err != nil {
@@ -91,7 +91,7 @@ func In(e Expr, list []Expr) (Expr, error) {
 	}
 	if len(lits) == len(x.list) {
 		switch x.e.Type().ID() {
-		case arrow.INT64, arrow.STRING, arrow.DATE32:
+		case arrow.INT64, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64:
 			if x.set, err = concatLiterals(memory.DefaultAllocator, x.e.Type(), lits); err != nil {
 				return nil, err
 			}

@@ -29,6 +29,7 @@ const (
 	KindConcat    // l || r
 	KindExtract   // EXTRACT(Part FROM Args[0])
 	KindSubstring // substring(Args[0], Args[1][, Args[2]])
+	KindCall      // a registered function Name(Args...) (funcs.go)
 )
 
 // Node describes one expression node.
@@ -41,7 +42,8 @@ type Node struct {
 	// items (In); e, lo, hi (Between); cond1, then1, ..., else (Case, the
 	// else a NULL literal when absent); the arguments (Coalesce).
 	Args []Expr
-	// Column and Name are the batch column index and name (KindColumn).
+	// Column and Name are the batch column index and name (KindColumn);
+	// Name is also the function a KindCall calls.
 	Column int
 	Name   string
 	// Value is a literal's value (KindLiteral): nil, bool, int64, float64,
@@ -106,6 +108,8 @@ func Inspect(e Expr) Node {
 		return Node{Kind: KindExtract, Args: x.children(), Part: x.part}
 	case *substringExpr:
 		return Node{Kind: KindSubstring, Args: x.children()}
+	case *callExpr:
+		return Node{Kind: KindCall, Args: x.children(), Name: x.name}
 	}
 	return Node{Kind: KindOther}
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // literal is a constant. Exactly one value field is meaningful, chosen by
-// typ: b (Boolean), i (Int64, and days for Date32), f (Float64), d
+// typ: b (Boolean), i (Int64, days for Date32, microseconds for
+// timestamps), f (Float64), d
 // (Decimal128), s (String); none when null.
 type literal struct {
 	typ  arrow.DataType
@@ -111,6 +112,10 @@ func (l *literal) makeScalar() scalar.Scalar {
 		return scalar.NewStringScalar(l.s)
 	case arrow.DATE32:
 		return scalar.NewDate32Scalar(arrow.Date32(l.i))
+	case arrow.TIMESTAMP:
+		return scalar.NewTimestampScalar(arrow.Timestamp(l.i), l.typ)
+	case arrow.TIME64:
+		return scalar.NewTime64Scalar(arrow.Time64(l.i), l.typ)
 	}
 	return scalar.MakeNullScalar(l.typ)
 }
@@ -138,6 +143,13 @@ func (l *literal) String() string {
 		return quote(l.s)
 	case arrow.DATE32:
 		return "DATE '" + formatDate(int32(l.i)) + "'"
+	case arrow.TIMESTAMP:
+		if isTZ(l.typ) {
+			return "TIMESTAMPTZ '" + formatTimestamp(l.i, true) + "'"
+		}
+		return "TIMESTAMP '" + formatTimestamp(l.i, false) + "'"
+	case arrow.TIME64:
+		return "TIME '" + formatTime(l.i) + "'"
 	}
 	return "?"
 }
@@ -165,6 +177,8 @@ func (l *literal) value() any {
 		return l.s
 	case arrow.DATE32:
 		return int32(l.i)
+	case arrow.TIMESTAMP, arrow.TIME64:
+		return l.i
 	}
 	return nil
 }
@@ -188,6 +202,10 @@ func literalAt(a arrow.Array, i int) *literal {
 	case *array.String:
 		l.s = strings.Clone(x.Value(i))
 	case *array.Date32:
+		l.i = int64(x.Value(i))
+	case *array.Timestamp:
+		l.i = int64(x.Value(i))
+	case *array.Time64:
 		l.i = int64(x.Value(i))
 	default:
 		l.null = true
@@ -217,6 +235,10 @@ func concatLiterals(mem memory.Allocator, typ arrow.DataType, lits []*literal) (
 			bb.Append(l.s)
 		case *array.Date32Builder:
 			bb.Append(arrow.Date32(l.i))
+		case *array.TimestampBuilder:
+			bb.Append(arrow.Timestamp(l.i))
+		case *array.Time64Builder:
+			bb.Append(arrow.Time64(l.i))
 		default:
 			return nil, errorf(ErrType, "no literal array of %s", typ)
 		}

@@ -19,11 +19,15 @@ func mayFail(e Expr) bool {
 			return true
 		}
 	case *castExpr:
-		if !safeCast(x.e.Type(), x.to) {
+		if !x.try && !safeCast(x.e.Type(), x.to) {
 			return true
 		}
 	case *intervalExpr:
 		return true
+	case *callExpr:
+		if x.k.fails {
+			return true
+		}
 	case *compareExpr, *boolExpr, *nullTest, *inExpr, *betweenExpr, *likeExpr, *caseExpr, *coalesceExpr,
 		*extractExpr:
 	default:

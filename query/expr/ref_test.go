@@ -153,6 +153,11 @@ func ref(e Expr, row []any) (any, error) {
 			length = vs[2].(int64)
 		}
 		return refSubstring(vs[0].(string), vs[1].(int64), length, hasLen), nil
+	case KindCall: // date arithmetic (dateArith) is what random trees build
+		if vs[0] == nil || vs[1] == nil {
+			return nil, nil
+		}
+		return refDateArith(n.Name, vs[0], vs[1])
 	}
 	panic("ref: unknown expression " + e.String())
 }
@@ -541,6 +546,8 @@ func refExtract(part DatePart, days int32) int64 {
 			return 1
 		}
 		return 0
+	case PartHour, PartMinute, PartSecond, PartMillisecond, PartMicrosecond:
+		return 0 // a date is at midnight
 	}
 	panic("refExtract: " + part.String())
 }
@@ -578,4 +585,31 @@ func refSubstring(s string, start, length int64, hasLen bool) string {
 		}
 	}
 	return b.String()
+}
+
+// refDateArith is DATE - DATE (days), DATE ± BIGINT and BIGINT + DATE in
+// big integers.
+func refDateArith(op string, a, b any) (any, error) {
+	if x, ok := a.(int32); ok {
+		if y, ok := b.(int32); ok {
+			return int64(x) - int64(y), nil
+		}
+	}
+	var d int32
+	var k int64
+	switch x := a.(type) {
+	case int32:
+		d, k = x, b.(int64)
+	case int64:
+		d, k = b.(int32), x
+	}
+	v := new(big.Int).SetInt64(k)
+	if op == "-" {
+		v.Neg(v)
+	}
+	v.Add(v, big.NewInt(int64(d)))
+	if !v.IsInt64() || v.Int64() < math.MinInt32 || v.Int64() > math.MaxInt32 {
+		return nil, ErrOverflow
+	}
+	return int32(v.Int64()), nil
 }

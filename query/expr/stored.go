@@ -45,6 +45,10 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 		return mapFixed(mem, dt, arr, a.Date32Values(), func(v arrow.Date32) (arrow.Date64, error) {
 			return arrow.Date64(int64(v) * 86400000), nil
 		})
+	case *array.Timestamp:
+		return timestampFromEngine(mem, a, dt)
+	case *array.Time64:
+		return timeFromEngine(mem, a, dt)
 	case *array.String: // to large_utf8: wider offsets, same bytes
 		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
 		if err != nil {

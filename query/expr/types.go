@@ -22,6 +22,11 @@ var (
 	typString  = arrow.BinaryTypes.String
 	typDate32  = arrow.FixedWidthTypes.Date32
 	typNull    = arrow.Null
+	// typTimestamp and typTimestampTZ are TIMESTAMP and TIMESTAMP WITH
+	// TIME ZONE: microseconds since 1970-01-01 00:00:00 (UTC for the
+	// latter), as DuckDB keeps them (timestamp.go).
+	typTimestamp   = &arrow.TimestampType{Unit: arrow.Microsecond}
+	typTimestampTZ = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	// typUint64 is the engine type of uint64 columns: 20 digits hold
 	// 2^64-1 = 18446744073709551615.
 	typUint64 = decimalType(20, 0)
@@ -43,6 +48,10 @@ func isEngine(dt arrow.DataType) bool {
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return d.Precision >= 1 && d.Precision <= maxPrecision && d.Scale >= 0 && d.Scale <= d.Precision
+	case arrow.TIMESTAMP:
+		return arrow.TypeEqual(dt, typTimestamp) || arrow.TypeEqual(dt, typTimestampTZ)
+	case arrow.TIME64:
+		return arrow.TypeEqual(dt, typTime)
 	}
 	return false
 }
@@ -54,7 +63,10 @@ func isEngine(dt arrow.DataType) bool {
 // sum over decimal(20,0) gives decimal(38,0)),
 // float32/float64 to Float64, decimal32/64/128 to Decimal128 of the same
 // precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
-// bool to Boolean, null to Null. ok is false for any other type.
+// bool to Boolean, null to Null, timestamps of any unit to microseconds
+// (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
+// zone), time32/time64 to TIME (microseconds: time.go). ok is false for
+// any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -76,6 +88,13 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typBool, true
 	case arrow.NULL:
 		return typNull, true
+	case arrow.TIMESTAMP:
+		if dt.(*arrow.TimestampType).TimeZone != "" {
+			return typTimestampTZ, true
+		}
+		return typTimestamp, true
+	case arrow.TIME32, arrow.TIME64:
+		return typTime, true
 	}
 	return nil, false
 }
@@ -122,6 +141,10 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return mapFixed(mem, to, arr, a.Values(), func(v decimal.Decimal64) (decimal128.Num, error) {
 			return decimal128.FromI64(int64(v)), nil
 		})
+	case *array.Timestamp:
+		return timestampToEngine(mem, a, to)
+	case *array.Time32, *array.Time64:
+		return timeToEngine(mem, arr)
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
@@ -177,6 +200,13 @@ func sqlType(dt arrow.DataType) string {
 		return "VARCHAR"
 	case arrow.DATE32:
 		return "DATE"
+	case arrow.TIMESTAMP:
+		if dt.(*arrow.TimestampType).TimeZone != "" {
+			return "TIMESTAMP WITH TIME ZONE"
+		}
+		return "TIMESTAMP"
+	case arrow.TIME64:
+		return "TIME"
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)

@@ -37,7 +37,12 @@ func TestEngineType(t *testing.T) {
 		{arrow.FixedWidthTypes.Date64, "date32"},
 		{arrow.FixedWidthTypes.Boolean, "bool"},
 		{arrow.Null, "null"},
-		{arrow.FixedWidthTypes.Timestamp_us, ""},
+		{arrow.FixedWidthTypes.Timestamp_us, "timestamp[us, tz=UTC]"},
+		{&arrow.TimestampType{Unit: arrow.Nanosecond}, "timestamp[us]"},
+		{&arrow.TimestampType{Unit: arrow.Second, TimeZone: "Europe/Paris"}, "timestamp[us, tz=UTC]"},
+		{arrow.FixedWidthTypes.Time64us, "time64[us]"},
+		{arrow.FixedWidthTypes.Time32s, "time64[us]"},
+		{arrow.FixedWidthTypes.MonthDayNanoInterval, ""},
 		{arrow.ListOf(arrow.PrimitiveTypes.Int64), ""},
 	} {
 		got, ok := EngineType(tc.in)

@@ -1,0 +1,66 @@
+package query
+
+import (
+	"context"
+	"time"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// now(), current_timestamp and current_date are fixed once per query, as
+// in DuckDB and PostgreSQL: the instant planning began, carried in the
+// planning context so that subqueries (child builders) see the same one.
+// The session zone is UTC, so current_date is the UTC date.
+
+type nowKey struct{}
+
+// withNow records the query's start in ctx.
+func withNow(ctx context.Context, t time.Time) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithValue(ctx, nowKey{}, t)
+}
+
+// queryStart is the instant the query began.
+func (b *builder) queryStart() time.Time {
+	if b.ctx != nil {
+		if t, ok := b.ctx.Value(nowKey{}).(time.Time); ok {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// nowFuncs are the functions of the query's start: TIMESTAMP WITH TIME
+// ZONE, except current_date (DATE) and localtimestamp (TIMESTAMP).
+var nowFuncs = map[string]bool{
+	"now": true, "current_timestamp": true, "transaction_timestamp": true, "get_current_timestamp": true,
+	"localtimestamp": true, "current_date": true, "today": true,
+}
+
+// now plans one of nowFuncs.
+func (b *builder) now(name string, x *ast.FuncCallExpr) (expr.Expr, error) {
+	if len(x.Args) != 0 {
+		return nil, b.at(ErrInvalid, x, "%s takes no arguments, got %d", x.FnName.O, len(x.Args))
+	}
+	us := b.queryStart().UnixMicro()
+	switch name {
+	case "current_date", "today":
+		return expr.DateLiteral(int32(floorDiv(us, 86_400_000_000))), nil
+	case "localtimestamp":
+		return expr.TimestampLiteral(us, false), nil
+	}
+	return expr.NowLiteral(us), nil
+}
+
+// floorDiv is a / b rounded toward minus infinity (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,140 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The TiDB grammar (parse.go) lacks spellings quiver takes: TRY_CAST(x AS
+// t), CAST(x AS TIMESTAMP), CAST(x AS TIMESTAMP WITH TIME ZONE) (or
+// TIMESTAMPTZ), and CAST to VARCHAR, TEXT, INTEGER and BIGINT. rewriteTypes replaces them, outside string
+// literals and quoted names, with text of the same length the grammar
+// reads, so every position the parser reports is still the user's:
+//
+//	TRY_CAST(                 → "    CAST(" (the planner sees TRY_ in the
+//	                            original text before the CAST: isTryCast)
+//	AS TIMESTAMP)             → AS DATETIME )
+//	AS TIMESTAMPTZ)           → AS DATETIME(4))
+//	AS TIMESTAMP WITH TIME ZONE) → AS DATETIME(4) + spaces)
+//	AS VARCHAR) / TEXT)       → AS CHAR + spaces)
+//	AS INTEGER) / BIGINT)     → AS SIGNED + spaces)
+//
+// INTERVAL '3 days' becomes INTERVAL '3' DAY, EXTRACT(EPOCH FROM t) (and
+// DOW, DOY, ISODOW, … FROM) becomes date_part('epoch', t),
+// and a IS [NOT] DISTINCT FROM b becomes a <=> b, MySQL's null-safe
+// equality (the planner reads IS DISTINCT, its negation, in the user's
+// text: distinctFrom).
+//
+// DATETIME(4) stands for the zoned type; a DATETIME written by the user
+// is TIMESTAMP whatever its precision (castType).
+
+// tzPrecision is the fractional-seconds precision that marks a
+// DATETIME as TIMESTAMP WITH TIME ZONE.
+const tzPrecision = 4
+
+var (
+	tryCastWord = regexp.MustCompile(`(?i)^TRY_CAST\s*\(`)
+	// INTERVAL '3 days' (DuckDB and PostgreSQL's spelling) is INTERVAL '3' DAY
+	intervalText = regexp.MustCompile(`(?i)^INTERVAL\s+'\s*(-?\d+)\s+(microsecond|second|minute|hour|day|week|month|quarter|year)(s?)\s*'`)
+	// EXTRACT(EPOCH FROM t) and the other fields MySQL's grammar lacks
+	// are date_part('epoch', t)
+	extractField = regexp.MustCompile(`(?i)^EXTRACT\s*\(\s*(epoch|dow|doy|isodow|isoyear|yearweek|millisecond|decade|century|millennium|era)\s+FROM\s`)
+	isDistinct   = regexp.MustCompile(`(?i)^IS\s+(NOT\s+)?DISTINCT\s+FROM\b`)
+	asTimestamp  = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT)\s*\)`)
+)
+
+// rewriteTypes applies the rewrites above to text.
+func rewriteTypes(text string) string {
+	b := []byte(text)
+	var casts []bool // per open parenthesis: a CAST's (AS type is rewritten only there)
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '(':
+			w := strings.ToLower(lastWord(text[:i]))
+			casts = append(casts, w == "cast" || w == "try_cast")
+		case c == ')':
+			if len(casts) > 0 {
+				casts = casts[:len(casts)-1]
+			}
+		case c == '\'':
+			i = skipString(text, i)
+			continue
+		case c == '"' || c == '`':
+			_, i = quotedIdent(text, i)
+			continue
+		case i > 0 && isWordByte(text[i-1]):
+		case (c == 'i' || c == 'I') && isDistinct.MatchString(text[i:]):
+			m := isDistinct.FindStringIndex(text[i:])
+			copy(b[i:i+m[1]], "<=>"+strings.Repeat(" ", m[1]-3))
+			i += m[1]
+			continue
+		case (c == 'i' || c == 'I') && intervalText.MatchString(text[i:]):
+			// '3 days' → '3' DAY: the same length or one less (padded)
+			m := intervalText.FindStringSubmatchIndex(text[i:])
+			q := strings.IndexByte(text[i:], '\'')
+			repl := "'" + text[i+m[2]:i+m[3]] + "' " + strings.ToUpper(text[i+m[4]:i+m[5]])
+			copy(b[i+q:i+m[1]], repl+strings.Repeat(" ", m[1]-q-len(repl)))
+			i += m[1]
+			continue
+		case (c == 'e' || c == 'E') && extractField.MatchString(text[i:]):
+			m := extractField.FindStringSubmatchIndex(text[i:])
+			repl := "date_part('" + strings.ToLower(text[i+m[2]:i+m[3]]) + "',"
+			copy(b[i:i+m[1]], repl+strings.Repeat(" ", m[1]-len(repl)))
+			i += m[1]
+			continue
+		case (c == 't' || c == 'T') && tryCastWord.MatchString(text[i:]):
+			copy(b[i:], "    ")
+			i += len("TRY_")
+			continue
+		case (c == 'a' || c == 'A') && len(casts) > 0 && casts[len(casts)-1] && asTimestamp.MatchString(text[i:]):
+			m := asTimestamp.FindStringSubmatchIndex(text[i:])
+			lo, hi := i+m[2], i+m[3]
+			repl := castSpelling[strings.ToUpper(text[lo:hi])]
+			if repl == "" {
+				repl = "DATETIME(4)" // TIMESTAMP WITH TIME ZONE, any spacing
+			}
+			copy(b[lo:hi], repl+strings.Repeat(" ", hi-lo-len(repl)))
+			i = hi
+			continue
+		}
+		i++
+	}
+	return string(b)
+}
+
+// lastWord is the identifier that ends s, spaces after it ignored.
+func lastWord(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	j := len(s)
+	for j > 0 && isWordByte(s[j-1]) {
+		j--
+	}
+	return s[j:]
+}
+
+// castSpelling is the grammar's spelling of the type names it lacks, no
+// longer than theirs.
+var castSpelling = map[string]string{
+	"TIMESTAMP": "DATETIME", "TIMESTAMPTZ": "DATETIME(4)", "VARCHAR": "CHAR", "TEXT": "CHAR",
+	"INTEGER": "SIGNED", "BIGINT": "SIGNED",
+}
+
+// isTryCast reports whether the CAST at byte offset off of the user's
+// text was written TRY_CAST.
+func isTryCast(sql string, off int) bool {
+	return off >= 4 && off+4 <= len(sql) && strings.EqualFold(sql[off-4:off+4], "TRY_CAST")
+}
+
+var distinctBefore = regexp.MustCompile(`(?i)\bIS\s+(NOT\s+)?DISTINCT\s+FROM\s*$`)
+
+// distinctFrom reports, for a <=> whose right operand starts at byte off
+// of the user's text, whether it was written IS DISTINCT FROM (negate)
+// rather than IS NOT DISTINCT FROM or <=>.
+func distinctFrom(sql string, off int) (negate bool) {
+	if off <= 0 || off > len(sql) {
+		return false
+	}
+	m := distinctBefore.FindStringSubmatch(sql[:off])
+	return m != nil && m[1] == ""
+}
