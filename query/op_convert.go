@@ -23,11 +23,18 @@ type convertNode struct {
 	in     planNode
 	cols   []int         // input positions
 	fields []arrow.Field // the columns appended: engine types
+	// cached is schema's result while fields has cachedFields entries
+	// (the planner appends to fields only while it builds the node).
+	cached       *arrow.Schema
+	cachedFields int
 }
 
 func (n *convertNode) schema() *arrow.Schema {
-	in := n.in.schema().Fields()
-	return arrow.NewSchema(append(in[:len(in):len(in)], n.fields...), nil)
+	if n.cached == nil || n.cachedFields != len(n.fields) {
+		in := n.in.schema().Fields()
+		n.cached, n.cachedFields = arrow.NewSchema(append(in[:len(in):len(in)], n.fields...), nil), len(n.fields)
+	}
+	return n.cached
 }
 
 func (n *convertNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {

@@ -89,9 +89,23 @@ type hashJoinNode struct {
 	// filters carry the build side's key ranges to scans below the probe
 	// side (runtime_filter.go).
 	filters []*runtimeFilter
+	// cached is schema's result for kind cachedKind: a plan's schema is
+	// asked for at every level above it, and rebuilt each time it made
+	// planning a join of 30 tables quadratic in schema builds (SQLite's
+	// select5.test). Its sides never change once it is built; its kind
+	// may (an outer join turned inner).
+	cached     *arrow.Schema
+	cachedKind joinKind
 }
 
 func (n *hashJoinNode) schema() *arrow.Schema {
+	if n.cached == nil || n.cachedKind != n.kind {
+		n.cached, n.cachedKind = n.buildSchema(), n.kind
+	}
+	return n.cached
+}
+
+func (n *hashJoinNode) buildSchema() *arrow.Schema {
 	ps, bs := n.probe.schema(), n.build.schema()
 	var fields []arrow.Field
 	if n.kind == joinRightSemi || n.kind == joinRightAnti {
