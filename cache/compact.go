@@ -278,4 +278,3 @@ func (r *rebatcher) take(n int64) (arrow.RecordBatch, error) {
 	all.Release()
 	return out, nil
 }
-

@@ -60,7 +60,7 @@ type Store struct {
 	compaction Compaction
 	log        *slog.Logger
 	bg         *background // nil when read-only or the policy is off
-	catalog  []byte // catalog.go
+	catalog    []byte      // catalog.go
 	// catalogBroken is why the catalog file could not be read at Open.
 	catalogBroken error
 }
