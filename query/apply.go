@@ -15,17 +15,22 @@ import (
 	"github.com/quiverdb/quiver/query/expr"
 )
 
-// Apply: a correlated scalar subquery where the planner cannot turn it
-// into a join — in the SELECT list, under CASE or arithmetic, with outer
-// columns in comparisons other than inner = outer, or an aggregate such
-// as count whose value over no rows is not NULL — is evaluated for each
-// distinct tuple of the outer values it reads: the subquery is planned
-// from its text with those outer columns as ? parameters, and run once
-// per tuple (SQL Server's Apply, SQLite's correlated subquery loop). Its
-// value is NULL when it returns no row, and more than one row is an
-// error. This costs a query per distinct outer tuple, so it suits the
-// small outer sides such subqueries usually have; decorrelating them
-// into joins, as WHERE's are (from_subquery.go), is the faster way.
+// Apply: a correlated scalar subquery, EXISTS or IN (subquery) where the
+// planner cannot turn it into a join — in the SELECT list, under OR,
+// CASE or arithmetic, with outer columns in comparisons other than
+// inner = outer, or an aggregate such as count whose value over no rows
+// is not NULL — is evaluated for each distinct tuple of the outer values
+// it reads: the subquery is planned from its text with those outer
+// columns as ? parameters, and run once per tuple (SQL Server's Apply,
+// SQLite's correlated subquery loop). A scalar subquery's value is NULL
+// when it returns no row, and more than one row is an error; IN runs a
+// query over the subquery's rows that gives its three-valued answer.
+// This costs a query per distinct outer tuple, so it suits the small
+// outer sides such subqueries usually have; decorrelating them into
+// joins, as WHERE's are (from_subquery.go), is the faster way.
+//
+//	SELECT (SELECT count(*) FROM t x WHERE x.b < t.b) FROM t
+//	  → per distinct t.b: SELECT count(*) FROM t AS x WHERE x.b < ?
 
 // maxApplyRuns bounds the queries one Apply runs for one statement: past
 // it the statement fails, naming the limit, rather than running for hours.
@@ -53,56 +58,19 @@ type engineRef struct{ e *Engine }
 // or the subquery of EXISTS (exists: its value is whether it returns a
 // row).
 func (b *builder) applySubquery(sq *ast.SubqueryExpr, sc scope, exists bool) (expr.Expr, error) {
-	sel, ok := sq.Query.(*ast.SelectStmt)
-	if !ok {
-		return nil, b.at(ErrUnsupported, sq, "set operations in a subquery used as a value")
+	sel, text, outer, err := b.applyText(sq)
+	if err != nil {
+		return nil, err
 	}
 	if !exists && (len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].WildCard != nil) {
 		return nil, b.at(ErrInvalid, sq, "a subquery used as a value returns one column")
 	}
-	if b.nparams > 0 {
-		return nil, b.at(ErrUnsupported, sq, "a correlated subquery used as a value in a statement with ? parameters")
-	}
-	free, err := b.freeRefs(sel)
-	if err != nil {
-		return nil, err
-	}
-	isFree := map[*ast.ColumnNameExpr]bool{}
-	for _, c := range free {
-		isFree[c] = true
-	}
-	// The outer columns become ? in the order the parser will number
-	// them (a walk of the statement), and their values the arguments.
-	r := &paramReplacer{free: isFree}
-	sel.Accept(r)
-	text := restoreSQL(sel)
-	sel.Accept(&paramRestorer{r})
-	if text == "" {
-		return nil, b.at(ErrUnsupported, sq, "this subquery (its text could not be rebuilt)")
-	}
-	if prefix, err := b.withPrefix(sq); err != nil {
-		return nil, err
-	} else {
-		text = prefix + text
-	}
-	a := &applyExpr{opts: b.opts, c: &engineRef{New(b.c, b.opts)}, sql: text, text: restore(sq), limit: maxApplyRuns, exists: exists}
-	samples := make([]any, len(r.order))
-	for i, c := range r.order {
-		arg, err := b.expr(c, sc)
-		if err != nil {
-			return nil, err
-		}
-		a.args = append(a.args, arg)
-		if samples[i], err = sampleParam(arg.Type()); err != nil {
-			return nil, b.at(ErrUnsupported, c, "an outer column %s of type %v in a correlated subquery", restore(c), arg.Type())
-		}
-	}
-	schema, err := a.c.e.SchemaContext(b.context(), text, samples...)
+	a, schema, err := b.newApply(text, restore(sq), exprNodes(outer), sc)
 	if err != nil {
 		return nil, err
 	}
 	if exists {
-		a.typ, a.text = arrow.FixedWidthTypes.Boolean, "EXISTS "+a.text
+		a.exists, a.typ, a.text = true, arrow.FixedWidthTypes.Boolean, "EXISTS "+a.text
 		return a, nil
 	}
 	if schema.NumFields() != 1 {
@@ -113,6 +81,113 @@ func (b *builder) applySubquery(sq *ast.SubqueryExpr, sc scope, exists bool) (ex
 		return nil, b.at(ErrUnsupported, sq, "a subquery value of type %v", schema.Field(0).Type)
 	}
 	return a, nil
+}
+
+// applyIn plans x [NOT] IN (subquery) where WHERE's semi joins do not
+// take it (in SELECT, under OR or CASE): Apply runs, per distinct tuple
+// of x and the subquery's outer columns, a query over the subquery's rows
+// that gives IN's three-valued answer: FALSE over no rows, TRUE when a
+// row equals x, else NULL when x or a row is NULL, else FALSE.
+func (b *builder) applyIn(x *ast.PatternInExpr, sc scope) (expr.Expr, error) {
+	sq, ok := unparen(x.Sel).(*ast.SubqueryExpr)
+	if !ok {
+		return nil, b.at(ErrUnsupported, x, "IN (this subquery)")
+	}
+	_, text, outer, err := b.applyText(sq)
+	if err != nil {
+		return nil, err
+	}
+	_, schema, err := b.newApply(text, restore(sq), exprNodes(outer), sc)
+	if err != nil {
+		return nil, err
+	}
+	if schema.NumFields() != 1 {
+		return nil, b.at(ErrInvalid, sq, "IN (subquery) needs a subquery of one column; this one has %d", schema.NumFields())
+	}
+	col := "q.`" + strings.ReplaceAll(schema.Field(0).Name, "`", "``") + "`"
+	with, err := b.withPrefix(sq)
+	if err != nil {
+		return nil, err
+	}
+	inner := strings.TrimPrefix(text, with)
+	wrapper := with + "SELECT CASE WHEN count(*) = 0 THEN FALSE WHEN sum(CASE WHEN " + col + " = ? THEN 1 ELSE 0 END) > 0 THEN TRUE " +
+		"WHEN ? IS NULL OR count(*) > count(" + col + ") THEN NULL ELSE FALSE END FROM (" + inner + ") AS q"
+	args := append([]ast.ExprNode{x.Expr, x.Expr}, exprNodes(outer)...)
+	a, _, err := b.newApply(wrapper, restore(x.Expr)+" IN "+restore(sq), args, sc)
+	if err != nil {
+		return nil, err
+	}
+	a.typ = arrow.FixedWidthTypes.Boolean
+	if x.Not {
+		a.text = restore(x.Expr) + " NOT IN " + restore(sq)
+		return wrap(b, x)(expr.Not(a))
+	}
+	return a, nil
+}
+
+func exprNodes(cols []*ast.ColumnNameExpr) []ast.ExprNode {
+	out := make([]ast.ExprNode, len(cols))
+	for i, c := range cols {
+		out[i] = c
+	}
+	return out
+}
+
+// applyText is a subquery's text for Apply, prefixed by the statement's
+// WITH clause, with its outer columns as ?, and those columns in the
+// order of the ?s (the order the parser numbers them in: a walk of the
+// statement, which is the text's order).
+func (b *builder) applyText(sq *ast.SubqueryExpr) (*ast.SelectStmt, string, []*ast.ColumnNameExpr, error) {
+	sel, ok := sq.Query.(*ast.SelectStmt)
+	if !ok {
+		return nil, "", nil, b.at(ErrUnsupported, sq, "set operations in a subquery used as a value")
+	}
+	if b.nparams > 0 {
+		return nil, "", nil, b.at(ErrUnsupported, sq, "a correlated subquery used as a value in a statement with ? parameters")
+	}
+	free, err := b.freeRefs(sel)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	isFree := map[*ast.ColumnNameExpr]bool{}
+	for _, c := range free {
+		isFree[c] = true
+	}
+	r := &paramReplacer{free: isFree}
+	sel.Accept(r)
+	text := restoreSQL(sel)
+	sel.Accept(&paramRestorer{r})
+	if text == "" {
+		return nil, "", nil, b.at(ErrUnsupported, sq, "this subquery (its text could not be rebuilt)")
+	}
+	prefix, err := b.withPrefix(sq)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return sel, prefix + text, r.order, nil
+}
+
+// newApply makes the Apply of sql, whose ?s take the values of args
+// (expressions of the outer query, planned in sc), and plans sql once
+// with sample values for its result's schema.
+func (b *builder) newApply(sql, text string, args []ast.ExprNode, sc scope) (*applyExpr, *arrow.Schema, error) {
+	a := &applyExpr{opts: b.opts, c: &engineRef{New(b.c, b.opts)}, sql: sql, text: text, limit: maxApplyRuns}
+	samples := make([]any, len(args))
+	for i, n := range args {
+		arg, err := b.expr(n, sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.args = append(a.args, arg)
+		if samples[i], err = sampleParam(arg.Type()); err != nil {
+			return nil, nil, b.at(ErrUnsupported, n, "%s of type %v read by a subquery evaluated per row", restore(n), arg.Type())
+		}
+	}
+	schema, err := a.c.e.SchemaContext(b.context(), sql, samples...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, schema, nil
 }
 
 // context is the builder's context, or Background before planning.

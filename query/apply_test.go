@@ -23,6 +23,10 @@ func TestApply(t *testing.T) {
 			`SELECT a.id FROM orders a LEFT JOIN orders b ON b.qty = a.id GROUP BY a.id HAVING a.id = count(b.qty) ORDER BY a.id`},
 		{`SELECT count(*) FROM orders a WHERE a.qty > (SELECT coalesce(max(b.qty), 0) FROM orders b WHERE b.id = a.id + 1)`,
 			`SELECT count(*) FROM orders a LEFT JOIN orders b ON b.id = a.id + 1 WHERE a.qty > coalesce(b.qty, 0)`},
+		{`SELECT count(*) FROM orders o WHERE o.qty IN (SELECT x.qty FROM orders x WHERE x.grp = 'a') OR o.id < 3`,
+			`SELECT count(*) FROM (SELECT id FROM orders o WHERE o.qty IN (SELECT x.qty FROM orders x WHERE x.grp = 'a') UNION SELECT id FROM orders WHERE id < 3) u`},
+		{`SELECT count(*) FROM orders o WHERE (o.qty IN (SELECT x.qty FROM orders x WHERE x.id > o.id)) IS NULL`,
+			`SELECT count(*) FROM orders o WHERE (o.qty IS NULL AND EXISTS (SELECT 1 FROM orders x WHERE x.id > o.id)) OR (NOT EXISTS (SELECT 1 FROM orders x WHERE x.id > o.id AND x.qty = o.qty) AND EXISTS (SELECT 1 FROM orders x WHERE x.id > o.id AND x.qty IS NULL))`},
 		{`SELECT id, qty * 2 + (SELECT sum(x.qty) FROM orders x WHERE x.grp = o.grp AND x.id <> o.id) FROM orders o ORDER BY id`,
 			`SELECT o.id, o.qty * 2 + sum(x.qty) FROM orders o LEFT JOIN orders x ON x.grp = o.grp AND x.id <> o.id GROUP BY o.id, o.qty ORDER BY o.id`},
 	} {

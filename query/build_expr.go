@@ -244,7 +244,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 
 func (b *builder) in(x *ast.PatternInExpr, sc scope) (expr.Expr, error) {
 	if x.Sel != nil {
-		return nil, b.at(ErrUnsupported, x, "IN (subquery)")
+		return b.applyIn(x, sc) // apply.go
 	}
 	v, err := b.expr(x.Expr, sc)
 	if err != nil {

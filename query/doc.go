@@ -171,13 +171,14 @@
 // information_schema.tables / .columns are queries (show.go,
 // infoschema.go). Package slt runs SQLite's sqllogictest corpus.
 //
-// A correlated scalar subquery or EXISTS the planner cannot turn into a
-// join (in SELECT, under OR or CASE, correlated by other comparisons than
-// inner = outer, or with count's value over no rows) is evaluated by
-// Apply, once per distinct tuple of the outer values it reads (apply.go).
+// A correlated scalar subquery, EXISTS or IN (subquery) the planner
+// cannot turn into a join (in SELECT, under OR or CASE, correlated by
+// other comparisons than inner = outer, or with count's value over no
+// rows) is evaluated by Apply, once per distinct tuple of the outer
+// values it reads (apply.go).
 //
-// Anything else — FULL OUTER and NATURAL joins, IN (subquery) outside
-// WHERE's conjuncts, ANY/ALL, INTERSECT/EXCEPT ALL, window functions,
+// Anything else — FULL OUTER and NATURAL joins, ANY/ALL,
+// INTERSECT/EXCEPT ALL, window functions,
 // other functions (age, string_agg, median, …), UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,

@@ -21,10 +21,11 @@ import (
 
 // passFloor is the share of the records that apply which must pass: set
 // at what the engine reaches, so that it cannot regress unnoticed.
-// 10,852 of the 10,936 records of select1-5 and the evidence scripts
-// pass (99.2%); the rest need IN (subquery) outside WHERE and an empty
-// IN () list (see the failures the test prints).
-const passFloor = 0.99
+// 10,924 of the 10,936 records of select1-5 and the evidence scripts
+// pass (99.89%); the 12 others are an empty IN () list, x'…' literals and
+// comparisons of a string with an integer column that SQLite's type
+// affinity allows (see the failures the test prints).
+const passFloor = 0.998
 
 // engineDB runs scripts on a query.Engine.
 type engineDB struct{ e *query.Engine }
