@@ -27,6 +27,10 @@ import (
 // affinity allows (see the failures the test prints).
 const passFloor = 0.998
 
+// shortFloor is passFloor for a -short run, where the 12 failures of the
+// evidence scripts weigh more: 1,249 of 1,261 records pass.
+const shortFloor = 0.99
+
 // engineDB runs scripts on a query.Engine.
 type engineDB struct{ e *query.Engine }
 
@@ -53,10 +57,10 @@ var positions = regexp.MustCompile(` at line \d+, column \d+`)
 
 var only = flag.String("slt.files", "", "run only the scripts whose path contains this")
 
-// slowScripts run only when -slt.files names them (none now: select5.test,
-// which joins up to 64 tables, runs in about 25 s since join plans keep
-// their schemas).
-var slowScripts = []string{}
+// shortScripts are the scripts a -short run takes (the race detector's
+// pass in CI): select1 and the evidence scripts. The whole corpus (about
+// 50 s; select5.test joins up to 64 tables) runs without -short.
+var shortScripts = []string{"select1.test"}
 
 func TestCorpus(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.test")
@@ -68,7 +72,10 @@ func TestCorpus(t *testing.T) {
 	if *only != "" {
 		files = slices.DeleteFunc(files, func(f string) bool { return !strings.Contains(f, *only) })
 	} else {
-		files = slices.DeleteFunc(files, func(f string) bool { return slices.Contains(slowScripts, filepath.Base(f)) })
+		files = slices.DeleteFunc(files, func(f string) bool {
+			base := filepath.Base(f)
+			return testing.Short() && strings.HasPrefix(base, "select") && !slices.Contains(shortScripts, base)
+		})
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
@@ -109,8 +116,12 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Log("\n" + out.String())
 	t.Logf("passed %d of %d records (%d skipped)", passed, passed+failed, skipped)
-	if share := float64(passed) / float64(passed+failed); share < passFloor {
-		t.Errorf("passed %.4f of the records that apply, below the floor %.4f", share, passFloor)
+	floor := passFloor
+	if testing.Short() && *only == "" {
+		floor = shortFloor
+	}
+	if share := float64(passed) / float64(passed+failed); share < floor {
+		t.Errorf("passed %.4f of the records that apply, below the floor %.4f", share, floor)
 	}
 }
 
