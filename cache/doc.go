@@ -30,7 +30,9 @@
 // table order. ScanOptions.Rows filters rows too: comparisons of integer,
 // temporal and decimal columns with constants, evaluated on each decoded
 // batch before the other columns are decoded (rowfilter.go), so only the
-// rows that pass are returned. With no columns selected it returns row counts alone and
+// rows that pass are returned; a KeyFilter is such a test whose set of
+// integers arrives while the scan runs (a join's build keys:
+// rowfilter_keys.go). With no columns selected it returns row counts alone and
 // never touches a chunk. A chunk that fails to decode fails the scan with a
 // *ChunkError naming table, batch and column; the other columns of the batch
 // still read.

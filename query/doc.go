@@ -232,7 +232,16 @@
 // subquery's single) drains its build side into memory first
 // (op_hashjoin_build.go): its rows, copied into one batch, and its key
 // tuples numbered by GROUP BY's hash table (agg.KeyTable), with the rows
-// of each tuple side by side. Then Options.Workers goroutines pull probe
+// of each tuple side by side — or, for one integer key whose values lie
+// densely in their range, by a dense index over that range, without
+// hashing (agg/dense.go: DuckDB's perfect hash join). When every key is
+// one build row's, a probe row's pair comes straight from its lookup.
+// The build side's key range, and its keys themselves when at most half
+// the probe column's values can join, go to the probe side's scan as
+// runtime filters (runtime_filter.go): batches outside the range are
+// skipped, and rows whose key is not among the keys (an exact bitmap, or
+// a Bloom filter: cache.KeyFilter) are dropped before the scan decodes
+// their other columns. Then Options.Workers goroutines pull probe
 // batches (running the filters and projections below the join, as GROUP
 // BY's workers do), look their keys up, each with an agg.Prober of its
 // own, and expand the matches into pairs of rows, at most 8192 per batch
@@ -258,7 +267,7 @@
 // with NULL keys are dropped, or kept in a file of their own for right,
 // full and right anti joins, which return each partition's unmatched
 // build rows after its probe. Runtime filters get the whole build side's
-// key range. Options.ForceJoinSpill sends every hash join down this path
+// key range (not its keys). Options.ForceJoinSpill sends every hash join down this path
 // with small partitions, for tests. EXPLAIN ANALYZE shows each join's
 // build and probe rows, the bytes it held and the time each side took,
 // and what it spilled: partition files, bytes, rows, repartition levels

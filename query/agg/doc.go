@@ -24,6 +24,12 @@
 //	p := kt.NewProber(); defer p.Release()
 //	err = p.Lookup(keys, rows, ids)    // ids[r], or agg.NoKey
 //
+// A KeyTable of one int64 or date32 key whose values lie densely in their
+// range becomes a dense index (dense.go): an array over the range maps a
+// value to its id, so a lookup is a subtraction, a compare and a load.
+// UseDense makes it one before the inserts, when the caller knows the
+// range; Densify after Seal, when the distinct keys turn out dense.
+//
 // # Semantics
 //
 // NULL keys form their own group. count(x) counts non-NULL values;
