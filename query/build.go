@@ -161,6 +161,16 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		return nil, b.at(ErrInvalid, s.Having.Expr, "HAVING without GROUP BY or an aggregate")
 	}
 
+	// Window calls become columns of windowNodes under the projection
+	// (plan_window.go).
+	windowed := false
+	if calls := findWindows(s, items); len(calls) > 0 {
+		if plan, sc, err = b.planWindows(s, items, calls, plan, sc, ts); err != nil {
+			return nil, err
+		}
+		windowed = true
+	}
+
 	// The projection computes the SELECT list, then any ORDER BY key that
 	// is not one of its columns (hidden, dropped after the sort). A bare
 	// column comes out as it is stored (b.output).
@@ -198,7 +208,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		if b.scan != nil {
+		if b.scan != nil && !windowed { // a window needs every row
 			b.planTopKPrune(s, sn, exprs)
 		}
 		plan = sn

@@ -1,0 +1,499 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/query/agg"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Window functions (f(…) OVER (PARTITION BY … ORDER BY … frame)) are
+// planned after WHERE, GROUP BY and HAVING and before the projection:
+// planWindows takes the calls out of the SELECT list and ORDER BY, and
+// puts one windowNode per distinct (PARTITION BY, ORDER BY) on the plan.
+// A windowNode passes its input's columns through and appends one column
+// per call; the projection above reads them (windowScope). Its operator
+// (op_window.go) sorts by the partition and order keys on the external
+// sort and walks the partitions (window_eval.go).
+
+// windowKind is what a window call computes.
+type windowKind uint8
+
+const (
+	winRowNumber windowKind = iota
+	winRank
+	winDenseRank
+	winPercentRank
+	winCumeDist
+	winNtile
+	winLag
+	winLead
+	winFirstValue
+	winLastValue
+	winNthValue
+	winAggregate
+)
+
+var windowKinds = map[string]windowKind{
+	"row_number": winRowNumber, "rank": winRank, "dense_rank": winDenseRank,
+	"percent_rank": winPercentRank, "cume_dist": winCumeDist, "ntile": winNtile,
+	"lag": winLag, "lead": winLead, "first_value": winFirstValue, "last_value": winLastValue,
+	"nth_value": winNthValue,
+	"sum": winAggregate, "count": winAggregate, "avg": winAggregate, "min": winAggregate, "max": winAggregate,
+}
+
+// boundKind is one end of a frame.
+type boundKind uint8
+
+const (
+	boundUnboundedPreceding boundKind = iota
+	boundPreceding                    // n PRECEDING (ROWS only)
+	boundCurrent
+	boundFollowing // n FOLLOWING (ROWS only)
+	boundUnboundedFollowing
+)
+
+type frameBound struct {
+	kind boundKind
+	n    int64
+}
+
+// frame is a call's window frame. RANGE frames have no offsets: their
+// CURRENT ROW is the row's peers (equal ORDER BY keys), and without ORDER
+// BY every row of the partition is a peer. The default frame is RANGE
+// BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+type frame struct {
+	rows       bool
+	start, end frameBound
+}
+
+var defaultFrame = frame{start: frameBound{kind: boundUnboundedPreceding}, end: frameBound{kind: boundCurrent}}
+
+// windowCall is one window function of a windowNode.
+type windowCall struct {
+	kind     windowKind
+	fn       agg.Func // winAggregate
+	arg      int      // index into windowNode.args; -1: none
+	fallback int      // lag/lead: the default's index into windowNode.args
+	n        int64    // ntile's buckets, lag/lead's offset, nth_value's n
+	frame    frame
+	text     string
+	typ      arrow.DataType
+}
+
+// windowNode computes calls over the partitions of its input by
+// partition, ordered by order; its output is its input's columns then one
+// per call.
+type windowNode struct {
+	in        planNode
+	partition []expr.Expr
+	order     []expr.Expr
+	orderKeys []sortKey // desc and nullsFirst of each order key (col unused)
+	args      []expr.Expr
+	calls     []windowCall
+	specText  string
+}
+
+func (n *windowNode) schema() *arrow.Schema {
+	in := n.in.schema()
+	fields := append([]arrow.Field(nil), in.Fields()...)
+	for _, c := range n.calls {
+		fields = append(fields, arrow.Field{Name: c.text, Type: c.typ, Nullable: true})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func (n *windowNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (operator, error) {
+	in, err := n.in.open(ctx, rt, c)
+	if err != nil {
+		return nil, err
+	}
+	return newWindowOp(rt, in, n) // op_window.go
+}
+
+func (n *windowNode) explain(b *strings.Builder, depth int) {
+	indent(b, depth)
+	calls := make([]string, len(n.calls))
+	for i, c := range n.calls {
+		calls[i] = c.text
+	}
+	fmt.Fprintf(b, "Window over (%s): %s\n", n.specText, strings.Join(calls, ", "))
+	n.in.explain(b, depth+1)
+}
+
+// windowFinder collects window calls, outermost only.
+type windowFinder struct{ found []*ast.WindowFuncExpr }
+
+func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.WindowFuncExpr:
+		f.found = append(f.found, x)
+		return n, true
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// findWindows returns the window calls of the SELECT list and ORDER BY.
+func findWindows(s *ast.SelectStmt, items []selectItem) []*ast.WindowFuncExpr {
+	f := &windowFinder{}
+	for _, it := range items {
+		it.node.Accept(f)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(f)
+		}
+	}
+	return f.found
+}
+
+// windowScope resolves a window call to its column of the windowNodes
+// and everything else as the scope under them does.
+type windowScope struct {
+	scope
+	cols map[string]expr.Expr // by the call's text
+	dry  bool                 // planning only to queue conversions: calls are NULL
+	typs map[string]arrow.DataType
+}
+
+func (s *windowScope) whole(b *builder, n ast.ExprNode) (expr.Expr, error) {
+	if w, ok := n.(*ast.WindowFuncExpr); ok {
+		text := restore(w)
+		if s.dry {
+			return expr.NullLiteral(s.typs[text]), nil
+		}
+		if e, ok := s.cols[text]; ok {
+			return e, nil
+		}
+		return nil, b.at(ErrExec, n, "planner: window call %s has no column", text)
+	}
+	return s.scope.whole(b, n)
+}
+
+// planWindows puts the windowNodes of the query's window calls on plan
+// and returns the scope the projection above resolves names in.
+func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+	if s.Distinct {
+		return nil, nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
+	}
+	var nodes []*windowNode
+	bySpec := map[string]*windowNode{}
+	argIndex := map[*windowNode]map[string]int{}
+	seen := map[string]bool{}
+	typs := map[string]arrow.DataType{}
+	for _, w := range calls {
+		text := restore(w)
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		spec, err := b.windowSpecText(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		n := bySpec[spec]
+		if n == nil {
+			if n, err = b.newWindowNode(w, spec, sc); err != nil {
+				return nil, nil, err
+			}
+			bySpec[spec] = n
+			argIndex[n] = map[string]int{}
+			nodes = append(nodes, n)
+		}
+		c, err := b.windowCall(w, n, argIndex[n], sc)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.text = text
+		typs[text] = c.typ
+		n.calls = append(n.calls, c)
+	}
+	// Plan the projection once with the calls as NULLs, so every
+	// conversion it needs is queued and flushed below the windows (which
+	// append columns the layout does not know).
+	dry := &windowScope{scope: sc, dry: true, typs: typs}
+	exprs := make([]expr.Expr, len(items))
+	names := make([]string, len(items))
+	for i, it := range items {
+		var err error
+		if exprs[i], err = b.output(it.node, dry); err != nil {
+			return nil, nil, err
+		}
+		names[i] = it.name
+	}
+	if s.OrderBy != nil {
+		if _, _, _, _, err := b.orderBy(s.OrderBy, items, exprs, names, dry); err != nil {
+			return nil, nil, err
+		}
+	}
+	if sc == scope(ts) {
+		plan = b.lay.flush(plan)
+	}
+	ws := &windowScope{scope: sc, cols: map[string]expr.Expr{}}
+	for _, n := range nodes {
+		n.in = plan
+		base := plan.schema().NumFields()
+		for j, c := range n.calls {
+			ws.cols[c.text] = expr.Column(base+j, c.text, c.typ)
+		}
+		plan = n
+	}
+	return plan, ws, nil
+}
+
+// windowSpecText is the text of a call's PARTITION BY and ORDER BY, which
+// calls share a windowNode by; it refuses what is not supported.
+func (b *builder) windowSpecText(w *ast.WindowFuncExpr) (string, error) {
+	sp := &w.Spec
+	switch {
+	case sp.Name.O != "" || sp.Ref.O != "":
+		return "", b.at(ErrUnsupported, w, "named windows (OVER w)")
+	case w.Distinct:
+		return "", b.at(ErrUnsupported, w, "DISTINCT in a window function")
+	case w.IgnoreNull:
+		return "", b.at(ErrUnsupported, w, "IGNORE NULLS")
+	case w.FromLast:
+		return "", b.at(ErrUnsupported, w, "FROM LAST")
+	}
+	var parts []string
+	if sp.PartitionBy != nil {
+		p := make([]string, len(sp.PartitionBy.Items))
+		for i, it := range sp.PartitionBy.Items {
+			p[i] = restore(it.Expr)
+		}
+		parts = append(parts, "PARTITION BY "+strings.Join(p, ", "))
+	}
+	if sp.OrderBy != nil {
+		o := make([]string, 0, len(sp.OrderBy.Items))
+		for _, it := range sp.OrderBy.Items {
+			t := restore(it.Expr)
+			if it.Desc {
+				t += " DESC"
+			}
+			o = append(o, t)
+		}
+		parts = append(parts, "ORDER BY "+strings.Join(o, ", "))
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// newWindowNode plans the partition and order keys of w's window.
+func (b *builder) newWindowNode(w *ast.WindowFuncExpr, spec string, sc scope) (*windowNode, error) {
+	n := &windowNode{specText: spec}
+	sp := &w.Spec
+	if sp.PartitionBy != nil {
+		for _, it := range sp.PartitionBy.Items {
+			e, err := b.expr(it.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			n.partition = append(n.partition, e)
+		}
+	}
+	if sp.OrderBy != nil {
+		prevKey := false
+		for _, it := range sp.OrderBy.Items {
+			if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
+				if !prevKey {
+					return nil, b.at(ErrInvalid, it, "NULLS FIRST/LAST without an ORDER BY item before it")
+				}
+				n.orderKeys[len(n.orderKeys)-1].nullsFirst = c.Name.Name.L == nullsFirstSentinel
+				prevKey = false
+				continue
+			}
+			prevKey = true
+			e, err := b.expr(it.Expr, sc)
+			if err != nil {
+				return nil, err
+			}
+			n.order = append(n.order, e)
+			n.orderKeys = append(n.orderKeys, sortKey{desc: it.Desc})
+		}
+	}
+	return n, nil
+}
+
+// windowCall plans one call of n's window.
+func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[string]int, sc scope) (windowCall, error) {
+	name := strings.ToLower(w.Name)
+	kind, ok := windowKinds[name]
+	if !ok {
+		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, sum, count, avg, min, max)", w.Name)
+	}
+	c := windowCall{kind: kind, arg: -1, fallback: -1, frame: defaultFrame}
+	fr, err := b.windowFrame(w)
+	if err != nil {
+		return c, err
+	}
+	if fr != nil {
+		c.frame = *fr
+	}
+	nargs := func(lo, hi int) error {
+		if len(w.Args) < lo || len(w.Args) > hi {
+			want := fmt.Sprintf("%d", lo)
+			if hi > lo {
+				want = fmt.Sprintf("%d to %d", lo, hi)
+			}
+			return b.at(ErrInvalid, w, "%s takes %s arguments, not %d", name, want, len(w.Args))
+		}
+		return nil
+	}
+	slot := func(e expr.Expr) int {
+		t := e.String() + "\x00" + e.Type().String()
+		if i, ok := argIndex[t]; ok {
+			return i
+		}
+		argIndex[t] = len(n.args)
+		n.args = append(n.args, e)
+		return len(n.args) - 1
+	}
+	constArg := func(i int, what string, min int64) (int64, error) {
+		v, ok := intLiteral(w.Args[i])
+		if !ok || v < min {
+			return 0, b.at(ErrInvalid, w.Args[i], "%s: the %s must be an integer constant of at least %d", name, what, min)
+		}
+		return v, nil
+	}
+	switch kind {
+	case winRowNumber, winRank, winDenseRank, winPercentRank, winCumeDist:
+		if err := nargs(0, 0); err != nil {
+			return c, err
+		}
+		c.typ = arrow.PrimitiveTypes.Int64
+		if kind == winPercentRank || kind == winCumeDist {
+			c.typ = arrow.PrimitiveTypes.Float64
+		}
+		return c, nil
+	case winNtile:
+		if err := nargs(1, 1); err != nil {
+			return c, err
+		}
+		if c.n, err = constArg(0, "number of buckets", 1); err != nil {
+			return c, err
+		}
+		c.typ = arrow.PrimitiveTypes.Int64
+		return c, nil
+	}
+	if kind == winAggregate && name == "count" && len(w.Args) == 1 {
+		if v, ok := w.Args[0].(interface{ GetValue() any }); ok && v.GetValue() != nil {
+			c.fn, c.typ = agg.CountStar, arrow.PrimitiveTypes.Int64 // count(*)
+			return c, nil
+		}
+	}
+	switch kind {
+	case winLag, winLead:
+		err = nargs(1, 3)
+	case winNthValue:
+		err = nargs(2, 2)
+	default:
+		err = nargs(1, 1)
+	}
+	if err != nil {
+		return c, err
+	}
+	arg, err := b.expr(w.Args[0], sc)
+	if err != nil {
+		return c, err
+	}
+	c.typ = arg.Type()
+	switch kind {
+	case winLag, winLead:
+		c.n = 1
+		if len(w.Args) > 1 {
+			if c.n, err = constArg(1, "offset", 0); err != nil {
+				return c, err
+			}
+		}
+		fb := expr.NullLiteral(arg.Type())
+		if len(w.Args) > 2 {
+			d, err := b.expr(w.Args[2], sc)
+			if err != nil {
+				return c, err
+			}
+			if !arrow.TypeEqual(d.Type(), arg.Type()) {
+				if d, err = expr.Cast(d, arg.Type()); err != nil {
+					return c, b.typeErr(w.Args[2], err)
+				}
+			}
+			fb = d
+		}
+		c.fallback = slot(fb)
+	case winNthValue:
+		if c.n, err = constArg(1, "position", 1); err != nil {
+			return c, err
+		}
+	case winAggregate:
+		c.fn = aggFuncs[name]
+		if c.typ, err = agg.ResultType(c.fn, arg.Type()); err != nil {
+			return c, b.at(ErrInvalid, w, "%s: %v", restore(w), err)
+		}
+	}
+	if kind == winFirstValue || kind == winLastValue || kind == winNthValue || kind == winLag || kind == winLead ||
+		(kind == winAggregate && (c.fn == agg.Min || c.fn == agg.Max)) {
+		// These take a row's value; the null fallback is what an empty
+		// frame or a row past the partition gives.
+		if c.fallback < 0 {
+			c.fallback = slot(expr.NullLiteral(arg.Type()))
+		}
+	}
+	c.arg = slot(arg)
+	return c, nil
+}
+
+// windowFrame reads w's frame clause: nil for the default.
+func (b *builder) windowFrame(w *ast.WindowFuncExpr) (*frame, error) {
+	fc := w.Spec.Frame
+	if fc == nil {
+		return nil, nil
+	}
+	f := &frame{}
+	switch fc.Type {
+	case ast.Rows:
+		f.rows = true
+	case ast.Ranges:
+	default:
+		return nil, b.at(ErrUnsupported, w, "GROUPS frames (use ROWS or RANGE)")
+	}
+	bound := func(fb *ast.FrameBound, start bool) (frameBound, error) {
+		switch {
+		case fb.Type == ast.CurrentRow:
+			return frameBound{kind: boundCurrent}, nil
+		case fb.UnBounded && fb.Type == ast.Preceding:
+			return frameBound{kind: boundUnboundedPreceding}, nil
+		case fb.UnBounded:
+			return frameBound{kind: boundUnboundedFollowing}, nil
+		}
+		if !f.rows {
+			return frameBound{}, b.at(ErrUnsupported, w, "RANGE frames with an offset (%s); use ROWS, or RANGE with UNBOUNDED and CURRENT ROW", restore(fb))
+		}
+		v, ok := intLiteral(fb.Expr)
+		if !ok || v < 0 || fb.Unit != ast.TimeUnitInvalid {
+			return frameBound{}, b.at(ErrInvalid, w, "frame offset %s: must be a non-negative integer constant", restore(fb))
+		}
+		if fb.Type == ast.Preceding {
+			return frameBound{kind: boundPreceding, n: v}, nil
+		}
+		return frameBound{kind: boundFollowing, n: v}, nil
+	}
+	var err error
+	if f.start, err = bound(&fc.Extent.Start, true); err != nil {
+		return nil, err
+	}
+	if f.end, err = bound(&fc.Extent.End, false); err != nil {
+		return nil, err
+	}
+	if f.start.kind == boundUnboundedFollowing || f.end.kind == boundUnboundedPreceding || f.start.kind > f.end.kind {
+		return nil, b.at(ErrInvalid, w, "frame %s: its start is after its end", restore(fc))
+	}
+	return f, nil
+}
