@@ -45,7 +45,7 @@ var windowKinds = map[string]windowKind{
 	"percent_rank": winPercentRank, "cume_dist": winCumeDist, "ntile": winNtile,
 	"lag": winLag, "lead": winLead, "first_value": winFirstValue, "last_value": winLastValue,
 	"nth_value": winNthValue,
-	"sum": winAggregate, "count": winAggregate, "avg": winAggregate, "min": winAggregate, "max": winAggregate,
+	"sum":       winAggregate, "count": winAggregate, "avg": winAggregate, "min": winAggregate, "max": winAggregate,
 }
 
 // boundKind is one end of a frame.

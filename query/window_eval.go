@@ -293,8 +293,8 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 	}
 	// Prefixes per partition: index k of [ps, pe] covers rows [ps, k).
 	counts := make([]int64, w.n+1) // non-NULL values
-	var sums []decimal128.Num         // integers and decimals: prefix sums in 128 bits
-	var floats []float64              // float64 values, NULL as 0
+	var sums []decimal128.Num      // integers and decimals: prefix sums in 128 bits
+	var floats []float64           // float64 values, NULL as 0
 	var ints *array.Int64
 	var decs *array.Decimal128
 	scale := int32(0)
