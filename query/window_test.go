@@ -13,3 +13,18 @@ func TestWindowSmoke(t *testing.T) {
 	}
 	t.Log("\n" + strings.Join(got, "\n"))
 }
+
+func TestWindowDebug(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	for _, q := range []string{
+		`SELECT id, sum(CAST(k AS DOUBLE)) OVER (PARTITION BY id % 3, id % 3), rank() OVER (PARTITION BY k>0 ORDER BY name DESC NULLS LAST) FROM items ORDER BY id`,
+		`SELECT id, sum(CAST(k AS DOUBLE)) OVER (PARTITION BY id % 3, id % 3) FROM items ORDER BY id`,
+		`EXPLAIN SELECT id, sum(CAST(k AS DOUBLE)) OVER (PARTITION BY id % 3, id % 3), rank() OVER (PARTITION BY k>0 ORDER BY name DESC NULLS LAST) FROM items ORDER BY id`,
+	} {
+		got, _, err := runOrdered(t, e, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log("\n" + strings.Join(got, "\n"))
+	}
+}
