@@ -96,6 +96,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if calls := findWindows(s, items); s.Distinct && len(calls) > 0 {
+		return nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
+	}
 	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
 		s.GroupBy = &ast.GroupByClause{}
 		for _, it := range items {

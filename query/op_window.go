@@ -144,22 +144,26 @@ func (o *windowOp) push(ctx context.Context, rec arrow.RecordBatch) error {
 			return err
 		}
 		if same {
-			return o.hold(rec)
+			return o.hold(rec, true)
 		}
 	}
 	return o.flush(ctx, rec, false)
 }
 
-// hold keeps rec with the partition held, counting it in the query's
-// memory.
-func (o *windowOp) hold(rec arrow.RecordBatch) error {
-	size := batchBytes(rec)
-	if err := o.rt.mt.grow(size, "a window partition"); err != nil {
-		rec.Release()
-		return err
+// hold keeps rec with the partition held. A partition that spans
+// batches counts in the query's memory (charge); the start of one, cut
+// from the batch just computed, is the one batch a streaming operator
+// holds anyway.
+func (o *windowOp) hold(rec arrow.RecordBatch, charge bool) error {
+	if charge {
+		size := batchBytes(rec)
+		if err := o.rt.mt.grow(size, "a window partition"); err != nil {
+			rec.Release()
+			return err
+		}
+		o.heldBytes += size
 	}
 	o.held = append(o.held, rec)
-	o.heldBytes += size
 	return nil
 }
 
@@ -231,7 +235,7 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 	if !final {
 		end = starts[len(starts)-1] // the last partition may go on
 		starts = starts[:len(starts)-1]
-		if err := o.hold(block.NewSlice(int64(end), int64(n))); err != nil {
+		if err := o.hold(block.NewSlice(int64(end), int64(n)), false); err != nil {
 			return err
 		}
 	}

@@ -183,9 +183,6 @@ func (s *windowScope) whole(b *builder, n ast.ExprNode) (expr.Expr, error) {
 // planWindows puts the windowNodes of the query's window calls on plan
 // and returns the scope the projection above resolves names in.
 func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
-	if s.Distinct {
-		return nil, nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
-	}
 	var nodes []*windowNode
 	bySpec := map[string]*windowNode{}
 	argIndex := map[*windowNode]map[string]int{}
