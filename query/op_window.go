@@ -93,7 +93,7 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 			return nil, &Error{Kind: ErrUnsupported, Msg: "window ORDER BY", Err: err}
 		}
 	}
-	if len(keys) > 0 {
+	if !n.sorted {
 		if src, err = newExtSortOp(rt, src, keys, -1, projSchema); err != nil {
 			return nil, err
 		}

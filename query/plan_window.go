@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -98,6 +99,22 @@ type windowNode struct {
 	args      []expr.Expr
 	calls     []windowCall
 	specText  string
+	// sorted: the input already comes in this window's order (the window
+	// below sorted by keys this one's are a prefix of), so no sort.
+	sorted bool
+}
+
+// sortKeys is the order the window sorts its input in, as text: the
+// partition keys ascending, NULLS LAST, then the order keys.
+func (n *windowNode) sortKeys() []string {
+	keys := make([]string, 0, len(n.partition)+len(n.order))
+	for _, e := range n.partition {
+		keys = append(keys, e.String()+" ASC NULLS LAST")
+	}
+	for i, e := range n.order {
+		keys = append(keys, orderText(e.String(), n.orderKeys[i]))
+	}
+	return keys
 }
 
 func (n *windowNode) schema() *arrow.Schema {
@@ -123,7 +140,11 @@ func (n *windowNode) explain(b *strings.Builder, depth int) {
 	for i, c := range n.calls {
 		calls[i] = c.text
 	}
-	fmt.Fprintf(b, "Window over (%s): %s\n", n.specText, strings.Join(calls, ", "))
+	sorted := ""
+	if n.sorted {
+		sorted = " (input already in order)"
+	}
+	fmt.Fprintf(b, "Window over (%s)%s: %s\n", n.specText, sorted, strings.Join(calls, ", "))
 	n.in.explain(b, depth+1)
 }
 
@@ -235,6 +256,19 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	}
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
+	}
+	// The window with the most keys sorts first; one whose keys are a
+	// prefix of the window's below it reads that order as it is.
+	slices.SortStableFunc(nodes, func(a, b *windowNode) int {
+		return len(b.partition) + len(b.order) - len(a.partition) - len(a.order)
+	})
+	var below []string
+	for i, n := range nodes {
+		keys := n.sortKeys()
+		n.sorted = len(keys) == 0 || (i > 0 && len(keys) <= len(below) && slices.Equal(keys, below[:len(keys)]))
+		if !n.sorted {
+			below = keys
+		}
 	}
 	ws := &windowScope{scope: sc, cols: map[string]expr.Expr{}}
 	for _, n := range nodes {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -163,4 +164,18 @@ func TestWindowSpill(t *testing.T) {
 		t.Errorf("one partition past the limit: %v, want ErrMemory naming the window partition", err)
 	}
 	checkNoSpillFiles(t, m)
+}
+
+// TestWindowSharesSort: a window whose keys are a prefix of another's
+// reads that one's sorted output instead of sorting again.
+func TestWindowSharesSort(t *testing.T) {
+	e, _ := itemsEngine(t, 8)
+	text, err := e.Explain(context.Background(), `EXPLAIN SELECT rank() OVER (PARTITION BY k ORDER BY id),
+		count(*) OVER (PARTITION BY k), row_number() OVER (PARTITION BY k ORDER BY id, name), sum(id) OVER (ORDER BY id) FROM items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text, "(input already in order)"); n != 2 {
+		t.Errorf("%d windows read the order below them, want 2 (rank's and count's):\n%s", n, text)
+	}
 }
