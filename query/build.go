@@ -75,6 +75,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}
+	// A HAVING written QUALIFY (parse_qualify.go) filters after the
+	// window functions, not after GROUP BY.
+	var qualify ast.ExprNode
+	if s.Having != nil && isQualify(b.sql, s.Having.Expr) {
+		qualify = s.Having.Expr
+	}
 	var where ast.ExprNode
 	join := b.joinsFrom(s)
 	switch {
@@ -96,7 +102,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if calls := findWindows(s, items); s.Distinct && len(calls) > 0 {
+	if calls := findWindows(s, items, nil); s.Distinct && len(calls) > 0 {
 		return nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
 	}
 	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
@@ -153,25 +159,38 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 		plan, sc = an, as
-		if s.Having != nil {
+		if s.Having != nil && qualify == nil {
 			pred, err := b.expr(s.Having.Expr, sc)
 			if err != nil {
 				return nil, err
 			}
 			plan = &filterNode{in: plan, pred: pred, what: "Having"}
 		}
-	} else if s.Having != nil {
+	} else if s.Having != nil && qualify == nil {
 		return nil, b.at(ErrInvalid, s.Having.Expr, "HAVING without GROUP BY or an aggregate")
 	}
 
 	// Window calls become columns of windowNodes under the projection
 	// (plan_window.go).
 	windowed := false
-	if calls := findWindows(s, items); len(calls) > 0 {
-		if plan, sc, err = b.planWindows(s, items, calls, plan, sc, ts); err != nil {
+	if calls := findWindows(s, items, qualify); len(calls) > 0 {
+		if plan, sc, err = b.planWindows(s, items, calls, qualify, plan, sc, ts); err != nil {
 			return nil, err
 		}
 		windowed = true
+	}
+	if qualify != nil {
+		pred, err := b.expr(qualify, sc)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
+			return nil, b.at(ErrInvalid, qualify, "QUALIFY %s is %s, not boolean", restore(qualify), pred.Type())
+		}
+		if sc == scope(ts) {
+			plan = b.lay.flush(plan)
+		}
+		plan = &filterNode{in: plan, pred: pred, what: "Qualify"}
 	}
 
 	// The projection computes the SELECT list, then any ORDER BY key that

@@ -164,11 +164,15 @@ func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// findWindows returns the window calls of the SELECT list and ORDER BY.
-func findWindows(s *ast.SelectStmt, items []selectItem) []*ast.WindowFuncExpr {
+// findWindows returns the window calls of the SELECT list, QUALIFY
+// (nil: none) and ORDER BY.
+func findWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) []*ast.WindowFuncExpr {
 	f := &windowFinder{}
 	for _, it := range items {
 		it.node.Accept(f)
+	}
+	if qualify != nil {
+		qualify.Accept(f)
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
@@ -203,7 +207,7 @@ func (s *windowScope) whole(b *builder, n ast.ExprNode) (expr.Expr, error) {
 
 // planWindows puts the windowNodes of the query's window calls on plan
 // and returns the scope the projection above resolves names in.
-func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, qualify ast.ExprNode, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
 	var nodes []*windowNode
 	bySpec := map[string]*windowNode{}
 	argIndex := map[*windowNode]map[string]int{}
@@ -251,6 +255,11 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	}
 	if s.OrderBy != nil {
 		if _, _, _, _, err := b.orderBy(s.OrderBy, items, exprs, names, dry); err != nil {
+			return nil, nil, err
+		}
+	}
+	if qualify != nil {
+		if _, err := b.expr(qualify, dry); err != nil {
 			return nil, nil, err
 		}
 	}

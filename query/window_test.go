@@ -179,3 +179,41 @@ func TestWindowSharesSort(t *testing.T) {
 		t.Errorf("%d windows read the order below them, want 2 (rank's and count's):\n%s", n, text)
 	}
 }
+
+// TestQualify: QUALIFY filters by window functions, after GROUP BY; it is
+// refused beside HAVING, and its errors point into the user's text.
+func TestQualify(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	got, _, err := runOrdered(t, e, `SELECT id, k FROM items QUALIFY row_number() OVER (PARTITION BY k < 0 ORDER BY id DESC) <= 2 ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"10|-2", "11|-1", "8|4", "12|0"}; !slices.Equal(sortedCopy(got), sortedCopy(want)) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	got, _, err = runOrdered(t, e, `SELECT k % 2 AS m, count(*) FROM items WHERE id > 1 GROUP BY m qualify rank() OVER (ORDER BY count(*) DESC) = 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0|6"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	// 'qualify' in a string is text.
+	if got, _, err = runOrdered(t, e, `SELECT 'qualify' FROM items WHERE id = 1`); err != nil || !slices.Equal(got, []string{"qualify"}) {
+		t.Errorf("a string 'qualify': %v, %v", got, err)
+	}
+	_, _, err = runOrdered(t, e, `SELECT k, count(*) FROM items GROUP BY k HAVING count(*) > 1 QUALIFY rank() OVER (ORDER BY k) = 1`)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "line 1, column 62") {
+		t.Errorf("QUALIFY with HAVING: %v", err)
+	}
+	_, _, err = runOrdered(t, e, `SELECT id FROM items QUALIFY name`)
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "not boolean") || !strings.Contains(err.Error(), "column 30") {
+		t.Errorf("QUALIFY name: %v", err)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

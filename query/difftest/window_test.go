@@ -226,6 +226,17 @@ SELECT l_orderkey, l_linenumber, row_number() OVER (PARTITION BY l_orderkey ORDE
        sum(l_extendedprice) OVER (PARTITION BY l_orderkey ORDER BY l_linenumber),
        avg(l_quantity) OVER (PARTITION BY l_suppkey ORDER BY l_orderkey, l_linenumber ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING)
 FROM lineitem ORDER BY l_orderkey, l_linenumber`},
+	{name: "qualify", ordered: true, sql: `
+SELECT id, k, i FROM t WHERE id < 2000 QUALIFY row_number() OVER (PARTITION BY k ORDER BY i DESC NULLS LAST, id) <= 2 ORDER BY id`},
+	{name: "qualify over groups", ordered: true, sql: `
+SELECT g, count(*) AS c FROM t GROUP BY g QUALIFY dense_rank() OVER (ORDER BY count(*) DESC) <= 3 ORDER BY g NULLS FIRST`},
+	{name: "qualify over a join", ordered: true, sql: `
+SELECT o_orderkey, l_linenumber, l_quantity FROM orders JOIN lineitem ON l_orderkey = o_orderkey
+WHERE o_orderkey < 3000 QUALIFY l_quantity = max(l_quantity) OVER (PARTITION BY o_orderkey) ORDER BY o_orderkey, l_linenumber`},
+	{name: "window over a join", ordered: true, sql: `
+SELECT o_orderkey, l_linenumber, sum(l_quantity) OVER (PARTITION BY o_custkey ORDER BY o_orderkey, l_linenumber),
+       rank() OVER (PARTITION BY o_orderpriority ORDER BY o_totalprice DESC)
+FROM orders JOIN lineitem ON l_orderkey = o_orderkey WHERE o_orderkey < 1000 ORDER BY o_orderkey, l_linenumber`},
 	{name: "empty input", sql: `SELECT id, rank() OVER (ORDER BY i) FROM t WHERE id < 0`},
 	{name: "whole table", ordered: true, sql: `SELECT id, count(*) OVER (), max(s) OVER (), min(dt) OVER () FROM t WHERE k = 1 ORDER BY id`},
 }
