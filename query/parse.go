@@ -59,7 +59,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	text = rewriteTypes(text) // parse_types.go
+	text = rewriteTypes(text)                              // parse_types.go
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
