@@ -104,6 +104,14 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 
 func (o *windowOp) Schema() *arrow.Schema { return o.schema }
 
+// spillStats is what the window's sort spilled so far (EXPLAIN ANALYZE).
+func (o *windowOp) spillStats() SpillStats {
+	if s, ok := o.src.(*extSortOp); ok {
+		return s.spillStats()
+	}
+	return SpillStats{}
+}
+
 func (o *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for len(o.out) == 0 {
 		if o.eof {

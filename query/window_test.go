@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -154,6 +155,14 @@ func TestWindowSpill(t *testing.T) {
 	}
 	checkNoSpillFiles(t, m)
 	t.Logf("%d rows; peak %d of %d; spilled %v", len(got), st.PeakMemory, limit, st.Spill)
+	text, err := spilling.Explain(context.Background(), "EXPLAIN ANALYZE "+sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "(input already in order): rank()") || !regexp.MustCompile(`Window over \(PARTITION BY g ORDER BY k, s, v, name\): .*spilled`).MatchString(text) {
+		t.Errorf("EXPLAIN ANALYZE does not show the window that sorted and spilled:\n%s", text)
+	}
+	checkNoSpillFiles(t, m)
 
 	noSpill := New(c, Options{Alloc: mem, MemoryLimit: limit})
 	if _, _, err := runOrdered(t, noSpill, sql); !errors.Is(err, ErrMemory) {
