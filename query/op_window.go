@@ -43,14 +43,24 @@ type windowOp struct {
 
 func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 	inSchema := in.Schema()
-	width := inSchema.NumFields()
-	// The projection below the sort: the input's columns, then the keys
-	// and arguments.
+	keep := n.keep
+	if keep == nil {
+		keep = make([]int, inSchema.NumFields())
+		for i := range keep {
+			keep[i] = i
+		}
+	}
+	width := len(keep)
+	// The projection below the sort: the input's columns passed through,
+	// then the keys and arguments.
 	exprs := make([]expr.Expr, 0, width+len(n.partition)+len(n.order)+len(n.args))
 	names := make([]string, 0, cap(exprs))
-	for i, f := range inSchema.Fields() {
-		exprs = append(exprs, expr.Column(i, f.Name, f.Type))
+	var nullable []bool
+	for _, p := range keep {
+		f := inSchema.Field(p)
+		exprs = append(exprs, expr.Column(p, f.Name, f.Type))
 		names = append(names, f.Name)
+		nullable = append(nullable, f.Nullable)
 	}
 	add := func(es []expr.Expr, prefix string) {
 		for i, e := range es {
@@ -63,7 +73,7 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 	add(n.args, "arg")
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
-		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: i >= width || inSchema.Field(i).Nullable}
+		fields[i] = arrow.Field{Name: names[i], Type: e.Type(), Nullable: i >= width || nullable[i]}
 	}
 	projSchema := arrow.NewSchema(fields, nil)
 	var src operator = &projectOp{rt: rt, in: in, exprs: exprs, schema: projSchema, left: -1}

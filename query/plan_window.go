@@ -102,6 +102,10 @@ type windowNode struct {
 	// sorted: the input already comes in this window's order (the window
 	// below sorted by keys this one's are a prefix of), so no sort.
 	sorted bool
+	// keep: the input columns passed through, by position; nil: all. The
+	// clauses above the windows read few of the columns below them, and
+	// what is not passed through is not carried through the sort.
+	keep []int
 }
 
 // sortKeys is the order the window sorts its input in, as text: the
@@ -120,6 +124,12 @@ func (n *windowNode) sortKeys() []string {
 func (n *windowNode) schema() *arrow.Schema {
 	in := n.in.schema()
 	fields := append([]arrow.Field(nil), in.Fields()...)
+	if n.keep != nil {
+		fields = fields[:0]
+		for _, p := range n.keep {
+			fields = append(fields, in.Field(p))
+		}
+	}
 	for _, c := range n.calls {
 		fields = append(fields, arrow.Field{Name: c.text, Type: c.typ, Nullable: true})
 	}
@@ -263,8 +273,11 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 			return nil, nil, err
 		}
 	}
+	var keep []int
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
+		// Only what the clauses above read passes through the windows.
+		keep = b.lay.keep(b.readAboveWindows(s, items, qualify))
 	}
 	// The window with the most keys sorts first; one whose keys are a
 	// prefix of the window's below it reads that order as it is.
@@ -280,13 +293,29 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 		}
 	}
 	ws := &windowScope{scope: sc, cols: map[string]expr.Expr{}}
-	for _, n := range nodes {
+	// The windows' keys and arguments read the columns below the first
+	// window, where every window but the last keeps them; the last passes
+	// through only what is read above it, and the calls below it. Output:
+	// the columns passed through, then every call, in node order.
+	width := plan.schema().NumFields()
+	placed := 0 // calls of the windows placed so far
+	for i, n := range nodes {
 		n.in = plan
-		base := plan.schema().NumFields()
-		for j, c := range n.calls {
-			ws.cols[c.text] = expr.Column(base+j, c.text, c.typ)
+		if i == len(nodes)-1 && keep != nil {
+			for j := range placed {
+				keep = append(keep, width+j)
+			}
+			n.keep = keep
 		}
+		placed += len(n.calls)
 		plan = n
+	}
+	out := plan.schema().NumFields() - placed
+	for _, n := range nodes {
+		for _, c := range n.calls {
+			ws.cols[c.text] = expr.Column(out, c.text, c.typ)
+			out++
+		}
 	}
 	return plan, ws, nil
 }
@@ -536,4 +565,47 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr) (*frame, error) {
 		return nil, b.at(ErrInvalid, w, "frame %s: its start is after its end", restore(fc))
 	}
 	return f, nil
+}
+
+// readAboveWindows is readAbove (build_layout.go) for the clauses above
+// the windows: what they read outside the window calls, whose arguments
+// and keys the windows compute below.
+func (b *builder) readAboveWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) map[int]use {
+	need := map[int]use{}
+	grouped := s.GroupBy != nil || hasAggregate(s)
+	visit := func(n ast.ExprNode, passable bool) {
+		if c, ok := unparen(n).(*ast.ColumnNameExpr); ok && passable && !grouped {
+			if i := b.colIndex(c.Name); i >= 0 {
+				need[i] |= useStored
+			}
+			return
+		}
+		used := map[int]bool{}
+		n.Accept(&outsideWindows{columnCollector{b: b, used: used}})
+		for i := range used {
+			need[i] |= useEngine
+		}
+	}
+	for _, it := range items {
+		visit(it.node, true)
+	}
+	if qualify != nil {
+		visit(qualify, false)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			visit(it.Expr, true)
+		}
+	}
+	return need
+}
+
+// outsideWindows collects the columns an AST names outside window calls.
+type outsideWindows struct{ columnCollector }
+
+func (v *outsideWindows) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.WindowFuncExpr); ok {
+		return n, true
+	}
+	return v.columnCollector.Enter(n)
 }
