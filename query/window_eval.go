@@ -212,12 +212,12 @@ func (w *winBlock) pick(c windowCall) ([]int32, error) {
 			j := -1
 			switch c.kind {
 			case winLag:
-				if k := int64(i) - c.n; k >= int64(ps) {
-					j = int(k)
+				if c.n <= int64(i-ps) {
+					j = i - int(c.n)
 				}
 			case winLead:
-				if k := int64(i) + c.n; k < int64(pe) {
-					j = int(k)
+				if c.n < int64(pe-i) {
+					j = i + int(c.n)
 				}
 			case winFirstValue, winLastValue, winNthValue:
 				fs, fe := w.bounds(c.frame, i, ps, pe)

@@ -86,6 +86,23 @@ func TestWindowFrames(t *testing.T) {
 	}
 }
 
+// TestWindowHugeOffsets: offsets past any partition are rows outside it,
+// without overflowing.
+func TestWindowHugeOffsets(t *testing.T) {
+	e, _ := itemsEngine(t, 4)
+	got, _, err := runOrdered(t, e, `SELECT id, lead(id, 9223372036854775807, -1) OVER (ORDER BY id), lag(id, 9223372036854775807) OVER (ORDER BY id),
+		ntile(9223372036854775807) OVER (ORDER BY id), nth_value(id, 9223372036854775807) OVER (ORDER BY id),
+		sum(id) OVER (ORDER BY id ROWS BETWEEN 9223372036854775807 PRECEDING AND 9223372036854775807 FOLLOWING)
+		FROM items ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1|-1|NULL|1|NULL|10", "2|-1|NULL|2|NULL|10", "3|-1|NULL|3|NULL|10", "4|-1|NULL|4|NULL|10"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 // TestWindowErrors: what is not supported, or wrong, is refused by name
 // and position.
 func TestWindowErrors(t *testing.T) {
