@@ -104,9 +104,12 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 		}
 	}
 	if !n.sorted {
-		if src, err = newExtSortOp(rt, src, keys, -1, projSchema); err != nil {
+		so, err := newExtSortOp(rt, src, keys, -1, projSchema)
+		if err != nil {
 			return nil, err
 		}
+		so.what = "the sort of window (" + n.specText + ")"
+		src = so
 	}
 	o.src = src
 	return o, nil

@@ -182,8 +182,8 @@ func TestWindowSpill(t *testing.T) {
 	checkNoSpillFiles(t, m)
 
 	noSpill := New(c, Options{Alloc: mem, MemoryLimit: limit})
-	if _, _, err := runOrdered(t, noSpill, sql); !errors.Is(err, ErrMemory) {
-		t.Errorf("without spilling: %v, want ErrMemory", err)
+	if _, _, err := runOrdered(t, noSpill, sql); !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "the sort of window (PARTITION BY g ORDER BY k, s, v, name)") {
+		t.Errorf("without spilling: %v, want ErrMemory naming the window's sort", err)
 	}
 	_, _, err = runOrdered(t, spilling, `SELECT k, sum(v) OVER (ORDER BY k ROWS 1 PRECEDING) FROM t`)
 	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "window partition") {
