@@ -174,15 +174,20 @@ func (o *windowOp) push(ctx context.Context, rec arrow.RecordBatch) error {
 // hold keeps rec with the partition held. A partition that spans
 // batches counts in the query's memory (charge); the start of one, cut
 // from the batch just computed, is the one batch a streaming operator
-// holds anyway.
+// holds anyway. A partition fails the query when it alone passes the
+// memory limit: what the sort below holds while it merges is already
+// more than the window can give back.
 func (o *windowOp) hold(rec arrow.RecordBatch, charge bool) error {
 	if charge {
 		size := batchBytes(rec)
-		if err := o.rt.mt.grow(size, "a window partition"); err != nil {
-			rec.Release()
-			return err
-		}
+		o.rt.mt.charge(size)
 		o.heldBytes += size
+		if lim := o.rt.mt.limit; lim > 0 && o.heldBytes > lim {
+			rec.Release()
+			mt := o.rt.mt
+			return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("a window partition holds %d bytes, past %s (%d bytes): PARTITION BY more keys%s",
+				o.heldBytes, mt.names.limit, mt.limit, mt.advice())}
+		}
 	}
 	o.held = append(o.held, rec)
 	return nil
@@ -267,7 +272,12 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 	if err != nil {
 		return err
 	}
-	o.out = append(o.out, out)
+	// A block is as large as its partitions: hand it on in batches of
+	// the usual size (slices of it, nothing copied).
+	for lo := int64(0); lo < out.NumRows(); lo += outputBatchRows {
+		o.out = append(o.out, out.NewSlice(lo, min(lo+outputBatchRows, out.NumRows())))
+	}
+	out.Release()
 	return nil
 }
 
