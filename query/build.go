@@ -61,6 +61,9 @@ type selectItem struct {
 }
 
 func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
+	if err := b.resolveNamedWindows(s); err != nil { // plan_window.go
+		return nil, err
+	}
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
@@ -259,8 +262,6 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 		return b.at(ErrUnsupported, s, "%v statements", s.Kind)
 	case s.Distinct && (s.GroupBy != nil || hasAggregate(s)):
 		return b.at(ErrUnsupported, s, "SELECT DISTINCT with GROUP BY or aggregates")
-	case s.WindowSpecs != nil:
-		return b.at(ErrUnsupported, s, "WINDOW clauses")
 	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
 		return b.at(ErrUnsupported, s, "locking reads")
 	case s.SelectIntoOpt != nil:

@@ -325,8 +325,6 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 func (b *builder) windowSpecText(w *ast.WindowFuncExpr) (string, error) {
 	sp := &w.Spec
 	switch {
-	case sp.Name.O != "" || sp.Ref.O != "":
-		return "", b.at(ErrUnsupported, w, "named windows (OVER w)")
 	case w.Distinct:
 		return "", b.at(ErrUnsupported, w, "DISTINCT in a window function")
 	case w.IgnoreNull:
@@ -609,3 +607,80 @@ func (v *outsideWindows) Enter(n ast.Node) (ast.Node, bool) {
 	}
 	return v.columnCollector.Enter(n)
 }
+
+// resolveNamedWindows replaces OVER w and OVER (w …) with the window w
+// of the statement's WINDOW clause names (w's PARTITION BY, w's ORDER BY
+// unless the call has its own, the call's frame or else w's), in place,
+// and drops the clause.
+func (b *builder) resolveNamedWindows(s *ast.SelectStmt) error {
+	named := map[string]*ast.WindowSpec{}
+	if s.WindowSpecs != nil {
+		for i := range s.WindowSpecs {
+			sp := &s.WindowSpecs[i]
+			if sp.Ref.O != "" {
+				return b.at(ErrUnsupported, sp, "a named window defined on another (%s AS (%s …))", sp.Name.O, sp.Ref.O)
+			}
+			named[sp.Name.L] = sp
+		}
+	}
+	var err error
+	v := &namedWindowResolver{resolve: func(w *ast.WindowFuncExpr) {
+		sp := &w.Spec
+		name := sp.Ref
+		if sp.OnlyAlias || sp.Ref.O == "" {
+			name = sp.Name
+		}
+		if name.O == "" || err != nil {
+			return
+		}
+		base, ok := named[name.L]
+		if !ok {
+			err = b.at(ErrInvalid, w, "window %s is not defined (WINDOW %s AS (…))", name.O, name.O)
+			return
+		}
+		if sp.PartitionBy != nil && sp.Ref.O != "" {
+			err = b.at(ErrInvalid, w, "OVER (%s PARTITION BY …): a window that names another takes its PARTITION BY", name.O)
+			return
+		}
+		sp.PartitionBy = base.PartitionBy
+		if sp.OrderBy == nil {
+			sp.OrderBy = base.OrderBy
+		}
+		if sp.Frame == nil {
+			sp.Frame = base.Frame
+		}
+		sp.Name, sp.Ref, sp.OnlyAlias = ast.CIStr{}, ast.CIStr{}, false
+	}}
+	for _, f := range s.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if s.Having != nil {
+		s.Having.Expr.Accept(v)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	s.WindowSpecs = nil
+	return err
+}
+
+// namedWindowResolver calls resolve on each window call of this SELECT.
+type namedWindowResolver struct {
+	resolve func(*ast.WindowFuncExpr)
+}
+
+func (v *namedWindowResolver) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.WindowFuncExpr:
+		v.resolve(x)
+	case *ast.SubqueryExpr: // its windows are its own
+		return n, true
+	}
+	return n, false
+}
+
+func (v *namedWindowResolver) Leave(n ast.Node) (ast.Node, bool) { return n, true }

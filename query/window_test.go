@@ -245,3 +245,26 @@ func sortedCopy(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+// TestWindowNamed: WINDOW w AS (…) names a window that calls use as OVER w
+// or refine as OVER (w ORDER BY …) or OVER (w ROWS …).
+func TestWindowNamed(t *testing.T) {
+	e, _ := itemsEngine(t, 6)
+	got, _, err := runOrdered(t, e, `SELECT id, rank() OVER w, sum(id) OVER (w ROWS 1 PRECEDING), count(*) OVER p, row_number() OVER (p ORDER BY id DESC)
+		FROM items WINDOW w AS (PARTITION BY id % 2 ORDER BY id), p AS (PARTITION BY id % 2) ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1|1|1|3|3", "2|1|2|3|3", "3|2|4|3|2", "4|2|6|3|2", "5|3|8|3|1", "6|3|10|3|1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	for _, c := range []struct{ sql, msg string }{
+		{`SELECT rank() OVER v FROM items WINDOW w AS (ORDER BY id)`, "window v is not defined"},
+		{`SELECT rank() OVER (w PARTITION BY k) FROM items WINDOW w AS (ORDER BY id)`, "takes its PARTITION BY"},
+	} {
+		if _, _, err := runOrdered(t, e, c.sql); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %q", c.sql, err, c.msg)
+		}
+	}
+}

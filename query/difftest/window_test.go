@@ -237,6 +237,9 @@ WHERE o_orderkey < 3000 QUALIFY l_quantity = max(l_quantity) OVER (PARTITION BY 
 SELECT o_orderkey, l_linenumber, sum(l_quantity) OVER (PARTITION BY o_custkey ORDER BY o_orderkey, l_linenumber),
        rank() OVER (PARTITION BY o_orderpriority ORDER BY o_totalprice DESC)
 FROM orders JOIN lineitem ON l_orderkey = o_orderkey WHERE o_orderkey < 1000 ORDER BY o_orderkey, l_linenumber`},
+	{name: "named windows", ordered: true, sql: `
+SELECT id, rank() OVER w, sum(i) OVER (w ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), count(*) OVER p, last_value(s) OVER (p ORDER BY id)
+FROM t WINDOW w AS (PARTITION BY k ORDER BY n, id), p AS (PARTITION BY g) ORDER BY id`},
 	{name: "empty input", sql: `SELECT id, rank() OVER (ORDER BY i) FROM t WHERE id < 0`},
 	{name: "whole table", ordered: true, sql: `SELECT id, count(*) OVER (), max(s) OVER (), min(dt) OVER () FROM t WHERE k = 1 ORDER BY id`},
 }
