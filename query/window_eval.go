@@ -396,7 +396,7 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 					fb.Append(s.ToFloat64(scale) / float64(cnt))
 				case ints != nil:
 					if s.Greater(decimal128.FromI64(math.MaxInt64)) || s.Less(decimal128.FromI64(math.MinInt64)) {
-						overflow = &Error{Kind: ErrExec, Msg: c.text + ": integer overflow (the sum passes BIGINT; CAST the argument to DECIMAL)"}
+						overflow = &Error{Kind: ErrExec, Msg: c.text + ": the sum passes BIGINT (CAST the argument to DECIMAL)", Err: agg.ErrOverflow}
 						ib.AppendNull()
 						continue
 					}
