@@ -308,6 +308,11 @@ func (o *windowOp) compute(ctx context.Context, block arrow.RecordBatch, starts 
 	if err := w.peers(o.oEnc, block.Columns()[o.width+len(o.n.partition):w.argBase]); err != nil {
 		return nil, err
 	}
+	if len(o.n.order) > 0 {
+		k := o.n.orderKeys[0]
+		w.order = block.Column(o.width + len(o.n.partition))
+		w.orderField = sortkey.SortField{Type: w.order.DataType(), Desc: k.desc, NullsFirst: k.nullsFirst}
+	}
 	cols := make([]arrow.Array, 0, o.schema.NumFields())
 	for i := range o.width {
 		cols = append(cols, array.NewSlice(block.Column(i), 0, int64(end)))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/query/agg"
@@ -54,21 +55,24 @@ type boundKind uint8
 
 const (
 	boundUnboundedPreceding boundKind = iota
-	boundPreceding                    // n PRECEDING (ROWS only)
+	boundPreceding                    // n PRECEDING
 	boundCurrent
-	boundFollowing // n FOLLOWING (ROWS only)
+	boundFollowing // n FOLLOWING
 	boundUnboundedFollowing
 )
 
 type frameBound struct {
 	kind boundKind
-	n    int64
+	n    int64 // ROWS: the offset
+	arg  int   // RANGE with an offset: the bound's value per row (ORDER BY key ∓ offset), an index into windowNode.args
 }
 
-// frame is a call's window frame. RANGE frames have no offsets: their
-// CURRENT ROW is the row's peers (equal ORDER BY keys), and without ORDER
-// BY every row of the partition is a peer. The default frame is RANGE
-// BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+// frame is a call's window frame. A RANGE frame's CURRENT ROW is the
+// row's peers (equal ORDER BY keys), and without ORDER BY every row of the
+// partition is a peer; RANGE n PRECEDING/FOLLOWING, over one ORDER BY key,
+// reaches the rows whose key is within n of the row's (an INTERVAL for
+// dates and timestamps). The default frame is RANGE BETWEEN UNBOUNDED
+// PRECEDING AND CURRENT ROW.
 type frame struct {
 	rows       bool
 	start, end frameBound
@@ -398,7 +402,16 @@ func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[
 		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, sum, count, avg, min, max)", w.Name)
 	}
 	c := windowCall{kind: kind, arg: -1, fallback: -1, frame: defaultFrame}
-	fr, err := b.windowFrame(w)
+	slot := func(e expr.Expr) int {
+		t := e.String() + "\x00" + e.Type().String()
+		if i, ok := argIndex[t]; ok {
+			return i
+		}
+		argIndex[t] = len(n.args)
+		n.args = append(n.args, e)
+		return len(n.args) - 1
+	}
+	fr, err := b.windowFrame(w, n, sc, slot)
 	if err != nil {
 		return c, err
 	}
@@ -414,15 +427,6 @@ func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[
 			return b.at(ErrInvalid, w, "%s takes %s arguments, not %d", name, want, len(w.Args))
 		}
 		return nil
-	}
-	slot := func(e expr.Expr) int {
-		t := e.String() + "\x00" + e.Type().String()
-		if i, ok := argIndex[t]; ok {
-			return i
-		}
-		argIndex[t] = len(n.args)
-		n.args = append(n.args, e)
-		return len(n.args) - 1
 	}
 	constArg := func(i int, what string, min int64) (int64, error) {
 		v, ok := intLiteral(w.Args[i])
@@ -517,8 +521,9 @@ func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[
 	return c, nil
 }
 
-// windowFrame reads w's frame clause: nil for the default.
-func (b *builder) windowFrame(w *ast.WindowFuncExpr) (*frame, error) {
+// windowFrame reads w's frame clause: nil for the default. A RANGE
+// offset's bound values are arguments of n (slot).
+func (b *builder) windowFrame(w *ast.WindowFuncExpr, n *windowNode, sc scope, slot func(expr.Expr) int) (*frame, error) {
 	fc := w.Spec.Frame
 	if fc == nil {
 		return nil, nil
@@ -541,7 +546,7 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr) (*frame, error) {
 			return frameBound{kind: boundUnboundedFollowing}, nil
 		}
 		if !f.rows {
-			return frameBound{}, b.at(ErrUnsupported, w, "RANGE frames with an offset (%s); use ROWS, or RANGE with UNBOUNDED and CURRENT ROW", restore(fb))
+			return b.rangeOffset(w, fb, n, sc, slot)
 		}
 		v, ok := intLiteral(fb.Expr)
 		if !ok || v < 0 || fb.Unit != ast.TimeUnitInvalid {
@@ -684,3 +689,60 @@ func (v *namedWindowResolver) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (v *namedWindowResolver) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// rangeOffset plans RANGE n PRECEDING or FOLLOWING: the bound's value on
+// each row is the ORDER BY key minus or plus n (plus or minus under DESC),
+// computed as the expression would be (a date minus INTERVAL 7 DAY is a
+// date), in the key's type.
+func (b *builder) rangeOffset(w *ast.WindowFuncExpr, fb *ast.FrameBound, n *windowNode, sc scope, slot func(expr.Expr) int) (frameBound, error) {
+	var key *ast.ByItem
+	if ob := w.Spec.OrderBy; ob != nil {
+		for _, it := range ob.Items {
+			if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
+				continue
+			}
+			if key != nil {
+				key = nil
+				break
+			}
+			key = it
+		}
+	}
+	if key == nil || len(n.order) != 1 {
+		return frameBound{}, b.at(ErrInvalid, w, "RANGE %s needs exactly one ORDER BY key", restore(fb))
+	}
+	if v, ok := fb.Expr.(interface{ GetValue() any }); !ok || v.GetValue() == nil {
+		return frameBound{}, b.at(ErrInvalid, w, "frame offset %s: must be a non-negative constant", restore(fb))
+	} else if v, ok := intLiteral(fb.Expr); ok && v < 0 {
+		return frameBound{}, b.at(ErrInvalid, w, "frame offset %s: must be a non-negative constant", restore(fb))
+	}
+	minus := (fb.Type == ast.Preceding) != key.Desc
+	var bound ast.ExprNode
+	if fb.Unit != ast.TimeUnitInvalid {
+		fn := "date_add"
+		if minus {
+			fn = "date_sub"
+		}
+		bound = &ast.FuncCallExpr{FnName: ast.NewCIStr(fn), Args: []ast.ExprNode{key.Expr, fb.Expr, &ast.TimeUnitExpr{Unit: fb.Unit}}}
+	} else {
+		op := opcode.Plus
+		if minus {
+			op = opcode.Minus
+		}
+		bound = &ast.BinaryOperationExpr{Op: op, L: key.Expr, R: fb.Expr}
+	}
+	e, err := b.expr(bound, sc)
+	if err != nil {
+		return frameBound{}, err
+	}
+	if kt := n.order[0].Type(); !arrow.TypeEqual(e.Type(), kt) {
+		if e, err = expr.Cast(e, kt); err != nil {
+			return frameBound{}, b.at(ErrInvalid, w, "RANGE %s over ORDER BY %s: %v", restore(fb), restore(key.Expr), err)
+		}
+	}
+	kind := boundFollowing
+	if fb.Type == ast.Preceding {
+		kind = boundPreceding
+	}
+	return frameBound{kind: kind, arg: slot(e)}, nil
+}

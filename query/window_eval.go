@@ -37,6 +37,63 @@ type winBlock struct {
 	// peerStart[i], peerEnd[i]: the rows with i's ORDER BY keys are
 	// [peerStart[i], peerEnd[i]); every row of the partition without ORDER BY.
 	peerStart, peerEnd []int32
+
+	order      arrow.Array       // the first ORDER BY key (nil: none)
+	orderField sortkey.SortField // its type and order
+	// rangeStart, rangeEnd: the call being computed's frame ends of a
+	// RANGE offset bound, per row (nil: none).
+	rangeStart, rangeEnd []int32
+}
+
+// rangeOffsets computes the ends of c's RANGE offset bounds: the first
+// row whose key reaches the start bound's value, and the first past the
+// end bound's, found by walking forward (both only grow along a
+// partition). Keys and bounds compare as normalized keys in the ORDER BY's
+// direction and NULL placement, so DESC and NULLs need nothing else: a
+// NULL key's bound is NULL, and its frame is its peers.
+func (w *winBlock) rangeOffsets(c windowCall) error {
+	w.rangeStart, w.rangeEnd = nil, nil
+	offset := func(b frameBound) bool { return b.kind == boundPreceding || b.kind == boundFollowing }
+	if c.frame.rows || !offset(c.frame.start) && !offset(c.frame.end) {
+		return nil
+	}
+	enc, err := sortkey.NewEncoder([]sortkey.SortField{w.orderField})
+	if err != nil {
+		return &Error{Kind: ErrUnsupported, Msg: c.text, Err: err}
+	}
+	var keys sortkey.Rows
+	if err := enc.Encode(&keys, []arrow.Array{w.order}); err != nil {
+		return &Error{Kind: ErrUnsupported, Msg: c.text, Err: err}
+	}
+	walk := func(b frameBound, past bool) ([]int32, error) {
+		if !offset(b) {
+			return nil, nil
+		}
+		var bounds sortkey.Rows
+		if err := enc.Encode(&bounds, []arrow.Array{w.arg(b.arg)}); err != nil {
+			return nil, &Error{Kind: ErrUnsupported, Msg: c.text, Err: err}
+		}
+		out := make([]int32, w.n)
+		w.eachPartition(func(ps, pe int) {
+			j := ps
+			for i := ps; i < pe; i++ {
+				for j < pe {
+					cmp := bytes.Compare(keys.Row(j), bounds.Row(i))
+					if cmp > 0 || (cmp == 0 && !past) {
+						break
+					}
+					j++
+				}
+				out[i] = int32(j)
+			}
+		})
+		return out, nil
+	}
+	if w.rangeStart, err = walk(c.frame.start, false); err != nil {
+		return err
+	}
+	w.rangeEnd, err = walk(c.frame.end, true)
+	return err
 }
 
 // peers finds each row's peers by its encoded ORDER BY keys.
@@ -96,10 +153,17 @@ func (w *winBlock) bounds(f frame, i, ps, pe int) (int, int) {
 				return int(w.peerEnd[i])
 			}
 			return int(w.peerStart[i])
-		case boundPreceding:
-			x = i - n
-		case boundFollowing:
-			x = i + n
+		case boundPreceding, boundFollowing:
+			switch {
+			case f.rows && b.kind == boundPreceding:
+				x = i - n
+			case f.rows:
+				x = i + n
+			case end:
+				return int(w.rangeEnd[i])
+			default:
+				return int(w.rangeStart[i])
+			}
 		}
 		if end {
 			x++
@@ -112,6 +176,9 @@ func (w *winBlock) bounds(f frame, i, ps, pe int) (int, int) {
 
 // call computes one window call over the block.
 func (w *winBlock) call(ctx context.Context, c windowCall) (arrow.Array, error) {
+	if err := w.rangeOffsets(c); err != nil {
+		return nil, err
+	}
 	switch c.kind {
 	case winRowNumber, winRank, winDenseRank, winNtile:
 		return w.ranks(c), nil

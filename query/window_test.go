@@ -86,6 +86,31 @@ func TestWindowFrames(t *testing.T) {
 	}
 }
 
+// TestWindowRangeOffsets: RANGE n PRECEDING/FOLLOWING reaches the rows
+// whose ORDER BY key is within n, in either direction, over numbers and
+// dates (INTERVAL), NULL keys framing their peers.
+func TestWindowRangeOffsets(t *testing.T) {
+	e, _ := itemsEngine(t, 10)
+	got, _, err := runOrdered(t, e, `SELECT id, k,
+		count(*) OVER (ORDER BY k RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING),
+		sum(id) OVER (ORDER BY k DESC RANGE BETWEEN 2 PRECEDING AND CURRENT ROW),
+		count(*) OVER (ORDER BY ship RANGE BETWEEN INTERVAL 62 DAY PRECEDING AND INTERVAL 1 DAY FOLLOWING),
+		min(id) OVER (ORDER BY k * 0.5 RANGE BETWEEN CURRENT ROW AND 1.0 FOLLOWING)
+		FROM items ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// k: -3 -2 -1 0 1 2 3 4 -3 -2 (ids 1-10); ship every 61 days, NULL
+	// for id 9 (its peers: itself).
+	want := []string{
+		"1|-3|4|25|1|1", "2|-2|5|19|2|2", "3|-1|4|12|2|3", "4|0|3|15|2|4", "5|1|3|18|2|5",
+		"6|2|3|21|2|6", "7|3|3|15|2|7", "8|4|2|8|2|8", "9|-3|4|25|1|1", "10|-2|5|19|1|2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestWindowHugeOffsets: offsets past any partition are rows outside it,
 // without overflowing.
 func TestWindowHugeOffsets(t *testing.T) {
@@ -112,7 +137,8 @@ func TestWindowErrors(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		{`SELECT sum(id) OVER (ORDER BY id RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrUnsupported, "RANGE frames with an offset"},
+		{`SELECT sum(id) OVER (ORDER BY id, k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
+		{`SELECT sum(id) OVER (RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
 		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM items`, ErrUnsupported, "GROUPS frames"},
 		{`SELECT id, variance(id) OVER () FROM items`, ErrUnsupported, "window function var_pop"},
 		{`SELECT id FROM items WHERE row_number() OVER (ORDER BY id) < 3`, ErrInvalid, "window function row_number is not allowed here"},

@@ -137,10 +137,15 @@ func (g *winGen) call() string {
 			fn = fmt.Sprintf("%s(%s)", f, g.pick(winNumbers...))
 		}
 		rows := g.chance(0.6)
-		if rows {
+		switch {
+		case rows:
 			total()
+			frame = g.frame(true)
+		case g.chance(0.4):
+			order, frame = g.rangeOffset()
+		default:
+			frame = g.frame(false)
 		}
-		frame = g.frame(rows)
 	}
 	spec := ""
 	if len(part) > 0 {
@@ -153,6 +158,34 @@ func (g *winGen) call() string {
 		spec = strings.TrimSpace(spec + " " + frame)
 	}
 	return fmt.Sprintf("%s OVER (%s)", fn, spec)
+}
+
+// rangeOffset is one ORDER BY key and a RANGE frame with offsets over it.
+func (g *winGen) rangeOffset() ([]string, string) {
+	key := g.pick("k", "n", "i", "d", "f", "dt")
+	dir := g.pick("", " DESC") + g.pick("", " NULLS FIRST", " NULLS LAST")
+	off := func() string {
+		if key == "dt" {
+			return fmt.Sprintf("INTERVAL %d DAY", g.r.IntN(400))
+		}
+		if key == "f" || key == "d" {
+			return fmt.Sprintf("%d.5", g.r.IntN(50))
+		}
+		return fmt.Sprint(g.r.IntN(4))
+	}
+	frame := g.pick(
+		"RANGE BETWEEN %s PRECEDING AND %s FOLLOWING",
+		"RANGE BETWEEN %s PRECEDING AND CURRENT ROW",
+		"RANGE BETWEEN CURRENT ROW AND %s FOLLOWING",
+		"RANGE BETWEEN UNBOUNDED PRECEDING AND %s FOLLOWING",
+		"RANGE BETWEEN %s PRECEDING AND UNBOUNDED FOLLOWING")
+	switch strings.Count(frame, "%s") {
+	case 2:
+		frame = fmt.Sprintf(frame, off(), off())
+	default:
+		frame = fmt.Sprintf(frame, off())
+	}
+	return []string{key + dir}, frame
 }
 
 // frame is a random frame clause, or "" for the default.
