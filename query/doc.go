@@ -151,13 +151,15 @@
 // OVER ([PARTITION BY …] [ORDER BY … [NULLS FIRST/LAST]] [frame]), also
 // over a GROUP BY's keys and aggregates (rank() OVER (ORDER BY sum(x))).
 // Frames: ROWS BETWEEN UNBOUNDED/n PRECEDING, CURRENT ROW, n/UNBOUNDED
-// FOLLOWING, and RANGE with UNBOUNDED and CURRENT ROW, whose current row
-// is the row's peers (equal ORDER BY keys); the default is RANGE BETWEEN
-// UNBOUNDED PRECEDING AND CURRENT ROW, every row of the partition without
-// ORDER BY; WINDOW w AS (…) names a window for OVER w and OVER (w ORDER
-// BY … / frame). RANGE with an offset, GROUPS, IGNORE NULLS, DISTINCT
-// inside a window call and windows under SELECT DISTINCT are refused by
-// name; EXCLUDE is a syntax error (the grammar has none). Each distinct (PARTITION BY,
+// FOLLOWING, and RANGE, whose CURRENT ROW is the row's peers (equal ORDER
+// BY keys) and whose n PRECEDING/FOLLOWING, over one ORDER BY key, reach
+// the keys within n (a number, or an INTERVAL over dates and timestamps);
+// the default is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, every
+// row of the partition without ORDER BY. WINDOW w AS (…) names a window
+// for OVER w and OVER (w ORDER BY … / frame). GROUPS frames, IGNORE
+// NULLS, DISTINCT inside a window call and windows under SELECT DISTINCT
+// are refused by name; EXCLUDE is a syntax error (the grammar has none).
+// Each distinct (PARTITION BY,
 // ORDER BY) is a Window step that sorts its input on the external sort
 // (as ORDER BY does, spilling past the memory limit) unless its keys are
 // a prefix of the one below it, and then walks the partitions: frames

@@ -18,7 +18,8 @@ var windowCount = flag.Int("windows", 300, "generated window queries of TestWind
 // rows, NULLs in every nullable column): 1–3 calls a query, each with a
 // random PARTITION BY (0–2 keys of few values, NULLs among them), ORDER
 // BY (0–2 keys, random direction and NULLS FIRST/LAST, ties), function
-// and frame, under a WHERE now and then; the output is ordered by id, so
+// and frame (ROWS, RANGE with CURRENT ROW, RANGE with offsets over one
+// number or date key), under a WHERE now and then; the output is ordered by id, so
 // rows compare in order. A call whose answer depends on how ties are
 // broken (row_number, ntile, lag, lead, the *_value functions, and any
 // ROWS frame) gets id as its last ORDER BY key, as a query that wants a
