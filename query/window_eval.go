@@ -19,7 +19,8 @@ import (
 //
 // Every frame's ends only move forward from row to row of a partition
 // (ROWS offsets are constants, RANGE's CURRENT ROW is the last of the
-// row's peers), so no frame is computed from scratch: count, sum and avg
+// row's peers, a RANGE offset's bound grows with the key), so no frame
+// is computed from scratch: count, sum and avg
 // subtract prefix sums (exact for integers and decimals, which sum in 128
 // bits), a float sum runs when the frame starts at the partition and
 // otherwise asks a segment tree (subtracting float prefixes would lose
