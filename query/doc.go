@@ -166,7 +166,7 @@
 // whose ends only move forward are never recomputed per row (prefix sums,
 // a running float sum or a segment tree, monotone queues for min and
 // max). QUALIFY filters by window functions after them (parse_qualify.go;
-// not in a SELECT that also has HAVING).
+// not in a SELECT that also has HAVING, nor in a view).
 //
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE

@@ -260,6 +260,9 @@ func TestQualify(t *testing.T) {
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "line 1, column 62") {
 		t.Errorf("QUALIFY with HAVING: %v", err)
 	}
+	if _, err = e.Exec(context.Background(), `CREATE VIEW v AS SELECT id FROM items QUALIFY rank() OVER (ORDER BY k) = 1`); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "QUALIFY in a view") {
+		t.Errorf("a view with QUALIFY: %v", err)
+	}
 	_, _, err = runOrdered(t, e, `SELECT id FROM items QUALIFY name`)
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "not boolean") || !strings.Contains(err.Error(), "column 30") {
 		t.Errorf("QUALIFY name: %v", err)
