@@ -31,6 +31,10 @@ func BenchmarkTPCH(b *testing.B) {
 		{"count", `SELECT count(*) FROM lineitem`},
 		{"pruned-count", `SELECT count(*) FROM lineitem WHERE l_orderkey BETWEEN 300000 AND 306000`},
 		{"top100", `SELECT l_comment, l_partkey FROM lineitem ORDER BY l_comment LIMIT 100`},
+		{"window", `SELECT max(rn), sum(running) FROM (
+			SELECT row_number() OVER (PARTITION BY l_suppkey ORDER BY l_shipdate, l_orderkey, l_linenumber) AS rn,
+			sum(l_extendedprice) OVER (PARTITION BY l_suppkey ORDER BY l_shipdate, l_orderkey, l_linenumber) AS running
+			FROM lineitem) x`},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {

@@ -61,6 +61,9 @@ type selectItem struct {
 }
 
 func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
+	if err := b.resolveNamedWindows(s); err != nil { // plan_window.go
+		return nil, err
+	}
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
@@ -74,6 +77,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	asAggregates(s, b.sql)                     // build_aggfuncs.go
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
+	}
+	// A HAVING written QUALIFY (parse_qualify.go) filters after the
+	// window functions, not after GROUP BY.
+	var qualify ast.ExprNode
+	if s.Having != nil && isQualify(b.sql, s.Having.Expr) {
+		qualify = s.Having.Expr
 	}
 	var where ast.ExprNode
 	join := b.joinsFrom(s)
@@ -95,6 +104,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	items, err := b.selectItems(s)
 	if err != nil {
 		return nil, err
+	}
+	if calls := findWindows(s, items, nil); s.Distinct && len(calls) > 0 {
+		return nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
 	}
 	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
 		s.GroupBy = &ast.GroupByClause{}
@@ -150,15 +162,38 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 		plan, sc = an, as
-		if s.Having != nil {
+		if s.Having != nil && qualify == nil {
 			pred, err := b.expr(s.Having.Expr, sc)
 			if err != nil {
 				return nil, err
 			}
 			plan = &filterNode{in: plan, pred: pred, what: "Having"}
 		}
-	} else if s.Having != nil {
+	} else if s.Having != nil && qualify == nil {
 		return nil, b.at(ErrInvalid, s.Having.Expr, "HAVING without GROUP BY or an aggregate")
+	}
+
+	// Window calls become columns of windowNodes under the projection
+	// (plan_window.go).
+	windowed := false
+	if calls := findWindows(s, items, qualify); len(calls) > 0 {
+		if plan, sc, err = b.planWindows(s, items, calls, qualify, plan, sc, ts); err != nil {
+			return nil, err
+		}
+		windowed = true
+	}
+	if qualify != nil {
+		pred, err := b.expr(qualify, sc)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(pred.Type(), arrow.FixedWidthTypes.Boolean) && pred.Type().ID() != arrow.NULL {
+			return nil, b.at(ErrInvalid, qualify, "QUALIFY %s is %s, not boolean", restore(qualify), pred.Type())
+		}
+		if sc == scope(ts) {
+			plan = b.lay.flush(plan)
+		}
+		plan = &filterNode{in: plan, pred: pred, what: "Qualify"}
 	}
 
 	// The projection computes the SELECT list, then any ORDER BY key that
@@ -198,7 +233,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		if b.scan != nil {
+		if b.scan != nil && !windowed { // a window needs every row
 			b.planTopKPrune(s, sn, exprs)
 		}
 		plan = sn
@@ -227,8 +262,6 @@ func (b *builder) checkSupported(s *ast.SelectStmt) error {
 		return b.at(ErrUnsupported, s, "%v statements", s.Kind)
 	case s.Distinct && (s.GroupBy != nil || hasAggregate(s)):
 		return b.at(ErrUnsupported, s, "SELECT DISTINCT with GROUP BY or aggregates")
-	case s.WindowSpecs != nil:
-		return b.at(ErrUnsupported, s, "WINDOW clauses")
 	case s.LockInfo != nil && s.LockInfo.LockType != ast.SelectLockNone:
 		return b.at(ErrUnsupported, s, "locking reads")
 	case s.SelectIntoOpt != nil:

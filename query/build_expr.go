@@ -164,7 +164,7 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 	case *ast.CompareSubqueryExpr:
 		return nil, b.at(ErrUnsupported, n, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE; ANY/ALL are not supported)")
 	case *ast.WindowFuncExpr:
-		return nil, b.at(ErrUnsupported, n, "window functions")
+		return nil, b.at(ErrInvalid, n, "window function %s is not allowed here (only in the SELECT list and ORDER BY)", x.Name)
 	case *ast.RowExpr:
 		return nil, b.at(ErrUnsupported, n, "row values")
 	case *ast.DefaultExpr:

@@ -15,7 +15,8 @@
 // FIRST/LAST. build*.go: the AST becomes a plan of nodes (plan.go):
 //
 //	Limit → [Project (drops hidden sort keys)] → Sort/TopK → Project
-//	      → [Having] → [HashAggregate] → [ToEngine] → [Filter] → [ToEngine] → Scan
+//	      → [Qualify] → [Window …] → [Having] → [HashAggregate] → [ToEngine]
+//	      → [Filter] → [ToEngine] → Scan
 //
 // Before WHERE is split, an optimizer rule (rule_arith.go) moves
 // arithmetic with constants off a column where that is exact
@@ -143,6 +144,30 @@
 // variance are the sample ones, as in DuckDB), bool_and, bool_or,
 // count_if, any_value, arg_min/min_by and arg_max/max_by
 // (build_aggfuncs.go); HAVING;
+// Window functions in the SELECT list and ORDER BY (plan_window.go,
+// op_window.go, window_eval.go): row_number, rank, dense_rank,
+// percent_rank, cume_dist, ntile(n), lag/lead(x [, offset [, default]]),
+// first_value, last_value, nth_value(x, n), and sum, count, avg, min, max
+// OVER ([PARTITION BY …] [ORDER BY … [NULLS FIRST/LAST]] [frame]), also
+// over a GROUP BY's keys and aggregates (rank() OVER (ORDER BY sum(x))).
+// Frames: ROWS BETWEEN UNBOUNDED/n PRECEDING, CURRENT ROW, n/UNBOUNDED
+// FOLLOWING, and RANGE, whose CURRENT ROW is the row's peers (equal ORDER
+// BY keys) and whose n PRECEDING/FOLLOWING, over one ORDER BY key, reach
+// the keys within n (a number, or an INTERVAL over dates and timestamps);
+// the default is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, every
+// row of the partition without ORDER BY. WINDOW w AS (…) names a window
+// for OVER w and OVER (w ORDER BY … / frame). GROUPS frames, IGNORE
+// NULLS, DISTINCT inside a window call and windows under SELECT DISTINCT
+// are refused by name; EXCLUDE is a syntax error (the grammar has none).
+// Each distinct (PARTITION BY,
+// ORDER BY) is a Window step that sorts its input on the external sort
+// (as ORDER BY does, spilling past the memory limit) unless its keys are
+// a prefix of the one below it, and then walks the partitions: frames
+// whose ends only move forward are never recomputed per row (prefix sums,
+// a running float sum or a segment tree, monotone queues for min and
+// max). QUALIFY filters by window functions after them (parse_qualify.go;
+// not in a SELECT that also has HAVING, nor in a view).
+//
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
 // (explain_analyze.go: runs the query, discards its rows, and prints the
@@ -178,7 +203,7 @@
 // values it reads (apply.go).
 //
 // Anything else — FULL OUTER and NATURAL joins, ANY/ALL,
-// INTERSECT/EXCEPT ALL, window functions,
+// INTERSECT/EXCEPT ALL,
 // other functions (age, string_agg, median, …), UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
@@ -209,7 +234,11 @@
 // GROUP BY's hash tables is capped at MemoryLimit/(workers+2), and when
 // one is full its groups are written sorted by key with their partial
 // aggregates and the table starts over; at the end the runs are merged by
-// key, combining equal keys. A hash join whose build side passes the
+// key, combining equal keys. A window function's sort spills as ORDER
+// BY's does; the window then holds one partition at a time, and a
+// partition that spans batches counts in the query's memory (so a window
+// without PARTITION BY over more rows than fit fails with ErrMemory
+// naming the window partition). A hash join whose build side passes the
 // limit becomes a grace hash join (see Executing joins). A quota or full
 // disk fails the query with an error matching spill.ErrQuota or
 // spill.ErrNoSpace; its files are removed when it ends, fails or is

@@ -202,6 +202,8 @@ func instrument(p planNode, nodes *[]*analyzeNode) planNode {
 		n.in = instrument(n.in, nodes)
 	case *sortNode:
 		n.in = instrument(n.in, nodes)
+	case *windowNode:
+		n.in = instrument(n.in, nodes)
 	case *limitNode:
 		n.in = instrument(n.in, nodes)
 	case *hashJoinNode:

@@ -100,9 +100,11 @@ func (g *sqlGen) pick(n int) int { return g.byte() % n }
 
 func (g *sqlGen) statement() string {
 	var b strings.Builder
-	shape := g.pick(4)
+	shape := g.pick(5)
 	b.WriteString("SELECT ")
 	switch shape {
+	case 4:
+		b.WriteString(g.window() + ", " + g.expr(0))
 	case 0, 1:
 		b.WriteString(g.expr(0))
 		if g.pick(2) == 1 {
@@ -133,6 +135,37 @@ func (g *sqlGen) statement() string {
 		fmt.Fprintf(&b, " LIMIT %d", g.pick(5))
 	}
 	return b.String()
+}
+
+// window is a window call over generated arguments, keys and frame.
+func (g *sqlGen) window() string {
+	var fn string
+	switch g.pick(6) {
+	case 0:
+		fn = []string{"row_number()", "rank()", "dense_rank()", "percent_rank()", "cume_dist()"}[g.pick(5)]
+	case 1:
+		fn = fmt.Sprintf("ntile(%d)", g.byte())
+	case 2:
+		fn = fmt.Sprintf("%s(%s, %d, %s)", []string{"lag", "lead"}[g.pick(2)], g.expr(0), g.byte(), g.leaf())
+	case 3:
+		fn = fmt.Sprintf("nth_value(%s, %d)", g.expr(0), 1+g.byte())
+	default:
+		fn = g.aggregate()
+	}
+	spec := ""
+	if g.pick(2) == 1 {
+		spec += "PARTITION BY " + g.expr(0)
+	}
+	if g.pick(2) == 1 {
+		spec += " ORDER BY " + g.expr(0) + []string{"", " DESC", " NULLS FIRST"}[g.pick(3)]
+	}
+	switch g.pick(3) {
+	case 1:
+		spec += fmt.Sprintf(" ROWS BETWEEN %d PRECEDING AND %d FOLLOWING", g.byte(), g.byte())
+	case 2:
+		spec += " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"
+	}
+	return fn + " OVER (" + spec + ")"
 }
 
 func (g *sqlGen) aggregate() string {

@@ -39,14 +39,15 @@ func (m *memTracker) limitError(what string, need, held int64) error {
 		what, need, m.names.limit, m.limit, held, m.advice())}
 }
 
-// sortMemoryError is the ErrMemory of an ORDER BY that could not spill.
-func (m *memTracker) sortMemoryError(err error) error {
+// sortMemoryError is the ErrMemory of a sort (what: ORDER BY or a
+// window's) that could not spill.
+func (m *memTracker) sortMemoryError(err error, what string) error {
 	var me *extsort.MemoryError
 	if !errors.As(err, &me) {
-		return &Error{Kind: ErrMemory, Msg: "ORDER BY" + m.advice(), Err: err}
+		return &Error{Kind: ErrMemory, Msg: what + m.advice(), Err: err}
 	}
-	return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("ORDER BY needs %d more bytes beyond %s (%d bytes; it holds %d rows in %d)%s",
-		me.Need, m.names.limit, m.limit, me.Rows, me.Held, m.advice())}
+	return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s needs %d more bytes beyond %s (%d bytes; it holds %d rows in %d)%s",
+		what, me.Need, m.names.limit, m.limit, me.Rows, me.Held, m.advice())}
 }
 
 func (m *memTracker) advice() string {

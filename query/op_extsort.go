@@ -27,13 +27,14 @@ type extSortOp struct {
 	schema *arrow.Schema
 
 	s      *extsort.Sorter
+	what   string // in errors: "ORDER BY", or a window's sort
 	out    array.RecordReader
 	stats  atomic.Pointer[SpillStats] // for Stats from other goroutines
 	closed bool
 }
 
 func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema *arrow.Schema) (*extSortOp, error) {
-	o := &extSortOp{rt: rt, in: in, keys: keys, limit: limit, schema: schema}
+	o := &extSortOp{rt: rt, in: in, keys: keys, limit: limit, schema: schema, what: "ORDER BY"}
 	cfg := extsort.Config{
 		Keys:      make([]extsort.Key, len(keys)),
 		Budget:    sortBudget{rt.mt},
@@ -52,7 +53,7 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 	s, err := extsort.New(schema, cfg)
 	if err != nil {
 		in.Close()
-		return nil, sortError(rt.mt, err)
+		return nil, sortError(rt.mt, err, o.what)
 	}
 	o.s = s
 	o.stats.Store(&SpillStats{})
@@ -77,13 +78,13 @@ func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		o.snapshot()
 		if err != nil {
-			return nil, sortError(o.rt.mt, err)
+			return nil, sortError(o.rt.mt, err, o.what)
 		}
 	}
 	if o.limit == 0 || !o.out.Next() {
 		o.snapshot()
 		if err := o.out.Err(); err != nil {
-			return nil, sortError(o.rt.mt, err)
+			return nil, sortError(o.rt.mt, err, o.what)
 		}
 		return nil, io.EOF
 	}
@@ -117,17 +118,17 @@ func (o *extSortOp) Close() {
 // sortError makes an extsort error a query error: past the memory limit
 // is ErrMemory; spill errors (a quota, a full disk, a damaged file) keep
 // their own sentinels under ErrExec; a cancellation stays what it is.
-func sortError(mt *memTracker, err error) error {
+func sortError(mt *memTracker, err error, what string) error {
 	var qe *Error
 	switch {
 	case errors.As(err, &qe), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, extsort.ErrMemory):
-		return mt.sortMemoryError(err) // memerr.go
+		return mt.sortMemoryError(err, what) // memerr.go
 	case errors.Is(err, extsort.ErrInput):
-		return &Error{Kind: ErrUnsupported, Msg: "ORDER BY", Err: err}
+		return &Error{Kind: ErrUnsupported, Msg: what, Err: err}
 	}
-	return &Error{Kind: ErrExec, Msg: "ORDER BY", Err: err}
+	return &Error{Kind: ErrExec, Msg: what, Err: err}
 }
 
 // sortBudget lets the sort account its memory to the query's tracker:

@@ -59,7 +59,10 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	text = rewriteTypes(text) // parse_types.go
+	text = rewriteTypes(text)                              // parse_types.go
+	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

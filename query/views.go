@@ -210,6 +210,11 @@ func (n *changeNode) createView(s *ast.CreateViewStmt) error {
 	if !ok {
 		return n.b.at(ErrUnsupported, s.Select, "a view over a set operation (UNION, INTERSECT, EXCEPT)")
 	}
+	if sel.Having != nil && isQualify(n.b.sql, sel.Having.Expr) {
+		// The view is kept as SQL the parser writes back, which knows
+		// QUALIFY only as the HAVING it was rewritten to (parse_qualify.go).
+		return n.b.at(ErrUnsupported, sel.Having.Expr, "QUALIFY in a view (filter by the window in a subquery: SELECT … FROM (SELECT …, row_number() OVER (…) AS rn FROM t) WHERE rn = 1)")
+	}
 	text := restoreSQL(sel)
 	if text == "" {
 		return n.b.at(ErrInvalid, s.Select, "the view's query cannot be written back as SQL")

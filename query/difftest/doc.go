@@ -52,7 +52,10 @@
 // and lineitem (gen_test.go); its expressions include EXTRACT, date_part
 // and substring. TestFuncs runs those functions' corners and TPC-H's uses
 // of them and of LIKE (funcs_test.go). TestNarrowTypes passes, sorts and groups
-// every type of w (narrow_test.go).
+// every type of w (narrow_test.go). TestWindowsGenerated runs seeded
+// random window calls over t (-seed, -windows: partitions, orders with ties
+// and NULLs, functions and ROWS/RANGE frames), and TestWindows windows over
+// GROUP BY, joins and lineitem, and QUALIFY (window_test.go).
 //
 // # Comparison
 //
