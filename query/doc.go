@@ -203,8 +203,8 @@
 // values it reads (apply.go).
 //
 // Anything else — FULL OUTER and NATURAL joins, ANY/ALL,
-// INTERSECT/EXCEPT ALL,
-// other functions (age, string_agg, median, …), UPDATE and DELETE —
+// INTERSECT/EXCEPT ALL, other functions (age, string_agg, median, …),
+// UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,
 // ErrNoTable, ErrExec or ErrMemory.
