@@ -79,8 +79,30 @@ func queries(sf float64) []benchQuery {
 		// supplier in ship date order (one sort serves both), summed so
 		// the answer is one row both engines agree on.
 		{windowLabel, windowSQL},
+		// Issue 15's timestamp query: a filter on a timestamp (lineitem
+		// has dates only: cast) and a date_trunc GROUP BY; and its
+		// string-function filter. Each answers one row of numbers, so
+		// both engines' text agrees.
+		{timestampLabel, timestampSQL},
+		{stringsLabel, stringsSQL},
 	}
 }
+
+// timestampLabel and stringsLabel name issue 15's other two queries,
+// whose target is also at most 2× DuckDB.
+const (
+	timestampLabel = "timestamp filter, date_trunc group"
+	stringsLabel   = "string functions filter"
+)
+
+const timestampSQL = `SELECT count(*), sum(q) FROM (
+  SELECT date_trunc('month', ts) AS m, sum(l_quantity) AS q
+  FROM (SELECT CAST(l_shipdate AS TIMESTAMP) AS ts, l_quantity FROM lineitem) t
+  WHERE ts >= TIMESTAMP '1995-01-01 00:00:00' AND ts < TIMESTAMP '1996-07-01 00:00:00'
+  GROUP BY date_trunc('month', ts)) x`
+
+const stringsSQL = `SELECT count(*) FROM lineitem
+WHERE lower(l_comment) LIKE '%carefully%' AND length(l_shipinstruct) > 11 AND upper(l_shipmode) <> 'MAIL'`
 
 const q1SQL = `SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
   sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,

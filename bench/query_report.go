@@ -103,7 +103,7 @@ const (
 
 func (r *QueryReport) targets() []TargetResult {
 	var ts []TargetResult
-	for _, label := range []string{"Q1", "Q6", windowLabel} {
+	for _, label := range []string{"Q1", "Q6", windowLabel, timestampLabel, stringsLabel} {
 		q, ok := r.Query(label)
 		x := TargetResult{Name: label + ": quiver ÷ DuckDB", Need: fmt.Sprintf("≤ %.2f", maxVsDuckDB), Got: "-", OfMedians: "-"}
 		switch {
