@@ -33,10 +33,10 @@ func TestRunQuery(t *testing.T) {
 	if q, _ := rep.Query("count orderkey range, written + 0"); q.Skipped == 0 {
 		t.Errorf("l_orderkey + 0 BETWEEN pruned nothing: the arithmetic rule did not move the + 0")
 	}
-	if len(rep.Targets) != 4 {
-		t.Errorf("%d targets, want 4", len(rep.Targets))
+	if len(rep.Targets) != 6 {
+		t.Errorf("%d targets, want 6", len(rep.Targets))
 	}
-	for _, want := range []string{"| Q1 ", "| top 100 comments ", "| " + windowLabel + " ", "Targets", "pruned count"} {
+	for _, want := range []string{"| Q1 ", "| top 100 comments ", "| " + windowLabel + " ", "| " + timestampLabel + " ", "| " + stringsLabel + " ", "Targets", "pruned count"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
