@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -80,32 +81,40 @@ func mapString(f func(dst []byte, s string) []byte) func(*callExpr, memory.Alloc
 // appendUpper appends s in upper case; ß becomes ẞ (U+1E9E), as in
 // DuckDB, where Go's tables keep it. ASCII text maps byte by byte.
 func appendUpper(dst []byte, s string) []byte {
-	if !isASCII(s) {
-		return append(dst, strings.ReplaceAll(strings.ToUpper(s), "ß", "ẞ")...)
+	if d, ok := appendASCIICase(dst, s, 'a'); ok {
+		return d
 	}
-	for i := range len(s) {
-		c := s[i]
-		if 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	return append(dst, strings.ReplaceAll(strings.ToUpper(s), "ß", "ẞ")...)
 }
 
 // appendLower appends s in lower case (ASCII text byte by byte).
 func appendLower(dst []byte, s string) []byte {
-	if !isASCII(s) {
-		return append(dst, strings.ToLower(s)...)
+	if d, ok := appendASCIICase(dst, s, 'A'); ok {
+		return d
 	}
-	for i := range len(s) {
+	return append(dst, strings.ToLower(s)...)
+}
+
+// appendASCIICase appends s with the 26 letters from first flipped to the
+// other case (first 'A': lower case; 'a': upper case), when s is ASCII;
+// ok is false, and dst unchanged, at its first byte that is not. One pass
+// that writes by index: checking for ASCII first and then appending byte
+// by byte cost lower() most of a string-filter query's time.
+func appendASCIICase(dst []byte, s string, first byte) ([]byte, bool) {
+	n := len(dst)
+	out := slices.Grow(dst, len(s))[:n+len(s)]
+	to := out[n:]
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		if c >= utf8.RuneSelf {
+			return dst, false
 		}
-		dst = append(dst, c)
+		if c-first < 26 {
+			c ^= 0x20
+		}
+		to[i] = c
 	}
-	return dst
+	return out, true
 }
 
 // reverseString reverses the characters of s.
