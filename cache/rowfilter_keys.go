@@ -56,10 +56,17 @@ const (
 // KeySetBytes is the memory Publish takes for keys build keys over the
 // range lo…hi.
 func KeySetBytes(keys int, lo, hi int64) int64 {
-	if span := uint64(hi) - uint64(lo); span < keyBitsSmall || span/keyBitsPerKey < uint64(keys) {
-		return int64(span/64+1) * 8
+	if exactKeys(keys, lo, hi) {
+		return int64((uint64(hi)-uint64(lo))/64+1) * 8
 	}
 	return int64(bloomWords(keys)) * 8
+}
+
+// exactKeys reports whether keys values over lo…hi get an exact bitmap
+// (else a Bloom filter).
+func exactKeys(keys int, lo, hi int64) bool {
+	span := uint64(hi) - uint64(lo)
+	return span < keyBitsSmall || span/keyBitsPerKey < uint64(keys)
 }
 
 func bloomWords(keys int) int {
@@ -73,9 +80,8 @@ func bloomWords(keys int) int {
 // decoded before it are not filtered.
 func (f *KeyFilter) Publish(cols []arrow.Array, keys int, lo, hi int64, share float64) {
 	s := &keySet{lo: lo, hi: hi, share: share}
-	span := uint64(hi) - uint64(lo)
-	if span < keyBitsSmall || span/keyBitsPerKey < uint64(keys) {
-		s.words = make([]uint64, span/64+1)
+	if exactKeys(keys, lo, hi) {
+		s.words = make([]uint64, (uint64(hi)-uint64(lo))/64+1)
 	} else {
 		s.bloom = true
 		s.words = make([]uint64, bloomWords(keys))

@@ -38,8 +38,7 @@ const maxApplyRuns = 100_000
 
 // applyExpr is a correlated scalar subquery evaluated by Apply.
 type applyExpr struct {
-	opts  Options
-	c     *engineRef
+	e     *Engine     // runs the subquery
 	sql   string      // the subquery, outer columns as ?
 	args  []expr.Expr // the outer columns, in the order of the ?s
 	typ   arrow.DataType
@@ -50,9 +49,6 @@ type applyExpr struct {
 	// never NULL.
 	exists bool
 }
-
-// engineRef is what an applyExpr runs its subquery with.
-type engineRef struct{ e *Engine }
 
 // applySubquery plans a correlated scalar subquery met in an expression,
 // or the subquery of EXISTS (exists: its value is whether it returns a
@@ -171,7 +167,7 @@ func (b *builder) applyText(sq *ast.SubqueryExpr) (*ast.SelectStmt, string, []*a
 // (expressions of the outer query, planned in sc), and plans sql once
 // with sample values for its result's schema.
 func (b *builder) newApply(sql, text string, args []ast.ExprNode, sc scope) (*applyExpr, *arrow.Schema, error) {
-	a := &applyExpr{opts: b.opts, c: &engineRef{New(b.c, b.opts)}, sql: sql, text: text, limit: maxApplyRuns}
+	a := &applyExpr{e: New(b.c, b.opts), sql: sql, text: text, limit: maxApplyRuns}
 	samples := make([]any, len(args))
 	for i, n := range args {
 		arg, err := b.expr(n, sc)
@@ -183,7 +179,7 @@ func (b *builder) newApply(sql, text string, args []ast.ExprNode, sc scope) (*ap
 			return nil, nil, b.at(ErrUnsupported, n, "%s of type %v read by a subquery evaluated per row", restore(n), arg.Type())
 		}
 	}
-	schema, err := a.c.e.SchemaContext(b.context(), sql, samples...)
+	schema, err := a.e.SchemaContext(b.context(), sql, samples...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,7 +310,7 @@ func (a *applyExpr) run(ctx context.Context, mem memory.Allocator, params []any)
 	if a.runs.Add(1) > a.limit {
 		return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: a correlated subquery used as a value runs once per distinct outer row, and this one would run more than %d times (rewrite it as a join)", a.text, a.limit)}
 	}
-	res, err := a.c.e.Query(ctx, a.sql, params...)
+	res, err := a.e.Query(ctx, a.sql, params...)
 	if err != nil {
 		return nil, err
 	}
