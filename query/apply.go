@@ -2,7 +2,9 @@ package query
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 
@@ -281,20 +283,20 @@ func (a *applyExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.
 	}()
 	vals := make([]arrow.Array, n)
 	params := make([]any, len(args))
-	var key strings.Builder
+	var key []byte
 	for r := range n {
-		key.Reset()
+		key = key[:0]
 		for i, arg := range args {
 			params[i] = paramOf(arg, r)
-			fmt.Fprintf(&key, "%T:%v|", params[i], params[i])
+			key = appendParamKey(key, params[i])
 		}
-		v, ok := memo[key.String()]
+		v, ok := memo[string(key)] // no copy: the compiler reads the map with the bytes
 		if !ok {
 			var err error
 			if v, err = a.run(ctx, mem, params); err != nil {
 				return nil, err
 			}
-			memo[key.String()] = v
+			memo[string(key)] = v
 		}
 		vals[r] = v
 	}
@@ -397,4 +399,31 @@ func (v *paramRestorer) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	return n, true
+}
+
+// appendParamKey appends a parameter to a memo key: a kind byte, then its
+// value, so that values of different kinds never share a key (1 ≠ '1').
+func appendParamKey(key []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(key, 'n')
+	case int64:
+		return binary.LittleEndian.AppendUint64(append(key, 'i'), uint64(x))
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(key, 'f'), math.Float64bits(x))
+	case bool:
+		if x {
+			return append(key, 't')
+		}
+		return append(key, 'b')
+	case arrow.Date32:
+		return binary.LittleEndian.AppendUint32(append(key, 'd'), uint32(x))
+	case string:
+		key = binary.LittleEndian.AppendUint32(append(key, 's'), uint32(len(x)))
+		return append(key, x...)
+	case Decimal:
+		key = binary.LittleEndian.AppendUint64(append(key, 'm', byte(x.Scale)), x.Unscaled.LowBits())
+		return binary.LittleEndian.AppendUint64(key, uint64(x.Unscaled.HighBits()))
+	}
+	return fmt.Appendf(append(key, '?'), "%T:%v|", v, v)
 }
