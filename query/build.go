@@ -71,6 +71,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		if err := b.bindWith(s.With); err != nil {
 			return nil, err
 		}
+		b.countWithUses(s.With, s) // cte_held.go
 	}
 	fixConcatPrecedence(s)                     // build_concat.go
 	markPipes(s)                               // build_concat.go

@@ -161,6 +161,12 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if b.probing {
 					return b.namesRelation(cte.query, name, src)
 				}
+				if h, err := b.heldCTE(cte, src); err != nil || h != nil {
+					if err != nil {
+						return nil, err
+					}
+					return planRelation(h, name, src), nil
+				}
 				q, err := cte.use(false)
 				if err != nil {
 					return nil, b.at(ErrExec, src, "planning WITH %s again: %v", cte.name, err)
@@ -379,6 +385,9 @@ type namedQuery struct {
 	// params are the numbers of its ? placeholders in walk order, given
 	// back to the placeholders of a fresh parse (paramOrders).
 	params []int
+	// shared is what its uses share: how many there are, and its result
+	// once computed when there are several (cte_held.go).
+	shared *cteShared
 }
 
 // use returns the AST to plan for one more use of the name; a probe
@@ -460,7 +469,7 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 			}
 		}
 		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool),
-			scope: slices.Clip(b.ctes), params: paramOrders(sel)})
+			scope: slices.Clip(b.ctes), params: paramOrders(sel), shared: &cteShared{}})
 	}
 	return nil
 }

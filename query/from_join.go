@@ -543,6 +543,8 @@ func estimate(p planNode) float64 {
 		return estimate(n.in)
 	case *sortNode:
 		return estimate(n.in)
+	case *heldNode:
+		return float64(max(n.rows(), 1))
 	case *convertNode:
 		return estimate(n.in)
 	}

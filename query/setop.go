@@ -35,6 +35,7 @@ func (b *builder) buildSetOpr(s *ast.SetOprStmt) (planNode, error) {
 		if err := b.bindWith(s.With); err != nil {
 			return nil, err
 		}
+		b.countWithUses(s.With, s) // cte_held.go
 	}
 	p, err := b.setList(s.SelectList)
 	if err != nil {
