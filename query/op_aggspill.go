@@ -41,7 +41,7 @@ func tableShare(limit int64, workers int) int64 {
 
 // aggOptions are the options of the operator's hash aggregators.
 func (o *aggregateOp) aggOptions() agg.Options {
-	opts := agg.Options{Mem: o.rt.mem}
+	opts := agg.Options{Mem: o.rt.mem, Dense: o.n.dense}
 	if o.rt.spill != nil {
 		opts.MemoryLimit = tableShare(o.rt.mt.limit, max(o.rt.workers, 1))
 	}

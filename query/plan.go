@@ -235,6 +235,7 @@ type aggregateNode struct {
 	keyNames []string
 	args     []expr.Expr
 	aggs     []aggCall
+	dense    *agg.DenseRange // the one key's range, to group by an array (plan_densegroup.go)
 }
 
 func (n *aggregateNode) schema() *arrow.Schema {
@@ -310,7 +311,11 @@ func (n *aggregateNode) explain(b *strings.Builder, depth int) {
 	} else if len(keys) == 0 {
 		fmt.Fprintf(b, "Aggregate %s\n", strings.Join(aggs, ", "))
 	} else {
-		fmt.Fprintf(b, "HashAggregate by %s: %s\n", strings.Join(keys, ", "), strings.Join(aggs, ", "))
+		fmt.Fprintf(b, "HashAggregate by %s: %s", strings.Join(keys, ", "), strings.Join(aggs, ", "))
+		if n.dense != nil {
+			fmt.Fprintf(b, " (dense keys %d…%d)", n.dense.Lo, n.dense.Hi)
+		}
+		b.WriteString("\n")
 	}
 	n.in.explain(b, depth+1)
 }

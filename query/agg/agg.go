@@ -70,6 +70,11 @@ type Options struct {
 	// MemoryLimit bounds MemoryUsage. 0: none. An Add or Merge that would
 	// pass it fails with ErrMemoryLimit and leaves the aggregator as it was.
 	MemoryLimit int64
+	// Dense, for one int64 or date32 key, is a range holding every key:
+	// the groups are numbered by a dense index over it instead of the
+	// hash table (densegroup.go), as long as the keys stay in it. nil:
+	// hash.
+	Dense *DenseRange
 }
 
 // Validate checks the options.

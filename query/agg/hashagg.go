@@ -38,6 +38,7 @@ type HashAggregator struct {
 	pbufs  [][]uint32   // non-NULL rows per partial column
 	bufs   [][]uint32   // non-NULL rows per input
 	few    *localGroups // the few-keys path's scratch (fewkeys.go)
+	dense  *denseGroups // numbers the groups of one dense integer key (densegroup.go)
 }
 
 // NewHashAggregator returns an aggregator grouping by keys of keyTypes and
@@ -70,6 +71,7 @@ func NewHashAggregator(keyTypes, argTypes []arrow.DataType, specs []Spec, opts O
 		h.Release()
 		return nil, err
 	}
+	h.useDense(opts.Dense)
 	return h, nil
 }
 
@@ -319,10 +321,19 @@ func (h *HashAggregator) group(n int, keys []arrow.Array) error {
 			return err
 		}
 	}
+	rows := h.iota[:n]
+	if h.dense != nil {
+		for _, c := range h.cols {
+			c.hash(h.hashes, rows)
+		}
+		if done, err := h.groupDense(n, keys[0]); done || err != nil {
+			return err
+		}
+		return h.tab.insert(rows, h.hashes, h.gids)
+	}
 	if done, err := h.groupFew(n); done || err != nil {
 		return err
 	}
-	rows := h.iota[:n]
 	for _, c := range h.cols {
 		c.hash(h.hashes, rows)
 	}
@@ -374,6 +385,9 @@ func (h *HashAggregator) truncate(n int) {
 	if h.tab != nil {
 		h.tab.truncate(n)
 	}
+	if h.dense != nil {
+		h.dense.truncate(n)
+	}
 	for _, s := range h.states {
 		s.truncate(n)
 	}
@@ -397,6 +411,9 @@ func (h *HashAggregator) Release() {
 	h.released = true
 	if h.tab != nil {
 		h.tab.release()
+	}
+	if h.dense != nil {
+		h.dense.release(&h.acct)
 	}
 	for _, s := range h.states {
 		s.release()
