@@ -20,6 +20,7 @@ type filterOp struct {
 	rt     *runtime
 	in     operator
 	pred   expr.Expr
+	conj   []*filterTerm // pred's AND-ed terms, evaluated one by one (op_filter_conj.go); nil: not an AND
 	keep   []int
 	schema *arrow.Schema
 }
@@ -45,6 +46,9 @@ func (o *filterOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 func (o *filterOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if o.conj != nil {
+		return o.applyConjuncts(ctx, rec)
+	}
 	mem := o.rt.evalMem()
 	mask, err := o.pred.Eval(ctx, mem, rec)
 	mem.close() // the mask is released below; the gathered rows are not the predicate's

@@ -161,7 +161,7 @@ func (n *filterNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (ope
 	if err != nil {
 		return nil, err
 	}
-	return &filterOp{rt: rt, in: in, pred: n.pred, keep: n.keep, schema: n.schema()}, nil
+	return &filterOp{rt: rt, in: in, pred: n.pred, conj: splitConjuncts(n.pred), keep: n.keep, schema: n.schema()}, nil
 }
 
 func (n *filterNode) explain(b *strings.Builder, depth int) {

@@ -1,12 +1,15 @@
 package expr
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // String functions, with DuckDB's names and semantics (query/difftest
@@ -104,8 +107,25 @@ func appendASCIICase(dst []byte, s string, first byte) ([]byte, bool) {
 	n := len(dst)
 	out := slices.Grow(dst, len(s))[:n+len(s)]
 	to := out[n:]
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	src := rawmem.Bytes(s)
+	// Eight bytes at a time: a word of ASCII bytes gets 0x20 flipped in
+	// the bytes within first…first+25. Each byte is below 0x80, so adding
+	// 0x80-first sets its top bit exactly when it is ≥ first, and adding
+	// 0x80-(first+26) when it is past the letters; no sum carries into
+	// the next byte.
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	from, past := ones*uint64(0x80-first), ones*uint64(0x80-first-26)
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		w := rawmem.Load64(src, i)
+		if w&tops != 0 {
+			return dst, false
+		}
+		letters := (w + from) &^ (w + past) & tops
+		binary.LittleEndian.PutUint64(to[i:], w^letters>>2)
+	}
+	for ; i < len(src); i++ {
+		c := src[i]
 		if c >= utf8.RuneSelf {
 			return dst, false
 		}

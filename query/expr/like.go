@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // LIKE is our kernel: arrow-go has no match_like. Patterns are compiled
@@ -201,6 +203,11 @@ type likeExpr struct {
 	pattern string
 	negate  bool
 	match   func(string) bool
+	// lowered is lower(lowered) when e is that call (ILIKE is LIKE over
+	// lower()): Eval then lower-cases each value into a scratch buffer
+	// and matches it there, instead of building lower()'s whole array
+	// first (a third of the string-function benchmark's time).
+	lowered Expr
 }
 
 // Like is e LIKE pattern (e NOT LIKE pattern when negate); NULL when e is.
@@ -217,7 +224,11 @@ func Like(e Expr, pattern string, negate bool) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fold(&likeExpr{e: e, pattern: pattern, negate: negate, match: likeMatcher(toks)}), nil
+	x := &likeExpr{e: e, pattern: pattern, negate: negate, match: likeMatcher(toks)}
+	if c, ok := e.(*callExpr); ok && c.name == "lower" && len(c.args) == 1 && c.args[0].Type().ID() == arrow.STRING {
+		x.lowered = c.args[0]
+	}
+	return fold(x), nil
 }
 
 func (x *likeExpr) Type() arrow.DataType { return typBool }
@@ -233,6 +244,9 @@ func (x *likeExpr) writeText(b *strings.Builder) {
 }
 
 func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
+	if x.lowered != nil {
+		return x.evalLowered(ctx, mem, batch)
+	}
 	a, err := evalArray(ctx, mem, x.e, batch)
 	if err != nil {
 		return nil, err
@@ -243,4 +257,23 @@ func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 		return nullArray(mem, typBool, a.Len()), nil
 	}
 	return boolsOf(mem, s, func(i int) bool { return x.match(s.Value(i)) != x.negate }), nil
+}
+
+// evalLowered is Eval of lower(s) LIKE pattern, each value of s lowered
+// (as lower() does it) into one reused buffer.
+func (x *likeExpr) evalLowered(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
+	a, err := evalArray(ctx, mem, x.lowered, batch)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	s, ok := a.(*array.String)
+	if !ok {
+		return nullArray(mem, typBool, a.Len()), nil
+	}
+	var buf []byte
+	return boolsOf(mem, s, func(i int) bool {
+		buf = appendLower(buf[:0], s.Value(i))
+		return x.match(rawmem.String(buf)) != x.negate
+	}), nil
 }
