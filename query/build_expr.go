@@ -41,7 +41,7 @@ func restoreSQL(n ast.Node) string {
 	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameBackQuotes|format.RestoreStringWithoutCharset, &sb)); err != nil {
 		return ""
 	}
-	return sb.String()
+	return restoredFullJoin(sb.String()) // parse_fulljoin.go
 }
 
 // restore returns the SQL text of a node, normalized by the parser (used

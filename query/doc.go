@@ -89,8 +89,10 @@
 // table (optionally qualified by schema main or quiver.main, optionally
 // aliased; unquoted table names match ignoring case, quoted ones
 // exactly: names.go), several tables joined (comma, [INNER] JOIN … ON /
-// USING, LEFT and RIGHT [OUTER] JOIN, CROSS JOIN, self-joins under
-// aliases), derived tables, WITH names (each use planned on its own), or
+// USING, LEFT and RIGHT [OUTER] JOIN, FULL [OUTER] JOIN … ON
+// (parse_fulljoin.go), CROSS JOIN, self-joins under aliases), derived
+// tables, WITH names (one named more than once is computed once and held
+// while it fits: cte_held.go; else each use planned on its own), or
 // no FROM at all (one row: SELECT 1 + 1); subqueries in WHERE: [NOT]
 // EXISTS, [NOT] IN (SELECT …) with SQL's NULL rules, and comparisons with
 // a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
@@ -202,7 +204,7 @@
 // rows) is evaluated by Apply, once per distinct tuple of the outer
 // values it reads (apply.go).
 //
-// Anything else — FULL OUTER and NATURAL joins, ANY/ALL,
+// Anything else — FULL JOIN … USING, NATURAL joins, ANY/ALL,
 // INTERSECT/EXCEPT ALL, other functions (age, string_agg, median, …),
 // UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its

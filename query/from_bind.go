@@ -116,13 +116,18 @@ func (b *builder) bindRefs(n ast.ResultSetNode) (*fromNode, error) {
 			}
 			j.on = on
 		}
-		switch x.Tp {
-		case ast.LeftJoin:
+		switch {
+		case x.StraightJoin: // FULL [OUTER] JOIN (parse_fulljoin.go)
+			j.kind = joinFull
+		case x.Tp == ast.LeftJoin:
 			j.kind = joinLeft
-		case ast.RightJoin: // a RIGHT JOIN b is b LEFT JOIN a
+		case x.Tp == ast.RightJoin: // a RIGHT JOIN b is b LEFT JOIN a
 			j.kind, j.left, j.right = joinLeft, r, l
 		}
-		if j.kind == joinLeft && j.on == nil {
+		if j.kind == joinFull && len(x.Using) > 0 {
+			return nil, b.at(ErrUnsupported, x, "FULL JOIN … USING (write ON a.k = b.k, and COALESCE(a.k, b.k) for the merged column)")
+		}
+		if (j.kind == joinLeft || j.kind == joinFull) && j.on == nil {
 			return nil, b.at(ErrInvalid, x, "an outer join needs ON or USING")
 		}
 		return j, nil

@@ -190,7 +190,7 @@ func (b *builder) classifyTree(n *fromNode, terms []ast.ExprNode, extra []int) e
 			if !rs.subsetOf(relsOf(l)) {
 				return b.at(ErrInvalid, t, "ON %s reads a table outside its join (an outer join's ON sees only the two sides it joins)", restore(t))
 			}
-			if rs != 0 && rs.subsetOf(inner) {
+			if rs != 0 && rs.subsetOf(inner) && l.kind == joinLeft {
 				innerTerms = append(innerTerms, t)
 			} else {
 				own = append(own, t)
@@ -230,7 +230,7 @@ next:
 				return nil, nil, err
 			}
 			for _, l := range leaves {
-				if rs != 0 && l.rel < 0 && rs.subsetOf(relsOf(l.left)) {
+				if rs != 0 && l.rel < 0 && l.kind == joinLeft && rs.subsetOf(relsOf(l.left)) {
 					down[l] = append(down[l], t)
 					continue next
 				}
@@ -308,7 +308,7 @@ func (b *builder) planRegion(n *fromNode, extra []int, pend []*pendingJoin) (*pa
 		if l.rel >= 0 {
 			p, err = b.relPart(l.rel)
 		} else {
-			p, err = b.planLeftJoin(l)
+			p, err = b.planOuterJoin(l)
 		}
 		if err != nil {
 			return nil, nil, nil, err
@@ -325,9 +325,9 @@ func (b *builder) planRegion(n *fromNode, extra []int, pend []*pendingJoin) (*pa
 	return b.joinRegion(parts, n.conds, pend)
 }
 
-// planLeftJoin plans l LEFT JOIN r ON …: the left side is probed, every
-// row of it kept.
-func (b *builder) planLeftJoin(n *fromNode) (*part, error) {
+// planOuterJoin plans l LEFT JOIN r ON … (the left side is probed,
+// every row of it kept) or l FULL JOIN r ON … (every row of both kept).
+func (b *builder) planOuterJoin(n *fromNode) (*part, error) {
 	side := func(m *fromNode) (*part, error) {
 		p, left, _, err := b.planRegion(m, nil, nil)
 		if err != nil {
@@ -347,7 +347,7 @@ func (b *builder) planLeftJoin(n *fromNode) (*part, error) {
 	for i, c := range n.joinConds {
 		conds[i] = c.e
 	}
-	return b.joinParts(lp, rp, joinLeft, conds)
+	return b.joinParts(lp, rp, n.kind, conds)
 }
 
 // joinedStar expands * (every column of the FROM items, in order) or

@@ -228,13 +228,14 @@ func (g *joinGen) query() testQuery {
 			return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x JOIN %s y ON x.%s = y.%s%s%s", sel, a, b, k, k, where(g.filter("x"), g.filter("y")), tail)}
 		}
 		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x, %s y%s%s", sel, a, b, where("x."+k+" = y."+k, g.filter("x"), g.filter("y")), tail)}
-	case 2: // left join with a condition on the inner side in ON
+	case 2: // left or full join with a condition on one side in ON
 		sel, tail := g.output("x", "y")
 		on := "x." + k + " = y." + k
-		if f := g.filter("y"); f != "" {
+		if f := g.filter(g.pick("y", "y", "x")); f != "" {
 			on += " AND " + f
 		}
-		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x LEFT JOIN %s y ON %s%s%s", sel, a, b, on, where(g.filter("x")), tail)}
+		kind := g.pick("LEFT", "LEFT", "FULL", "FULL OUTER")
+		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x %s JOIN %s y ON %s%s%s", sel, a, kind, b, on, where(g.filter("x")), tail)}
 	case 3: // three relations, a residual between two of them
 		c := g.table()
 		k2 := g.key()
