@@ -1,0 +1,107 @@
+// Package shuffle holds what a shuffle is made of, apart from the
+// operators that run one: the map statuses (how big each block of each
+// map task's output is) that the planner decides from, the adaptive
+// decisions taken from them, and the map output files reducers read.
+// It follows Spark's sort-based shuffle and MapOutputTracker, whose
+// numbers are in ../shared/reference/anchors.md §4 of the project notes.
+//
+// # Map statuses
+//
+// A map task partitions its output into R blocks, one per reduce
+// partition, and reports a MapStatus: its location (a worker's address,
+// an output file), its id, and every block's size, summarized.
+//
+//   - Up to 2,000 partitions (StatusConfig.MinPartitionsToHighlyCompress),
+//     compressed: one byte per block, b = ceil(log_1.1(size)) capped at
+//     255 (Spark's compressSize), read back as floor(1.1^b): 0 only for an
+//     empty block, never below the size, at most 10% above it (2 → 8,
+//     10 → 25, 10^6 → 145, 10^9 → 218).
+//   - Above, highly compressed: a roaring bitmap of the empty blocks, a
+//     second one of the blocks recorded to within 10% with their size
+//     bytes in block order (SPARK-48290's sorted arrays, as a bitmap: a
+//     block's byte is at its rank), and one average for all other blocks.
+//
+// # Skew is never averaged away
+//
+// Spark records a block accurately only when it is at least
+// spark.shuffle.accurateBlockThreshold (100 MiB), or, when
+// accurateBlockSkewedFactor is set, at least min(100 MiB, max(median ×
+// factor, the 100th largest size)). Everything else is the average of
+// the non-empty blocks, so 20 blocks of 50 MiB among 10,000 of 10 KiB read
+// as 115 KB each, and a partition that is 50 MiB in every map task is
+// invisible to skew detection (SPARK-48290; TestSkewNotAveragedAway).
+//
+// Here both of Spark's rules apply (the second when StatusConfig.SkewFactor
+// is set), and one more that needs no configuration: with the non-empty
+// blocks below the threshold sorted ascending, s[0] ≤ … ≤ s[n-1], the
+// average covers the longest prefix s[:k] whose largest block is at most
+// AverageBound (2) × its mean, and every block after it is recorded to
+// within 10%. So no block is reported as less than half its size, and a
+// skewed partition shows in every estimate that sums its blocks. It costs
+// one sort of the non-empty sizes per status (Spark's skew rule sorts too)
+// and one byte plus a bitmap bit per recorded block, so the worst case —
+// every block recorded — is the size of the compressed form. Spark caps
+// recorded blocks at maxAccurateSkewedBlockNumber (100), which is what
+// lets the 101st skewed block hide; the average bound has no cap.
+//
+// # Serialized statuses
+//
+// ShuffleStatuses (Spark's MapOutputTracker for one shuffle) serializes
+// all its statuses in one blob, built once and kept until a status
+// changes. AppendStatuses writes it:
+//
+//	┌─────────┬───────┬──────────────────┬──────────────────────────────┐
+//	│ version │ codec │ uvarint: body    │ body, compressed with codec  │
+//	│ u8 = 1  │ u8    │ length, decoded  │ (zstd:1 in quiver; none, lz4)│
+//	└─────────┴───────┴──────────────────┴──────────────────────────────┘
+//
+// The body is columnar, so each column compresses on its own terms and a
+// reader finds every section from the header without parsing the others:
+//
+//	uvarint maps M, partitions R, locations L
+//	uvarint × 8: the byte length of each section below, then the sections:
+//	 0 location heads   per distinct location, in first-use order:
+//	                    uvarint shared prefix, shared suffix, middle length
+//	                    (against the location before it)
+//	 1 location middles the middles, concatenated
+//	 2 kinds            M bytes: 0 missing, 1 compressed, 2 highly
+//	 3 map ids          per present map: zigzag varint, id − previous id
+//	 4 location numbers per present map: zigzag varint, number − previous
+//	 5 sizes            compressed maps' R size bytes each, map after map
+//	 6 record lengths   per highly compressed map: uvarint byte length
+//	 7 records          per highly compressed map: uvarint average,
+//	                    uvarint n + n bytes empty bitmap, uvarint n + n
+//	                    bytes accurate bitmap (both RoaringFormatSpec's
+//	                    portable format), then one size byte per accurate
+//	                    block (the rest of the record)
+//
+// Worked example (TestStatusesWorkedExample): two maps of 3 partitions on
+// "w1:7000" and "w2:7000", ids 10 and 11, sizes [2, 0, 10] and [1, 1, 1]
+// (size bytes 08 00 19 and 01 01 01). Body:
+//
+//	02 03 02                  M = 2, R = 3, L = 2
+//	06 08 02 02 02 06 00 00   section lengths
+//	00 00 07  01 05 01        heads: "w1:7000" whole; "w" + "2" + ":7000"
+//	w1:7000 2                 middles
+//	01 01                     kinds: compressed, compressed
+//	14 02                     ids: zigzag(10), zigzag(+1)
+//	00 02                     location numbers: 0, +1
+//	08 00 19 01 01 01         sizes
+//
+// Locations are interned, so 200,000 map tasks on 8 workers spell 8
+// strings; Spark's benchmark gives every map its own host, which the
+// shared prefix and suffix bring to about one byte each. Map ids and
+// location numbers are deltas, nearly free when tasks report in order.
+// Spark writes Java-serialized objects, ids as 8-byte longs and each
+// location twice (executor id and host) per status.
+//
+// DecodeStatuses treats the blob as hostile: the body length is checked
+// against DecodeLimits.MaxBytes before anything is decompressed (and the
+// codec never writes past it), counts against MaxMaps and MaxPartitions,
+// every section length against what is left, location bytes (which a few
+// bytes of prefix sharing could multiply) against MaxLocationBytes, and
+// every bitmap is validated and bounded by R; failures match ErrCorrupt
+// or ErrLimit. It then keeps the compressed statuses' size bytes where
+// they lie: a reducer reads its partition's sizes (PartitionSizes) with
+// one byte per map, and no MapStatus is built until Status asks.
+package shuffle
