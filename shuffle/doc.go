@@ -104,4 +104,26 @@
 // or ErrLimit. It then keeps the compressed statuses' size bytes where
 // they lie: a reducer reads its partition's sizes (PartitionSizes) with
 // one byte per map, and no MapStatus is built until Status asks.
+//
+// # Adaptive decisions
+//
+// Pure functions of the sizes (any SizeSource; *Statuses is one), each
+// Spark's rule with its defaults, for the planner to call once a map
+// stage has finished:
+//
+//   - Coalesce (CoalesceShufflePartitions, ShufflePartitionsUtil): pack
+//     contiguous reduce partitions to max(min(max(ceil(total /
+//     MinPartitions), 16), 64 MiB), 1 MiB), dropping empty ranges.
+//   - SkewJoin (OptimizeSkewedJoin): a partition bigger than max(256 MiB,
+//     5 × the median) on a side the join type lets split is cut into map
+//     ranges of about max(64 MiB, mean of the other partitions)
+//     (SplitByMaps, splitSizeListByTargetSize), each joined with the other
+//     side's whole partition (replicated); the partitions between skewed
+//     ones are coalesced.
+//   - Broadcast (JoinSelection.canBroadcastBySize): a side of at most
+//     10 MiB is sent to every worker instead of shuffled.
+//
+// The engine wiring (exchange operators, EXPLAIN ANALYZE) is not here:
+// the reduce tasks these return are what an exchange operator would run,
+// a MapRange being the maps whose blocks a task reads (ReadBlocks).
 package shuffle
