@@ -105,6 +105,56 @@
 // they lie: a reducer reads its partition's sizes (PartitionSizes) with
 // one byte per map, and no MapStatus is built until Status asks.
 //
+// # Map output files
+//
+// A map task writes its rows, already partitioned (query's partitioner
+// gives a partition per row: MapWriter.WriteRows; or a batch per
+// partition: Write), to one file of the spill Manager: its quota, its
+// folder and its cleanup apply (spill.Manager.NewRaw). Rows are encoded
+// as they come, compressed by the batch layer, and buffered per
+// partition; when WriterOptions.BufferBytes (32 MiB) of encoded bytes are
+// held, they are written as one run, partition after partition, with one
+// write call. Finish writes the last run, then the index:
+//
+//	┌────────┬──────────────────────────┬──────────────────┬─────┬───────┬──────────┐
+//	│ Schema │ run 0: block 0 … block R-1│ run 1 … run K-1  │ EOS │ index │ trailer  │
+//	│ message│ (record batch messages)  │                  │ 8 B │       │ 16 B     │
+//	└────────┴──────────────────────────┴──────────────────┴─────┴───────┴──────────┘
+//
+// Up to the end-of-stream marker the file is one standard Arrow IPC
+// stream (TestMapOutputIsAStream): any Arrow reader reads it whole, in
+// run and partition order. A block is the record batch messages of one
+// partition in one run; partition p's rows are its blocks of every run, in
+// order. The columns are the caller's, uncompressed-length-prefixed
+// buffers as the batch layer writes them; dictionary columns are refused
+// (a dictionary would be sent once per file, and a block must decode
+// alone). The index, like Spark's sort-shuffle .index file but with
+// checksums, row and batch counts:
+//
+//	u8 version = 1, uvarint R, uvarint K, uvarint schema message length
+//	K × R entries, run-major: uvarint block length n; when n > 0, uvarint
+//	  rows, uvarint record batches, u64 LE XXH3-64 of the block seeded with
+//	  run × R + p + 1 (its place: a block moved elsewhere fails)
+//	u64 LE XXH3-64 of all the above
+//	trailer: u64 LE index length, "QVSHUFIX"
+//
+// Block offsets are not stored: they are the running sum of the lengths
+// from the schema message's end, and must end exactly at the
+// end-of-stream marker. The index is read from disk and checked as
+// hostile input (checksum first, then every count against IndexLimits
+// and every length against the bytes left, before anything is sized by
+// them); each block's checksum is checked when it is read, and its rows
+// and batches when it has been decoded. Damage fails with ErrCorrupt
+// naming the file, run and partition (TestCorruptMapOutput).
+//
+// A reducer reads any list of (map output, partition) blocks with
+// ReadBlocks: empty blocks are skipped without a read, only the projected
+// columns are decompressed, and a goroutine reads and checksums up to
+// ReadOptions.ReadAhead (2) pieces ahead of the decoder. Shuffle ties one
+// query's map outputs, statuses and cleanup together: Close (when the
+// query ends or fails) and the cancellation of its context abort open
+// writers and remove every file.
+//
 // # Adaptive decisions
 //
 // Pure functions of the sizes (any SizeSource; *Statuses is one), each
