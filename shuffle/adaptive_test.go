@@ -147,7 +147,7 @@ func TestSkewVisibleThroughStatuses(t *testing.T) {
 			sizes[7] = 50 << 20
 			st[m] = NewMapStatus("w", int64(m), sizes, cfg)
 		}
-		b, err := AppendStatuses(nil, st, 4000, codec.MustNew(codec.Setting{Kind: codec.Zstd, Level: 1}))
+		b, err := AppendStatuses(nil, st, 4000, codec.Setting{Kind: codec.Zstd, Level: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

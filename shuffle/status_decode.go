@@ -90,9 +90,9 @@ func DecodeStatuses(b []byte, lim DecodeLimits) (*Statuses, error) {
 	if err != nil {
 		return nil, corruptf("statuses: codec %d: %v", b[1], err)
 	}
-	raw, err := c.Decompress(nil, b[2+w:], int(n))
+	raw, err := decompressSegments(b[2+w:], c, int(n))
 	if err != nil {
-		return nil, fmt.Errorf("%w: statuses: body (%d bytes, %s): %w", ErrCorrupt, n, kind, err)
+		return nil, err
 	}
 	return decodeBody(raw, lim)
 }

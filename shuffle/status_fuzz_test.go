@@ -13,7 +13,7 @@ func FuzzDecodeStatuses(f *testing.F) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, parts := range []int{0, 3, 2001} {
 		for _, c := range []codec.Setting{{}, {Kind: codec.Zstd, Level: 1}} {
-			b, err := AppendStatuses(nil, randomStatuses(rng, 4, parts, 2), parts, codec.MustNew(c))
+			b, err := AppendStatuses(nil, randomStatuses(rng, 4, parts, 2), parts, c)
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -31,7 +31,7 @@ func FuzzDecodeStatuses(f *testing.F) {
 		for m := range st {
 			st[m] = v.Status(m)
 		}
-		again, err := AppendStatuses(nil, st, v.Partitions(), codec.MustNew(codec.Setting{}))
+		again, err := AppendStatuses(nil, st, v.Partitions(), codec.Setting{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 // one serialization. Safe for concurrent use.
 type ShuffleStatuses struct {
 	partitions int
-	codec      codec.Codec
+	codec      codec.Setting
 
 	mu       sync.Mutex
 	statuses []*MapStatus
@@ -30,11 +30,10 @@ func NewShuffleStatuses(maps, partitions int, c codec.Setting) (*ShuffleStatuses
 	if maps < 0 || partitions < 0 {
 		return nil, fmt.Errorf("shuffle: %d maps of %d partitions", maps, partitions)
 	}
-	cc, err := codec.New(c)
-	if err != nil {
+	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("shuffle: statuses codec: %w", err)
 	}
-	return &ShuffleStatuses{partitions: partitions, codec: cc, statuses: make([]*MapStatus, maps)}, nil
+	return &ShuffleStatuses{partitions: partitions, codec: c, statuses: make([]*MapStatus, maps)}, nil
 }
 
 // Register records map m's status (replacing any earlier one, as a

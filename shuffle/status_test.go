@@ -181,7 +181,7 @@ func TestAllEmpty(t *testing.T) {
 
 func roundTrip(t testing.TB, statuses []*MapStatus, partitions int, c codec.Setting) *Statuses {
 	t.Helper()
-	b, err := AppendStatuses([]byte("prefix"), statuses, partitions, codec.MustNew(c))
+	b, err := AppendStatuses([]byte("prefix"), statuses, partitions, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestSerializedCachedUntilChange(t *testing.T) {
 }
 
 func TestDecodeStatusesHostile(t *testing.T) {
-	good, err := AppendStatuses(nil, randomStatuses(rand.New(rand.NewPCG(5, 6)), 10, 3000, 3), 3000, codec.MustNew(codec.Setting{}))
+	good, err := AppendStatuses(nil, randomStatuses(rand.New(rand.NewPCG(5, 6)), 10, 3000, 3), 3000, codec.Setting{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,8 @@ func TestDecodeStatusesHostile(t *testing.T) {
 		for _, p := range parts {
 			raw = append(raw, p...)
 		}
-		return append([]byte{byte(FormatV1), 0, byte(len(raw))}, raw...)
+		// one uncompressed segment
+		return append([]byte{byte(FormatV1), 0, byte(len(raw)), 1, byte(len(raw)), byte(len(raw))}, raw...)
 	}
 	noSections := make([]byte, numSections)
 	for _, c := range []struct {
@@ -354,6 +355,9 @@ func TestDecodeStatusesHostile(t *testing.T) {
 		{"max bytes", good, DecodeLimits{MaxBytes: 100}, ErrLimit},
 		{"max maps", good, DecodeLimits{MaxMaps: 5}, ErrLimit},
 		{"max partitions", good, DecodeLimits{MaxPartitions: 2999}, ErrLimit},
+		{"segments past the body", []byte{1, 0, 4, 1, 5, 5, 0, 0, 0, 0, 0}, DecodeLimits{}, ErrCorrupt},
+		{"segments short of the body", []byte{1, 0, 4, 1, 3, 3, 0, 0, 0}, DecodeLimits{}, ErrCorrupt},
+		{"segment count bomb", []byte{1, 2, 4, 0xff, 0xff, 0xff, 0xff, 0x0f, 0}, DecodeLimits{}, ErrCorrupt},
 		{"section past the end", body([]byte{0, 0, 0, 0, 0, 100}), DecodeLimits{}, ErrCorrupt},
 		{"maps without kinds", body([]byte{5, 1, 0}, noSections), DecodeLimits{}, ErrCorrupt},
 		{"more locations than maps", body([]byte{1, 1, 2}, noSections), DecodeLimits{}, ErrCorrupt},
@@ -385,7 +389,9 @@ func locationBomb() []byte {
 		raw = appendUvarint(raw, l)
 	}
 	raw = append(append(append(raw, heads...), mids...), kinds...)
-	return append(appendUvarint([]byte{byte(FormatV1), 0}, len(raw)), raw...)
+	b := appendUvarint([]byte{byte(FormatV1), 0}, len(raw))
+	b = appendUvarint(appendUvarint(append(b, 1), len(raw)), len(raw)) // one uncompressed segment
+	return append(b, raw...)
 }
 
 func appendUvarint(b []byte, n int) []byte {
