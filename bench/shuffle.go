@@ -135,11 +135,13 @@ func RunShuffle(ctx context.Context, cfg ShuffleConfig, w io.Writer) (*ShuffleRe
 			b, v = nil, nil
 
 			var gb []byte
+			var gobRaw int // the peer's decoded size, which its reader is given as quiver's is
 			if d, err = timed(func() error {
 				var buf bytes.Buffer
 				if err := gob.NewEncoder(&buf).Encode(gobs); err != nil {
 					return err
 				}
+				gobRaw = buf.Len()
 				gb = zc.Compress(nil, buf.Bytes())
 				return nil
 			}); err != nil {
@@ -148,9 +150,7 @@ func RunShuffle(ctx context.Context, cfg ShuffleConfig, w io.Writer) (*ShuffleRe
 			g.Ser, g.Bytes = append(g.Ser, d), int64(len(gb))
 			var back []gobStatus
 			if d, err = timed(func() error {
-				// The peer's frame records its size; a real reader would
-				// keep it beside the bytes, as quiver's envelope does.
-				raw, err := zc.Decompress(nil, gb, gobLen(gobs))
+				raw, err := zc.Decompress(nil, gb, gobRaw)
 				if err != nil {
 					return err
 				}
@@ -166,20 +166,6 @@ func RunShuffle(ctx context.Context, cfg ShuffleConfig, w io.Writer) (*ShuffleRe
 		rep.Rows = append(rep.Rows, q, g)
 	}
 	return rep, rep.Write(w)
-}
-
-// gobLen is the gob encoding's length (measured once, outside the clock).
-var gobLens = map[int]int{}
-
-func gobLen(gobs []gobStatus) int {
-	key := len(gobs)*100_000 + len(gobs[0].Sizes)
-	if n, ok := gobLens[key]; ok {
-		return n
-	}
-	var buf bytes.Buffer
-	_ = gob.NewEncoder(&buf).Encode(gobs)
-	gobLens[key] = buf.Len()
-	return buf.Len()
 }
 
 // shuffleStatuses builds Spark's benchmark statuses.

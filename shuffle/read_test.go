@@ -202,3 +202,30 @@ func appendIndexChecksum(body []byte) []byte {
 	x := append([]byte(nil), body...)
 	return appendUint64(x, xxh3Hash(body))
 }
+
+// Empty blocks are skipped without touching the file: with the file gone,
+// reading only empty blocks still succeeds, and a non-empty one fails.
+func TestEmptyBlocksNotRead(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	out := writtenOutput(t, mem) // partitions 1 and 2 are empty
+	if out.Sizes()[1] != 0 || out.Sizes()[2] != 0 || out.Sizes()[0] == 0 {
+		t.Fatalf("sizes %v", out.Sizes())
+	}
+	if err := os.Remove(out.Path()); err != nil {
+		t.Fatal(err)
+	}
+	for _, ahead := range []int{-1, 1} {
+		r, err := ReadBlocks(context.Background(), []Block{{out, 1}, {out, 2}}, ReadOptions{Alloc: mem, ReadAhead: ahead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Next() || r.Err() != nil {
+			t.Fatalf("empty blocks: a record or %v", r.Err())
+		}
+		r.Release()
+	}
+	if err := readAll(out, mem); err == nil {
+		t.Fatal("read of a removed file's block succeeded")
+	}
+}

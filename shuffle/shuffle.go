@@ -143,10 +143,12 @@ func (s *Shuffle) Read(ctx context.Context, parts PartitionRange, maps MapRange,
 		}
 	}
 	if len(blocks) == 0 {
-		blocks = append(blocks, Block{Output: s.outputs[max(maps.Start, 0)], Partition: max(parts.Start, 0)})
-		if blocks[0].Output == nil || parts.Start >= parts.End {
-			return nil, fmt.Errorf("shuffle %s: nothing to read in partitions %d..%d, maps %d..%d", s.id, parts.Start, parts.End, maps.Start, maps.End)
+		if parts.Start >= parts.End || maps.Start >= maps.End {
+			return nil, fmt.Errorf("shuffle %s: empty range: partitions %d..%d, maps %d..%d", s.id, parts.Start, parts.End, maps.Start, maps.End)
 		}
+		// Every block is empty: one of them gives the reader its schema
+		// and is skipped without a read.
+		blocks = append(blocks, Block{Output: s.outputs[maps.Start], Partition: parts.Start})
 	}
 	return ReadBlocks(ctx, blocks, opts)
 }
