@@ -32,17 +32,24 @@
 // invisible to skew detection (SPARK-48290; TestSkewNotAveragedAway).
 //
 // Here both of Spark's rules apply (the second when StatusConfig.SkewFactor
-// is set), and one more that needs no configuration: with the non-empty
-// blocks below the threshold sorted ascending, s[0] ≤ … ≤ s[n-1], the
-// average covers the longest prefix s[:k] whose largest block is at most
-// AverageBound (2) × its mean, and every block after it is recorded to
-// within 10%. So no block is reported as less than half its size, and a
-// skewed partition shows in every estimate that sums its blocks. It costs
-// one sort of the non-empty sizes per status (Spark's skew rule sorts too)
-// and one byte plus a bitmap bit per recorded block, so the worst case —
-// every block recorded — is the size of the compressed form. Spark caps
-// recorded blocks at maxAccurateSkewedBlockNumber (100), which is what
-// lets the 101st skewed block hide; the average bound has no cap.
+// is set), and one more that needs no configuration: of the non-empty
+// blocks below the threshold, the average covers the largest set of the
+// smallest ones whose biggest is at most AverageBound (5, Spark's
+// skew-join factor) × their mean, and every block above it is recorded to
+// within 10%. So no block is ever reported as less than a fifth of its
+// size, whatever the threshold and however many blocks are skewed:
+// Spark caps what its skew rule records at maxAccurateSkewedBlockNumber
+// (100), which is what lets the 101st skewed block hide. The set is found
+// by passes over the sizes, each dropping the blocks above 5 × the mean
+// of those left (the mean only falls, so the passes stop at the answer;
+// one or two on real distributions, a sort after 32), not by a sort: on
+// Spark's HighlyCompressedMapStatusBenchmark "skewed" sizes (every 500th
+// block up to 512 MiB) a status of 2,048 / 10,000 / 50,000 partitions
+// builds in 8 / 34 / 175 µs against 7 / 26 / 126 µs for Spark's rule
+// alone on this machine, and records all 5 / 20 / 100 skewed blocks where
+// the 100 MiB threshold records 4 / 16 / 74 (BenchmarkNewMapStatusHighly).
+// A recorded block costs a bitmap bit and its size byte, so the worst
+// case — every block recorded — is the size of the compressed form.
 //
 // # Serialized statuses
 //

@@ -82,27 +82,21 @@ func NewMapStatus(location string, mapID int64, sizes []int64, cfg StatusConfig)
 // than the average bound allows (averageCut); the others are empty or
 // the average.
 func (s *MapStatus) buildHighly(sizes []int64, cfg StatusConfig) {
-	nonEmpty := make([]int64, 0, len(sizes))
-	for _, n := range sizes {
-		if n > 0 {
-			nonEmpty = append(nonEmpty, n)
+	threshold := cfg.accurateThreshold()
+	if cfg.SkewFactor > 0 {
+		// Spark's skew-aware rule needs the median and the k-th largest:
+		// a sort, as Spark's (only when configured, as Spark's).
+		nonEmpty := make([]int64, 0, len(sizes))
+		for _, n := range sizes {
+			if n > 0 {
+				nonEmpty = append(nonEmpty, n)
+			}
 		}
+		slices.Sort(nonEmpty)
+		threshold = sparkThreshold(nonEmpty, len(sizes), cfg)
 	}
-	slices.Sort(nonEmpty)
-	threshold := sparkThreshold(nonEmpty, len(sizes), cfg)
-	// Blocks below the threshold, ascending: nonEmpty[:k0].
-	k0, _ := slices.BinarySearch(nonEmpty, threshold)
-	k, sum := averageCut(nonEmpty[:k0], cfg.averageBound())
-	if k > 0 {
-		s.avg = sum / int64(k)
-	}
-	// A block is averaged when it is among nonEmpty[:k]: no bigger than
-	// the k-th (ties cannot cross the cut, see averageCut; k ≥ 1 when
-	// k0 ≥ 1, as the smallest block is within any bound ≥ 1 of itself).
-	cut := int64(math.MaxInt64)
-	if k < k0 {
-		cut = nonEmpty[k-1]
-	}
+	cut, avg := averageCut(sizes, threshold, cfg.averageBound())
+	s.avg = avg
 	var empty, acc []uint32
 	for i, n := range sizes {
 		switch {
@@ -149,25 +143,66 @@ func sparkThreshold(nonEmpty []int64, n int, cfg StatusConfig) int64 {
 	return t
 }
 
-// averageCut returns the largest k such that asc[k-1] ≤ bound × mean(asc[:k])
-// (asc sorted ascending), and the sum of asc[:k]: the blocks reported as
-// their average are then each at most bound times it. For bound ≤ 0 it is
-// len(asc). When asc[k] == asc[k-1], k+1 would qualify too (adding a value
-// at least the mean raises the mean), so no tie straddles the cut.
-func averageCut(asc []int64, bound float64) (int, int64) {
+// averageCut decides which of the non-empty blocks below threshold are
+// reported as their average: the largest set of the smallest ones whose
+// biggest is at most bound × their mean. It returns that biggest size
+// (the cut: blocks above it are recorded) and the mean, rounded down.
+// For bound ≤ 0 every such block is averaged (Spark's rule).
+//
+// It takes passes over the sizes instead of sorting them: each pass drops
+// the blocks above bound × the mean of those left, which lowers the mean,
+// until none is above. No block of the answer is ever dropped (the set
+// left always contains it, so its mean is at least the answer's), so the
+// passes end at the answer; one or two passes on the distributions seen,
+// and after 32 it sorts (averageCutSorted).
+func averageCut(sizes []int64, threshold int64, bound float64) (cut, avg int64) {
+	var sum, count, top int64
+	for _, n := range sizes {
+		if n > 0 && n < threshold {
+			sum, count, top = sum+n, count+1, max(top, n)
+		}
+	}
+	if bound <= 0 || count == 0 {
+		return math.MaxInt64, sum / max(count, 1)
+	}
+	for range 32 {
+		if float64(top)*float64(count) <= bound*float64(sum) {
+			return top, sum / count
+		}
+		limit := bound * float64(sum) / float64(count)
+		sum, count, top = 0, 0, 0
+		for _, n := range sizes {
+			if n > 0 && n < threshold && float64(n) <= limit {
+				sum, count, top = sum+n, count+1, max(top, n)
+			}
+		}
+	}
+	return averageCutSorted(sizes, threshold, bound)
+}
+
+// averageCutSorted is averageCut by sorting: with the blocks ascending,
+// the largest k with asc[k-1] ≤ bound × mean(asc[:k]). When asc[k] ==
+// asc[k-1], k+1 would qualify too (adding a value at least the mean
+// raises the mean), so no tie straddles the cut.
+func averageCutSorted(sizes []int64, threshold int64, bound float64) (cut, avg int64) {
+	var asc []int64
 	var sum int64
-	for _, n := range asc {
-		sum += n
+	for _, n := range sizes {
+		if n > 0 && n < threshold {
+			asc = append(asc, n)
+			sum += n
+		}
 	}
-	if bound <= 0 {
-		return len(asc), sum
-	}
+	slices.Sort(asc)
 	k := len(asc)
 	for k > 0 && float64(asc[k-1])*float64(k) > bound*float64(sum) {
 		k--
 		sum -= asc[k]
 	}
-	return k, sum
+	if k == 0 {
+		return 0, 0
+	}
+	return asc[k-1], sum / int64(k)
 }
 
 // Location returns where the map output is.

@@ -3,6 +3,7 @@ package shuffle
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -416,5 +417,34 @@ func TestStatusesWorkedExample(t *testing.T) {
 		"\x01\x01" + "\x14\x02" + "\x00\x02" + "\x08\x00\x19\x01\x01\x01"
 	if string(raw) != want {
 		t.Fatalf("body\n% x\nwant\n% x", raw, want)
+	}
+}
+
+// The passes of averageCut give what sorting gives (averageCutSorted), on
+// distributions that take one pass, several, and more than its 32 (a
+// geometric series drops one block a pass).
+func TestAverageCutMatchesSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	dists := map[string]func(i int) int64{
+		"uniform":   func(int) int64 { return rng.Int64N(64 << 10) },
+		"skewed":    func(i int) int64 { return map[bool]int64{true: rng.Int64N(512 << 20), false: rng.Int64N(64 << 10)}[i%500 == 0] },
+		"geometric": func(i int) int64 { return 1 << (i % 50) },
+		"ties":      func(i int) int64 { return int64(1 + i%3*1000) },
+		"lognormal": func(int) int64 { return int64(1000 * math.Exp(3*rng.NormFloat64())) },
+	}
+	for name, gen := range dists {
+		sizes := make([]int64, 5000)
+		for i := range sizes {
+			sizes[i] = gen(i)
+		}
+		for _, bound := range []float64{1, 1.5, 2, 5} {
+			for _, threshold := range []int64{100 << 20, math.MaxInt64} {
+				c1, a1 := averageCut(sizes, threshold, bound)
+				c2, a2 := averageCutSorted(sizes, threshold, bound)
+				if c1 != c2 || a1 != a2 {
+					t.Errorf("%s bound %g: passes (%d, %d), sorted (%d, %d)", name, bound, c1, a1, c2, a2)
+				}
+			}
+		}
 	}
 }
