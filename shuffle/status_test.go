@@ -426,8 +426,10 @@ func TestStatusesWorkedExample(t *testing.T) {
 func TestAverageCutMatchesSorted(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	dists := map[string]func(i int) int64{
-		"uniform":   func(int) int64 { return rng.Int64N(64 << 10) },
-		"skewed":    func(i int) int64 { return map[bool]int64{true: rng.Int64N(512 << 20), false: rng.Int64N(64 << 10)}[i%500 == 0] },
+		"uniform": func(int) int64 { return rng.Int64N(64 << 10) },
+		"skewed": func(i int) int64 {
+			return map[bool]int64{true: rng.Int64N(512 << 20), false: rng.Int64N(64 << 10)}[i%500 == 0]
+		},
 		"geometric": func(i int) int64 { return 1 << (i % 50) },
 		"ties":      func(i int) int64 { return int64(1 + i%3*1000) },
 		"lognormal": func(int) int64 { return int64(1000 * math.Exp(3*rng.NormFloat64())) },
