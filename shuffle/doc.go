@@ -103,8 +103,8 @@
 //	00 02                     location numbers: 0, +1
 //	08 00 19 01 01 01         sizes
 //
-// Locations are interned (a fixed table of 4,096 recent ones, so past
-// that many workers interleaved a few repeat), so 200,000 map tasks on 8
+// Locations are interned (a fixed table of 4,096 two-way sets, so past
+// that many workers interleaved some repeat), so 200,000 map tasks on 8
 // workers spell 8 strings; Spark's benchmark gives every map its own
 // host, which the shared prefix and suffix bring to its changed digits:
 // 6.17 bytes per status in all at 10 blocks, against an entropy floor of

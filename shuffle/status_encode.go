@@ -66,7 +66,8 @@ func appendBody(dst []byte, statuses []*MapStatus, partitions int) ([]byte, erro
 	var locs internTable
 	nlocs := uint64(0)
 	prevLoc := "" // the last new location, which the next is coded against
-	lastLoc := "" // the last map's
+	lastLoc := "" // the last present map's
+	havePrev := false
 	var prevID int64
 	var prevIdx uint64
 	sec[secKinds] = make([]byte, len(statuses))
@@ -78,7 +79,7 @@ func appendBody(dst []byte, statuses []*MapStatus, partitions int) ([]byte, erro
 			return dst, fmt.Errorf("shuffle: status of map %d (id %d) has %d partitions, the shuffle %d", m, s.mapID, s.partitions, partitions)
 		}
 		sec[secKinds][m] = byte(s.kind)
-		idx, ok := prevIdx, s.location == lastLoc && m > 0 // a worker's maps often come in a row
+		idx, ok := prevIdx, s.location == lastLoc && havePrev // a worker's maps often come in a row
 		if !ok {
 			idx, ok = locs.find(s.location)
 		}
@@ -91,7 +92,7 @@ func appendBody(dst []byte, statuses []*MapStatus, partitions int) ([]byte, erro
 		}
 		sec[secMapIDs] = binary.AppendVarint(sec[secMapIDs], s.mapID-prevID)
 		sec[secLocIdx] = binary.AppendVarint(sec[secLocIdx], int64(idx-prevIdx))
-		prevID, prevIdx, lastLoc = s.mapID, idx, s.location
+		prevID, prevIdx, lastLoc, havePrev = s.mapID, idx, s.location, true
 		switch s.kind {
 		case KindCompressed:
 			sec[secSizes] = append(sec[secSizes], s.sizes...)
@@ -157,39 +158,54 @@ func (s *MapStatus) appendHighly(dst []byte) ([]byte, error) {
 	return append(dst, s.accSizes...), nil
 }
 
-// internTable remembers the locations written so far in a fixed table of
-// 4,096 slots chosen by hash, the last one in a slot winning. A location
-// that was pushed out is written again (the decoder takes repeats), so
-// past 4,096 workers interleaved a few repeat; below, each is written once.
-// A map sized for every location was a third of the serialization time
-// at 10 blocks per status, Spark's benchmark giving each of 200,000 maps
-// its own host.
+// internTable remembers the locations written so far in a fixed table:
+// 4,096 sets of two slots, a location's set chosen by its hash, the older
+// of the two giving way to a new location. A location pushed out is
+// written again if it comes back (the decoder takes repeats), which
+// needs more than 4,096 workers interleaved, or three that share a set;
+// below that each location is written once. A Go map of every location
+// was a third of the serialization time at 10 blocks per status in
+// Spark's benchmark, which gives each of 200,000 maps its own host.
 type internTable struct {
 	seed  maphash.Seed
-	slots []internSlot
+	sets  [][2]internSlot
+	clock uint64
 }
 
 type internSlot struct {
-	loc string
-	idx uint64
-	set bool
+	loc  string
+	idx  uint64
+	used uint64 // clock at the last hit or put; 0: empty
 }
 
-const internSlots = 4096
+const internSets = 4096
 
-func (t *internTable) slot(loc string) *internSlot {
-	if t.slots == nil {
+func (t *internTable) set(loc string) *[2]internSlot {
+	if t.sets == nil {
 		t.seed = maphash.MakeSeed()
-		t.slots = make([]internSlot, internSlots)
+		t.sets = make([][2]internSlot, internSets)
 	}
-	return &t.slots[maphash.String(t.seed, loc)%internSlots]
+	return &t.sets[maphash.String(t.seed, loc)%internSets]
 }
 
 func (t *internTable) find(loc string) (uint64, bool) {
-	s := t.slot(loc)
-	return s.idx, s.set && s.loc == loc
+	set := t.set(loc)
+	for i := range set {
+		if set[i].used != 0 && set[i].loc == loc {
+			t.clock++
+			set[i].used = t.clock
+			return set[i].idx, true
+		}
+	}
+	return 0, false
 }
 
 func (t *internTable) put(loc string, idx uint64) {
-	*t.slot(loc) = internSlot{loc: loc, idx: idx, set: true}
+	set := t.set(loc)
+	old := 0
+	if set[1].used < set[0].used {
+		old = 1
+	}
+	t.clock++
+	set[old] = internSlot{loc: loc, idx: idx, used: t.clock}
 }

@@ -450,3 +450,39 @@ func TestAverageCutMatchesSorted(t *testing.T) {
 		}
 	}
 }
+
+// Two locations that share a set of the intern table, alternating, are
+// each written once.
+func TestInternTwoWay(t *testing.T) {
+	var tab internTable
+	tab.set("") // seeds the table
+	// Find two strings in the same set.
+	a := "w0"
+	sa := tab.set(a)
+	b := ""
+	for i := 1; b == ""; i++ {
+		if s := fmt.Sprintf("w%d", i); tab.set(s) == sa {
+			b = s
+		}
+	}
+	tab.put(a, 0)
+	tab.put(b, 1)
+	for range 10 {
+		if i, ok := tab.find(a); !ok || i != 0 {
+			t.Fatalf("%q: %d %v", a, i, ok)
+		}
+		if i, ok := tab.find(b); !ok || i != 1 {
+			t.Fatalf("%q: %d %v", b, i, ok)
+		}
+	}
+}
+
+// A first present map after missing ones, with an empty location, is
+// still given its location (not taken for "same as the map before").
+func TestEmptyLocationAfterMissing(t *testing.T) {
+	st := []*MapStatus{nil, NewMapStatus("", 5, []int64{3}, StatusConfig{}), NewMapStatus("", 6, []int64{0}, StatusConfig{}), NewMapStatus("w", 7, []int64{1}, StatusConfig{})}
+	v := roundTrip(t, st, 1, codec.Setting{Kind: codec.Zstd, Level: 1})
+	if len(v.locs) != 2 {
+		t.Fatalf("%d locations, want 2", len(v.locs))
+	}
+}
