@@ -70,14 +70,25 @@ func compressor(c codec.Setting) (func(dst, src []byte) []byte, error) {
 // compressed length, then the frames.
 func appendCompressed(dst, raw []byte, compress func(dst, src []byte) []byte) []byte {
 	n := (len(raw) + segmentBytes - 1) / segmentBytes
-	// Each segment compresses into its own stretch of one buffer, sized
-	// for incompressible input (zstd's bound: +1/256 and a frame header),
-	// so no encoder call allocates.
+	// Each goroutine compresses into a scratch buffer of its own, sized
+	// for incompressible input (zstd's bound: +1/256 and a frame header)
+	// so no encoder call allocates, and keeps an exact copy.
 	bound := segmentBytes + segmentBytes>>8 + 64
-	scratch := make([]byte, n*bound)
+	scratch := make(chan []byte, runtime.GOMAXPROCS(0))
 	out := make([][]byte, n)
 	parallel(n, func(i int) {
-		out[i] = compress(scratch[i*bound:i*bound:(i+1)*bound], raw[i*segmentBytes:min((i+1)*segmentBytes, len(raw))])
+		var buf []byte
+		select {
+		case buf = <-scratch:
+		default:
+			buf = make([]byte, 0, bound)
+		}
+		buf = compress(buf[:0], raw[i*segmentBytes:min((i+1)*segmentBytes, len(raw))])
+		out[i] = slices.Clone(buf)
+		select {
+		case scratch <- buf:
+		default:
+		}
 	})
 	total := 0
 	for _, o := range out {
