@@ -114,8 +114,10 @@
 // location twice (executor id and host) per status.
 //
 // DecodeStatuses treats the blob as hostile: the body length is checked
-// against DecodeLimits.MaxBytes before anything is decompressed (and the
-// codec never writes past it), counts against MaxMaps and MaxPartitions,
+// against DecodeLimits.MaxBytes, and every segment's decoded length
+// against what its compressed bytes can expand to (32 KiB a byte for
+// zstd), before the body is allocated (and the codec never writes past
+// it); counts against MaxMaps and MaxPartitions,
 // every section length against what is left, location bytes (which a few
 // bytes of prefix sharing could multiply) against MaxLocationBytes, and
 // every bitmap is validated and bounded by R; failures match ErrCorrupt

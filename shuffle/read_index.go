@@ -29,6 +29,10 @@ type IndexLimits struct {
 	MaxRuns int
 	// MaxIndexBytes: 0 means 256 MiB.
 	MaxIndexBytes int64
+	// MaxEntries: runs × partitions, each decoded into 40 bytes (an empty
+	// entry takes one byte on disk, so this, not MaxIndexBytes, bounds
+	// the memory). 0 means 4,194,304 (160 MiB).
+	MaxEntries int
 }
 
 func (l IndexLimits) norm() IndexLimits {
@@ -40,6 +44,9 @@ func (l IndexLimits) norm() IndexLimits {
 	}
 	if l.MaxIndexBytes <= 0 {
 		l.MaxIndexBytes = 256 << 20
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = 1 << 22
 	}
 	return l
 }
@@ -133,6 +140,8 @@ func readIndex(b []byte, size int64, lim IndexLimits) (*fileIndex, error) {
 		return nil, limitf("map output index: %d partitions, IndexLimits.MaxPartitions is %d", parts, lim.MaxPartitions)
 	case runs > uint64(lim.MaxRuns):
 		return nil, limitf("map output index: %d runs, IndexLimits.MaxRuns is %d", runs, lim.MaxRuns)
+	case parts*runs > uint64(lim.MaxEntries):
+		return nil, limitf("map output index: %d runs × %d partitions, IndexLimits.MaxEntries is %d", runs, parts, lim.MaxEntries)
 	case parts*runs > uint64(len(r.b)): // every entry takes a byte at least
 		return nil, corruptf("map output index: %d × %d entries in %d bytes", runs, parts, len(r.b))
 	}

@@ -229,3 +229,18 @@ func TestEmptyBlocksNotRead(t *testing.T) {
 		t.Fatal("read of a removed file's block succeeded")
 	}
 }
+
+// An index claiming more entries than IndexLimits.MaxEntries is refused
+// before they are allocated, though each would take one byte on disk.
+func TestIndexEntriesLimit(t *testing.T) {
+	x := &fileIndex{partitions: 1000, runs: 3, schemaLen: 0, entries: make([]blockEntry, 3000)}
+	b := appendIndex(nil, x)
+	size := int64(len(endOfStream) + len(b) + trailerLen)
+	if _, err := readIndex(b, size, IndexLimits{}); err != nil {
+		t.Fatalf("3,000 empty entries: %v", err)
+	}
+	_, err := readIndex(b, size, IndexLimits{MaxEntries: 2999})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxEntries") {
+		t.Fatalf("got %v", err)
+	}
+}

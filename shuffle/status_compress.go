@@ -125,6 +125,11 @@ func decompressSegments(b []byte, c codec.Codec, n int) ([]byte, error) {
 		if raw > uint64(n)-rawOff || comp > uint64(len(b)) {
 			return nil, corruptf("statuses: segment %d of %d bytes (%d compressed) past a %d-byte body", i, raw, comp, n)
 		}
+		// Checked before the body is allocated, so a few bytes claiming a
+		// gigabyte cost nothing.
+		if raw > comp*maxExpansion(c.Setting().Kind) {
+			return nil, corruptf("statuses: segment %d: %d bytes cannot decode to %d with %s", i, comp, raw, c.Setting().Kind)
+		}
 		table[i] = seg{int(rawOff), int(raw), int(off), int(comp)}
 		rawOff += raw
 		off += comp
@@ -148,6 +153,19 @@ func decompressSegments(b []byte, c codec.Codec, n int) ([]byte, error) {
 		}
 	}
 	return body, nil
+}
+
+// maxExpansion bounds what one compressed byte decodes to: zstd's 32 KiB
+// (a 128 KiB block from an RLE block of 4 bytes), LZ4 under 256 (each
+// extra match-length byte adds 255), none 1.
+func maxExpansion(k codec.Kind) uint64 {
+	switch k {
+	case codec.Zstd:
+		return 32 << 10
+	case codec.LZ4:
+		return 256
+	}
+	return 1
 }
 
 // parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -359,6 +360,9 @@ func TestDecodeStatusesHostile(t *testing.T) {
 		{"segments past the body", []byte{1, 0, 4, 1, 5, 5, 0, 0, 0, 0, 0}, DecodeLimits{}, ErrCorrupt},
 		{"segments short of the body", []byte{1, 0, 4, 1, 3, 3, 0, 0, 0}, DecodeLimits{}, ErrCorrupt},
 		{"segment count bomb", []byte{1, 2, 4, 0xff, 0xff, 0xff, 0xff, 0x0f, 0}, DecodeLimits{}, ErrCorrupt},
+		// 1 GiB claimed from one zstd byte: refused before the body is
+		// allocated (the limit is 32 KiB a byte).
+		{"expansion bomb", []byte{1, 2, 0x80, 0x80, 0x80, 0x80, 0x04, 1, 0x80, 0x80, 0x80, 0x80, 0x04, 1, 0}, DecodeLimits{}, ErrCorrupt},
 		{"section past the end", body([]byte{0, 0, 0, 0, 0, 100}), DecodeLimits{}, ErrCorrupt},
 		{"maps without kinds", body([]byte{5, 1, 0}, noSections), DecodeLimits{}, ErrCorrupt},
 		{"more locations than maps", body([]byte{1, 1, 2}, noSections), DecodeLimits{}, ErrCorrupt},
@@ -484,5 +488,20 @@ func TestEmptyLocationAfterMissing(t *testing.T) {
 	v := roundTrip(t, st, 1, codec.Setting{Kind: codec.Zstd, Level: 1})
 	if len(v.locs) != 2 {
 		t.Fatalf("%d locations, want 2", len(v.locs))
+	}
+}
+
+// A few bytes that claim a 1 GiB body are refused without allocating it.
+func TestDecodeStatusesNoBombAllocation(t *testing.T) {
+	bomb := []byte{1, 2, 0x80, 0x80, 0x80, 0x80, 0x04, 1, 0x80, 0x80, 0x80, 0x80, 0x04, 1, 0}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeStatuses(bomb, DecodeLimits{})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("got %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("allocated %d bytes for a %d-byte input", n, len(bomb))
 	}
 }
