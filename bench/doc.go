@@ -9,7 +9,9 @@
 // same run when built with -tags duckdb): issue 5's lineitem queries
 // (query.go) and the 22 TPC-H queries over the eight tables, each query's
 // ratio to DuckDB and their geometric mean (tpch.go); both load DuckDB
-// through one peer (query_peer.go, query_duckdb.go).
+// through one peer (query_peer.go, query_duckdb.go). Spark's
+// MapStatusesSerDeserBenchmark over package shuffle's map statuses, with
+// a gob + zstd peer and Spark's published figures (shuffle.go).
 //
 // Every speed is MB/s of uncompressed Arrow buffer bytes (MB = 10^6 bytes):
 // the sum over the records of every buffer's length (validity bitmaps,

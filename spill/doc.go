@@ -126,4 +126,11 @@
 // way with ErrNoSpace. Either way, and on any other write error, the
 // partial file is removed at once and its bytes given back. File.Remove
 // gives a file's bytes back; Manager.Close removes the whole folder.
+//
+// # Raw files
+//
+// Manager.NewRaw gives a file whose layout the caller owns (package
+// shuffle's map outputs: several streams and an index) the same quota,
+// space errors, removal on failure and cleanup; its bytes are the
+// caller's to check.
 package spill

@@ -15,7 +15,7 @@ import (
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-		fmt.Fprintln(stdout, "Usage: quiver bench <benchmark> [flags]\n\nBenchmarks:\n  codecs   quiver's batch codec against arrow-go's ipc and each codec against copy()\n  cache    Comet's cache benchmark: materialize, footprint, projected reads and a filter per codec\n  convert  CSV, Parquet and per-type conversion into Arrow against arrow-go's readers and builders\n  query    TPC-H lineitem in the cache: Q1, Q6, counts, top-N (DuckDB peer with -tags duckdb)\n  tpch     the 22 TPC-H queries over the eight tables, per query and geometric mean (DuckDB peer with -tags duckdb)\n  serve    TPC-DS catalog_sales fetched from quiver's Flight SQL server per result codec, over loopback and a 20 MB/s link (arrow-go Flight peer)\n  spill    DataFusion's spill_io datasets as spill files per codec: bytes on disk, write and read MB/s (arrow-go IPC peer)\n  sort     DataFusion's sort_tpch Q3, Q7, Q10 on TPC-H lineitem through the external sort within a memory limit, per spill codec (DuckDB peer with -tags duckdb)")
+		fmt.Fprintln(stdout, "Usage: quiver bench <benchmark> [flags]\n\nBenchmarks:\n  codecs   quiver's batch codec against arrow-go's ipc and each codec against copy()\n  cache    Comet's cache benchmark: materialize, footprint, projected reads and a filter per codec\n  convert  CSV, Parquet and per-type conversion into Arrow against arrow-go's readers and builders\n  query    TPC-H lineitem in the cache: Q1, Q6, counts, top-N (DuckDB peer with -tags duckdb)\n  tpch     the 22 TPC-H queries over the eight tables, per query and geometric mean (DuckDB peer with -tags duckdb)\n  serve    TPC-DS catalog_sales fetched from quiver's Flight SQL server per result codec, over loopback and a 20 MB/s link (arrow-go Flight peer)\n  spill    DataFusion's spill_io datasets as spill files per codec: bytes on disk, write and read MB/s (arrow-go IPC peer)\n  sort     DataFusion's sort_tpch Q3, Q7, Q10 on TPC-H lineitem through the external sort within a memory limit, per spill codec (DuckDB peer with -tags duckdb)\n  shuffle  Spark's MapStatusesSerDeserBenchmark: 200,000 map statuses serialized and deserialized (gob+zstd peer, Spark's figures beside)")
 		return flag.ErrHelp
 	}
 	switch args[0] {
@@ -35,8 +35,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBenchServe(ctx, args[1:], stdout, stderr)
 	case "sort":
 		return runBenchSort(ctx, args[1:], stdout, stderr)
+	case "shuffle":
+		return runBenchShuffle(ctx, args[1:], stdout, stderr)
 	}
-	return fmt.Errorf("%w: unknown benchmark %q (want codecs, cache, convert, query, serve, sort, spill or tpch)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown benchmark %q (want codecs, cache, convert, query, serve, shuffle, sort, spill or tpch)", errUsage, args[0])
 }
 
 const benchCodecsAbout = `Measures, side by side in one run on the same records, quiver's batch codec and

@@ -30,7 +30,7 @@ func commands() []command {
 		{"cache", "load tables into the compressed cache and print their footprint per column", runCache},
 		{"convert", "convert CSV, Parquet or Arrow IPC into compressed Arrow IPC batches", runConvert},
 		{"serve", "run the Arrow Flight SQL server over an in-memory compressed cache", runServe},
-		{"bench", "run a benchmark (codecs, cache, convert, query, serve, sort, spill) and print its tables", runBench},
+		{"bench", "run a benchmark (codecs, cache, convert, query, serve, shuffle, sort, spill) and print its tables", runBench},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -1,0 +1,337 @@
+package shuffle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/zeebo/xxh3"
+
+	"github.com/quiverdb/quiver/batch"
+	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/take"
+	"github.com/quiverdb/quiver/spill"
+)
+
+// DefaultBufferBytes is how many encoded bytes a MapWriter holds before
+// it writes them out as a run.
+const DefaultBufferBytes = 32 << 20
+
+// WriterOptions configure a MapWriter.
+type WriterOptions struct {
+	// Codec compresses the blocks' Arrow IPC bodies. The zero value is
+	// none (as spill.Config's); quiver's shuffles use lz4 or zstd:1.
+	Codec codec.Setting
+	// Concurrency: goroutines compressing one batch's buffers (0 or 1: the
+	// calling goroutine; map tasks usually run one per core).
+	Concurrency int
+	// Alloc allocates what WriteRows gathers. nil: memory.DefaultAllocator.
+	Alloc memory.Allocator
+	// BufferBytes: encoded (compressed) bytes held per writer before they
+	// are written as one run of blocks. 0 means 32 MiB. A partition's
+	// rows are read back run by run, in the order written.
+	BufferBytes int64
+}
+
+// Validate reports a field outside its documented range.
+func (o WriterOptions) Validate() error {
+	if o.Concurrency < 0 || o.BufferBytes < 0 {
+		return fmt.Errorf("shuffle: WriterOptions Concurrency %d, BufferBytes %d: negative", o.Concurrency, o.BufferBytes)
+	}
+	return o.Codec.Validate()
+}
+
+// MapWriter writes one map task's output, already partitioned, to one
+// file of the spill Manager (its quota and cleanup apply): Write takes a
+// batch of one partition, WriteRows a batch with a partition per row
+// (what query's partitioner computes). Finish returns the MapOutput;
+// any error, or Abort, removes the file. Not safe for concurrent use,
+// except Abort, which a Shuffle's Close calls from elsewhere.
+type MapWriter struct {
+	mu         sync.Mutex
+	schema     *arrow.Schema
+	partitions int
+	opts       WriterOptions
+	raw        *spill.RawWriter
+	enc        *batch.Encoder
+
+	pending      [][]byte // per partition: encoded messages of the current run
+	pendingRows  []int64
+	pendingBatch []int64
+	pendingBytes int64
+	buf          []byte
+	idx          fileIndex
+	sizes        []int64 // per partition, over all runs
+	rows         int64
+
+	err    error
+	done   bool
+	onDone func() // the Shuffle forgets the writer
+}
+
+// NewMapWriter starts a map output file for records of schema cut into
+// partitions blocks. owner names the file (a query and map task id).
+func NewMapWriter(m *spill.Manager, owner string, schema *arrow.Schema, partitions int, opts WriterOptions) (*MapWriter, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if partitions < 0 {
+		return nil, fmt.Errorf("shuffle: %d partitions", partitions)
+	}
+	for _, f := range schema.Fields() {
+		if hasDictionary(f.Type) {
+			// Each block must decode on its own; a dictionary would be
+			// sent once for the whole file.
+			return nil, fmt.Errorf("shuffle: column %q is dictionary-encoded (%s); shuffle blocks are written without dictionaries: decode it first", f.Name, f.Type)
+		}
+	}
+	if opts.BufferBytes == 0 {
+		opts.BufferBytes = DefaultBufferBytes
+	}
+	if opts.Alloc == nil {
+		opts.Alloc = memory.DefaultAllocator
+	}
+	enc, err := batch.NewEncoder(schema, batch.WriteOptions{Codec: opts.Codec, Concurrency: opts.Concurrency, Alloc: opts.Alloc})
+	if err != nil {
+		return nil, fmt.Errorf("shuffle: map output of %s: %w", owner, err)
+	}
+	raw, err := m.NewRaw(owner, ".shuffle")
+	if err != nil {
+		enc.Release()
+		return nil, err
+	}
+	w := &MapWriter{
+		schema: schema, partitions: partitions, opts: opts, raw: raw, enc: enc,
+		pending: make([][]byte, partitions), pendingRows: make([]int64, partitions), pendingBatch: make([]int64, partitions),
+		sizes: make([]int64, partitions),
+	}
+	w.idx.partitions = partitions
+	w.buf = enc.SchemaMessage().AppendEncapsulated(nil)
+	w.idx.schemaLen = int64(len(w.buf))
+	return w, nil
+}
+
+func hasDictionary(dt arrow.DataType) bool {
+	if dt.ID() == arrow.DICTIONARY {
+		return true
+	}
+	if n, ok := dt.(arrow.NestedType); ok {
+		for _, f := range n.Fields() {
+			if hasDictionary(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Write appends rec's rows to partition p. The caller keeps rec.
+func (w *MapWriter) Write(p int, rec arrow.RecordBatch) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.write(p, rec)
+}
+
+func (w *MapWriter) write(p int, rec arrow.RecordBatch) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if p < 0 || p >= w.partitions {
+		return fmt.Errorf("shuffle: %s: partition %d of %d", w.raw.Path(), p, w.partitions)
+	}
+	if !rec.Schema().Equal(w.schema) {
+		return fmt.Errorf("shuffle: %s: %w: got %s, want %s", w.raw.Path(), batch.ErrSchema, rec.Schema(), w.schema)
+	}
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	msgs, err := w.enc.Encode(rec)
+	if err != nil {
+		return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err))
+	}
+	before := len(w.pending[p])
+	for _, m := range msgs {
+		w.pending[p] = m.AppendEncapsulated(w.pending[p])
+	}
+	w.pendingBytes += int64(len(w.pending[p]) - before)
+	w.pendingRows[p] += rec.NumRows()
+	w.pendingBatch[p] += int64(len(msgs))
+	w.rows += rec.NumRows()
+	if w.pendingBytes >= w.opts.BufferBytes {
+		return w.flushRun()
+	}
+	return nil
+}
+
+// WriteRows appends each row of rec to the partition parts gives it
+// (len(parts) == rec.NumRows()). The caller keeps rec.
+func (w *MapWriter) WriteRows(ctx context.Context, rec arrow.RecordBatch, parts []int32) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if int64(len(parts)) != rec.NumRows() {
+		return fmt.Errorf("shuffle: %d partition ids for %d rows", len(parts), rec.NumRows())
+	}
+	// Counting sort of the row numbers by partition.
+	counts := make([]int32, w.partitions+1)
+	for _, p := range parts {
+		if p < 0 || int(p) >= w.partitions {
+			return fmt.Errorf("shuffle: %s: partition %d of %d", w.raw.Path(), p, w.partitions)
+		}
+		counts[p+1]++
+	}
+	for p := 1; p <= w.partitions; p++ {
+		counts[p] += counts[p-1]
+	}
+	if n := len(parts); n > 0 && int(counts[parts[0]+1]-counts[parts[0]]) == n {
+		return w.write(int(parts[0]), rec) // all rows in one partition
+	}
+	sel := make([]int32, len(parts))
+	next := append([]int32(nil), counts[:w.partitions]...)
+	for i, p := range parts {
+		sel[next[p]] = int32(i)
+		next[p]++
+	}
+	for p := range w.partitions {
+		rows := sel[counts[p]:counts[p+1]]
+		if len(rows) == 0 {
+			continue
+		}
+		sub, err := take.Record(ctx, w.opts.Alloc, rec, rows)
+		if err != nil {
+			return fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err)
+		}
+		err = w.write(p, sub)
+		sub.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *MapWriter) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return fmt.Errorf("shuffle: %s: write after Finish or Abort", w.raw.Path())
+	}
+	return nil
+}
+
+// flushRun writes the buffered blocks, partition after partition, with
+// one write call.
+func (w *MapWriter) flushRun() error {
+	run := w.idx.runs
+	for p, b := range w.pending {
+		e := blockEntry{n: int64(len(b))}
+		if e.n > 0 {
+			e.rows, e.batches = w.pendingRows[p], w.pendingBatch[p]
+			e.sum = xxh3.HashSeed(b, blockSeed(run, w.partitions, p))
+			w.sizes[p] += e.n
+		}
+		w.idx.entries = append(w.idx.entries, e)
+		w.buf = append(w.buf, b...)
+		w.pending[p] = b[:0]
+		w.pendingRows[p], w.pendingBatch[p] = 0, 0
+	}
+	w.idx.runs++
+	w.pendingBytes = 0
+	if err := w.raw.Write(w.buf); err != nil {
+		return w.fail(fmt.Errorf("shuffle: map output: %w", err))
+	}
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// fail removes the file and makes err the writer's answer from now on.
+func (w *MapWriter) fail(err error) error {
+	w.abort()
+	w.err = err
+	return err
+}
+
+// Finish writes what is buffered, the end-of-stream marker and the index,
+// and returns the map output.
+func (w *MapWriter) Finish() (*MapOutput, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.usable(); err != nil {
+		return nil, err
+	}
+	if w.pendingBytes > 0 || w.idx.runs == 0 {
+		if err := w.flushRun(); err != nil {
+			return nil, err
+		}
+	}
+	w.buf = append(w.buf, endOfStream...)
+	at := len(w.buf)
+	w.buf = appendIndex(w.buf, &w.idx)
+	w.buf = appendTrailer(w.buf, len(w.buf)-at)
+	if err := w.raw.Write(w.buf); err != nil {
+		return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
+	}
+	f, err := w.raw.Finish()
+	if err != nil {
+		return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
+	}
+	w.done = true
+	w.enc.Release()
+	w.release()
+	return &MapOutput{file: f, schema: w.schema, partitions: w.partitions, sizes: w.sizes, rows: w.rows}, nil
+}
+
+// Abort removes the file. It does nothing after Finish or a second time.
+func (w *MapWriter) Abort() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.abort()
+}
+
+func (w *MapWriter) abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.raw.Abort()
+	w.enc.Release()
+	w.release()
+}
+
+func (w *MapWriter) release() {
+	w.pending, w.buf = nil, nil
+	if w.onDone != nil {
+		w.onDone()
+		w.onDone = nil
+	}
+}
+
+// MapOutput is one map task's finished output file.
+type MapOutput struct {
+	file       *spill.RawFile
+	schema     *arrow.Schema
+	partitions int
+	sizes      []int64
+	rows       int64
+}
+
+// Sizes returns each partition's block size in bytes (0: empty): what
+// NewMapStatus summarizes. The caller must not modify it.
+func (o *MapOutput) Sizes() []int64 { return o.sizes }
+
+// Rows returns the rows written.
+func (o *MapOutput) Rows() int64 { return o.rows }
+
+// Path returns the file's path.
+func (o *MapOutput) Path() string { return o.file.Path() }
+
+// Bytes returns the file's size.
+func (o *MapOutput) Bytes() int64 { return o.file.Bytes() }
+
+// Schema returns the schema of the rows.
+func (o *MapOutput) Schema() *arrow.Schema { return o.schema }
+
+// Remove deletes the file (readers should be released first).
+func (o *MapOutput) Remove() error { return o.file.Remove() }
