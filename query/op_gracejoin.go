@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quiverdb/quiver/shuffle"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -88,7 +89,7 @@ type graceJoin struct {
 	rows    int64      // build rows, every one
 	hasNull bool       // a build row has a NULL key
 	ranges  []keyRange // per runtime filter of the join
-	free    []*partitioner
+	free    []*shuffle.HashPartitioner
 
 	work []*gracePart // partitions left to join, the next last
 	st   graceStats
@@ -346,7 +347,7 @@ func (g *graceJoin) close() {
 	}
 	g.work = nil
 	for _, p := range g.free {
-		p.release()
+		p.Release()
 	}
 	g.free = nil
 }

@@ -9,10 +9,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/quiverdb/quiver/shuffle"
 )
 
 // partitioner returns a level-0 partitioner, one per goroutine at a time.
-func (g *graceJoin) partitioner() (*partitioner, error) {
+func (g *graceJoin) partitioner() (*shuffle.HashPartitioner, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if n := len(g.free); n > 0 {
@@ -20,14 +22,14 @@ func (g *graceJoin) partitioner() (*partitioner, error) {
 		g.free = g.free[:n-1]
 		return p, nil
 	}
-	p, err := newPartitioner(g.types, partitionSeed(0), g.fanout)
+	p, err := shuffle.NewHashPartitioner(g.types, partitionSeed(0), g.fanout)
 	if err != nil {
 		return nil, &Error{Kind: ErrExec, Msg: g.o.title() + ": partitioning", Err: err}
 	}
 	return p, nil
 }
 
-func (g *graceJoin) putPartitioner(p *partitioner) {
+func (g *graceJoin) putPartitioner(p *shuffle.HashPartitioner) {
 	g.mu.Lock()
 	g.free = append(g.free, p)
 	g.mu.Unlock()
@@ -129,7 +131,7 @@ func (g *graceJoin) addBuild(ctx context.Context, rec arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
-	sc.ids, err = p.partition(sc.ids[:0], keys, n)
+	sc.ids, err = p.Partition(sc.ids[:0], keys, n)
 	g.putPartitioner(p)
 	if err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/internal/arrowsize"
-	"github.com/quiverdb/quiver/internal/take"
+	"github.com/quiverdb/quiver/shuffle"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -64,15 +64,14 @@ func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) *p
 
 // partScratch is one worker's scratch for splitting a batch by partition.
 type partScratch struct {
-	ids    []uint16
-	counts []int32 // per partition, where its rows start in sel
-	next   []int32
-	sel    []int32
+	ids   []uint16
+	split shuffle.SplitScratch
 }
 
-// write appends the rows of rec to the partitions ids names (dropRow:
-// none), a take of each partition's rows at a time. What is taken counts
-// in the query's memory tracker until it is written.
+// write appends the rows of rec to the partitions ids names (dropRow, past
+// every partition: none), a take of each partition's rows at a time
+// (shuffle.Split). What is taken counts in the query's memory tracker
+// until it is written.
 func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
 	if !rec.Schema().Equal(s.schema) {
 		// The plan's schema: a file takes batches of one schema, and a
@@ -80,49 +79,15 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 		rec = array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
 		defer rec.Release()
 	}
-	n := len(ids)
-	fan := len(s.parts)
-	sc.counts = sized(sc.counts, fan+1)
-	clear(sc.counts)
-	for _, id := range ids {
-		if id != dropRow {
-			sc.counts[id+1]++
-		}
+	var appendErr error
+	err := shuffle.Split(ctx, s.g.o.rt.mem, rec, ids, len(s.parts), &sc.split, func(p int, piece arrow.RecordBatch) error {
+		appendErr = s.append(ctx, p, piece)
+		return appendErr
+	})
+	if err != nil && err != appendErr && ctx.Err() == nil {
+		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
 	}
-	var only = -1 // every row in one partition: write rec as it is
-	for p := range fan {
-		if int(sc.counts[p+1]) == n {
-			only = p
-		}
-		sc.counts[p+1] += sc.counts[p]
-	}
-	if only >= 0 {
-		return s.append(ctx, only, rec)
-	}
-	sc.sel = sized(sc.sel, int(sc.counts[fan]))
-	sc.next = append(sc.next[:0], sc.counts[:fan]...)
-	for r, id := range ids {
-		if id != dropRow {
-			sc.sel[sc.next[id]] = int32(r)
-			sc.next[id]++
-		}
-	}
-	for p := range fan {
-		sel := sc.sel[sc.counts[p]:sc.counts[p+1]]
-		if len(sel) == 0 {
-			continue
-		}
-		piece, err := take.Record(ctx, s.g.o.rt.mem, rec, sel)
-		if err != nil {
-			return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
-		}
-		err = s.append(ctx, p, piece)
-		piece.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // append adds rec to partition p's pending pieces, writing them once

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/quiverdb/quiver/shuffle"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -27,11 +28,11 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 	eg, gctx := errgroup.WithContext(ctx)
 	for range max(o.rt.workers, 1) {
 		eg.Go(func() error {
-			p, err := newPartitioner(g.types, partitionSeed(0), g.fanout)
+			p, err := shuffle.NewHashPartitioner(g.types, partitionSeed(0), g.fanout)
 			if err != nil {
 				return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 			}
-			defer p.release()
+			defer p.Release()
 			var sc partScratch
 			for {
 				rec, err := in.next(gctx)
@@ -59,7 +60,7 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 // writeProbe partitions a batch of probe rows into s, dropping those that
 // cannot return anything (builds: the build side's partitions of the same
 // level).
-func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *partitioner, rec arrow.RecordBatch, sc *partScratch) error {
+func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuffle.HashPartitioner, rec arrow.RecordBatch, sc *partScratch) error {
 	o := g.o
 	n := int(rec.NumRows())
 	if n == 0 {
@@ -70,7 +71,7 @@ func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *parti
 		keys[i] = rec.Column(k)
 	}
 	var err error
-	if sc.ids, err = p.partition(sc.ids[:0], keys, n); err != nil {
+	if sc.ids, err = p.Partition(sc.ids[:0], keys, n); err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 	}
 	if o.dropProbeNulls() {
@@ -103,11 +104,11 @@ func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 	o := g.o
 	level := p.level + 1
 	g.st.levels.Store(max(g.st.levels.Load(), int64(level)))
-	pt, err := newPartitioner(g.types, partitionSeed(level), g.fanout)
+	pt, err := shuffle.NewHashPartitioner(g.types, partitionSeed(level), g.fanout)
 	if err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 	}
-	defer pt.release()
+	defer pt.Release()
 	builds := g.newPartSet("build", o.n.build.schema(), g.fanout)
 	probes := g.newPartSet("probe", o.n.probe.schema(), g.fanout)
 	var sc partScratch
@@ -117,7 +118,7 @@ func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 			keys[i] = rec.Column(k)
 		}
 		var err error
-		if sc.ids, err = pt.partition(sc.ids[:0], keys, int(rec.NumRows())); err != nil {
+		if sc.ids, err = pt.Partition(sc.ids[:0], keys, int(rec.NumRows())); err != nil {
 			return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 		}
 		return builds.write(ctx, rec, sc.ids, &sc)
@@ -169,4 +170,11 @@ func (g *graceJoin) copyParts(ctx context.Context, f *spill.File, schema *arrow.
 			return err
 		}
 	}
+}
+
+// partitionSeed is the seed of the partitioning at a level of a grace
+// hash join: every level its own, and none a hash table's (those are
+// random).
+func partitionSeed(level int) uint64 {
+	return 0x9e3779b97f4a7c15 * uint64(level+1)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
-	"github.com/quiverdb/quiver/internal/take"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -66,6 +65,7 @@ type MapWriter struct {
 	sizes        []int64 // per partition, over all runs
 	rows         int64
 
+	split  SplitScratch // WriteRows's
 	err    error
 	done   bool
 	onDone func() // the Shuffle forgets the writer
@@ -173,42 +173,12 @@ func (w *MapWriter) WriteRows(ctx context.Context, rec arrow.RecordBatch, parts 
 	if int64(len(parts)) != rec.NumRows() {
 		return fmt.Errorf("shuffle: %d partition ids for %d rows", len(parts), rec.NumRows())
 	}
-	// Counting sort of the row numbers by partition.
-	counts := make([]int32, w.partitions+1)
 	for _, p := range parts {
 		if p < 0 || int(p) >= w.partitions {
 			return fmt.Errorf("shuffle: %s: partition %d of %d", w.raw.Path(), p, w.partitions)
 		}
-		counts[p+1]++
 	}
-	for p := 1; p <= w.partitions; p++ {
-		counts[p] += counts[p-1]
-	}
-	if n := len(parts); n > 0 && int(counts[parts[0]+1]-counts[parts[0]]) == n {
-		return w.write(int(parts[0]), rec) // all rows in one partition
-	}
-	sel := make([]int32, len(parts))
-	next := append([]int32(nil), counts[:w.partitions]...)
-	for i, p := range parts {
-		sel[next[p]] = int32(i)
-		next[p]++
-	}
-	for p := range w.partitions {
-		rows := sel[counts[p]:counts[p+1]]
-		if len(rows) == 0 {
-			continue
-		}
-		sub, err := take.Record(ctx, w.opts.Alloc, rec, rows)
-		if err != nil {
-			return fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err)
-		}
-		err = w.write(p, sub)
-		sub.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return Split(ctx, w.opts.Alloc, rec, parts, w.partitions, &w.split, w.write)
 }
 
 func (w *MapWriter) usable() error {

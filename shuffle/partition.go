@@ -1,4 +1,4 @@
-package query
+package shuffle
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/quiverdb/quiver/query/agg"
 )
 
-// partitioner maps rows to partitions by their key columns: one seeded
+// HashPartitioner maps rows to partitions by their key columns: one seeded
 // hash of the tuple of keys (agg.KeyHasher, the hash of GROUP BY's and a
 // join's tables, with a seed of its own), whose top bits are the
 // partition. Equal tuples go to one partition, whatever batch or side
@@ -18,13 +18,13 @@ import (
 // draws its own random seed: its slots are spread by bits independent of
 // the ones that chose the partition. Partitioning one partition again
 // with another seed splits it about evenly, unless its rows share one
-// key. A grace hash join (op_gracejoin.go) partitions with it; a shuffle
-// between processes would too.
+// key. The engine's grace hash join partitions with it, and a map task
+// of a shuffle would (Split then cuts a batch by the ids).
 //
 // Without keys every row is in partition 0. A row with a NULL key is
 // placed like any other (NULL hashes as a value); the caller decides
-// what such rows mean (nonNullRows).
-type partitioner struct {
+// what such rows mean (the grace join writes NULL keys aside).
+type HashPartitioner struct {
 	h      *agg.KeyHasher // nil without keys
 	shift  uint           // 64 - log2(fanout)
 	fanout int
@@ -32,20 +32,14 @@ type partitioner struct {
 	rows   []uint32
 }
 
-// partitionSeed is the seed of the partitioning at a level of a grace
-// hash join: every level its own, and none a hash table's (those are
-// random).
-func partitionSeed(level int) uint64 {
-	return 0x9e3779b97f4a7c15 * uint64(level+1)
-}
-
-// newPartitioner returns a partitioner into fanout partitions (a power of
-// two, at most 1<<16) by keys of the given engine types.
-func newPartitioner(types []arrow.DataType, seed uint64, fanout int) (*partitioner, error) {
+// NewHashPartitioner returns a partitioner into fanout partitions (a
+// power of two, at most 1<<16) by keys of the given types (those
+// agg.NewKeyHasher takes: the engine's). Release it when done.
+func NewHashPartitioner(types []arrow.DataType, seed uint64, fanout int) (*HashPartitioner, error) {
 	if fanout < 1 || fanout > 1<<16 || fanout&(fanout-1) != 0 {
-		return nil, fmt.Errorf("partitioner: fanout %d is not a power of two up to 65536", fanout)
+		return nil, fmt.Errorf("shuffle: partitioner fanout %d is not a power of two up to 65536", fanout)
 	}
-	p := &partitioner{fanout: fanout, shift: uint(64 - bits.TrailingZeros(uint(fanout)))}
+	p := &HashPartitioner{fanout: fanout, shift: uint(64 - bits.TrailingZeros(uint(fanout)))}
 	if len(types) == 0 {
 		return p, nil
 	}
@@ -57,15 +51,19 @@ func newPartitioner(types []arrow.DataType, seed uint64, fanout int) (*partition
 	return p, nil
 }
 
-// partition appends to dst the partition of each of the n rows of keys.
-func (p *partitioner) partition(dst []uint16, keys []arrow.Array, n int) ([]uint16, error) {
+// Partition appends to dst the partition of each of the n rows of keys.
+// A HashPartitioner is not safe for concurrent use: one per goroutine.
+func (p *HashPartitioner) Partition(dst []uint16, keys []arrow.Array, n int) ([]uint16, error) {
 	if p.h == nil || p.fanout == 1 {
 		for range n {
 			dst = append(dst, 0)
 		}
 		return dst, nil
 	}
-	p.hashes = sized(p.hashes, n)
+	if cap(p.hashes) < n {
+		p.hashes = make([]uint64, n)
+	}
+	p.hashes = p.hashes[:n]
 	if cap(p.rows) < n {
 		p.rows = make([]uint32, n)
 		for r := range p.rows {
@@ -81,7 +79,8 @@ func (p *partitioner) partition(dst []uint16, keys []arrow.Array, n int) ([]uint
 	return dst, nil
 }
 
-func (p *partitioner) release() {
+// Release frees the hasher's buffers.
+func (p *HashPartitioner) Release() {
 	if p.h != nil {
 		p.h.Release()
 	}
