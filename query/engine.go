@@ -49,6 +49,12 @@ type Options struct {
 	// removes a query's files when it ends, fails or is cancelled. nil:
 	// nothing spills, and such a query fails with ErrMemory.
 	Spill *spill.Manager
+	// Exchange runs GROUP BY through a hash exchange: the workers send
+	// each row's keys and arguments to the one goroutine that owns its
+	// key's partition, so no table is merged at the end
+	// (op_aggexchange.go). Not with Spill set. For measuring and testing
+	// the exchange (quiver bench shuffle); it is off by default.
+	Exchange bool
 	// ForceJoinSpill, with Spill set, makes every hash join a grace hash
 	// join whatever its size, and treats a partition of more than 1024
 	// build rows as too big for memory, so that partitioning, the
@@ -298,7 +304,7 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 // run opens the operators of plan p as a running query.
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, spill: e.opts.Spill, spills: &r.spills,
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan

@@ -83,6 +83,9 @@ func (o *aggregateOp) countRows(ctx context.Context) ([]arrow.RecordBatch, error
 
 func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	n := o.n
+	if o.rt.exchange && len(n.keys) > 0 && o.rt.spill == nil {
+		return o.aggregateExchange(ctx) // op_aggexchange.go
+	}
 	newAgg := func() (*agg.HashAggregator, error) {
 		return agg.NewHashAggregator(n.keyTypes(), n.argTypes(), n.specs(), o.aggOptions())
 	}

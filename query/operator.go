@@ -31,6 +31,8 @@ type runtime struct {
 	mem     memory.Allocator
 	mt      *memTracker
 	workers int // goroutines a hash aggregate or a join runs its inputs on
+	// exchange: GROUP BY through a hash exchange (op_aggexchange.go).
+	exchange bool
 	// spill is where sorts and aggregates spill past the memory limit;
 	// nil: they fail with ErrMemory instead.
 	spill  *spill.Manager

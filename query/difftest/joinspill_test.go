@@ -21,6 +21,8 @@ import (
 //	go test -tags duckdb -run 'TestTPCH22|TestJoins' ./query/difftest/ -args -forcejoinspill
 var forceJoinSpill = flag.Bool("forcejoinspill", false, "spill every hash join (query.Options.ForceJoinSpill)")
 
+var exchange = flag.Bool("exchange", false, "GROUP BY through a hash exchange (query.Options.Exchange)")
+
 var (
 	spillOnce sync.Once
 	spillMgr  *spill.Manager
@@ -33,7 +35,7 @@ var (
 // the folders of processes that are gone) and ForceJoinSpill.
 func engineOptions() query.Options {
 	if !*forceJoinSpill {
-		return query.Options{}
+		return query.Options{Exchange: *exchange}
 	}
 	spillOnce.Do(func() { spillMgr, spillErr = spill.NewManager(spill.Config{Dir: os.TempDir()}) })
 	if spillErr != nil {
