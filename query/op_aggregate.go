@@ -88,6 +88,12 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	}
 	src, steps := pipeline(o.in)
 	workers := max(o.rt.workers, 1)
+	if n.serial() != "" {
+		// first, last, string_agg and the quantiles see the rows in
+		// input order on one aggregator: they have no partial state
+		// to merge (agg.Serial).
+		workers = 1
+	}
 	aggs := make([]*agg.HashAggregator, workers)
 	defer func() {
 		for _, h := range aggs {
@@ -270,7 +276,7 @@ func applySteps(ctx context.Context, steps []step, rec arrow.RecordBatch) (arrow
 // account keeps rt.mt at the aggregator's current memory use.
 func (o *aggregateOp) account(now int64) error {
 	if d := now - o.held; d > 0 {
-		if err := o.rt.mt.grow(d, "GROUP BY"); err != nil {
+		if err := o.rt.mt.grow(d, o.memWhat()); err != nil {
 			return err
 		}
 	} else {

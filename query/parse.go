@@ -63,6 +63,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
+	if text, err = rewriteAggSyntax(text, sql); err != nil { // parse_aggs.go
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

@@ -225,6 +225,12 @@ type aggCall struct {
 	by   int    // arg_min/arg_max: the index of the argument ordered by
 	text string // as written, for EXPLAIN and matching
 	typ  arrow.DataType
+	// filter is 1 + the index of the FILTER (WHERE …) condition's
+	// argument; 0 without one.
+	filter int
+	sep    string         // string_agg's separator
+	order  []agg.OrderKey // string_agg's ORDER BY
+	q      float64        // the quantiles' fraction
 }
 
 // aggregateNode groups by keys and computes aggs; its output is the keys
@@ -256,11 +262,22 @@ func (n *aggregateNode) countOnly() bool {
 		return false
 	}
 	for _, a := range n.aggs {
-		if a.fn != agg.CountStar {
+		if a.fn != agg.CountStar || a.filter > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// serial is the first aggregate that runs on one aggregator and does not
+// spill (agg.Serial: first, last, string_agg, the quantiles), or "".
+func (n *aggregateNode) serial() string {
+	for _, a := range n.aggs {
+		if agg.Serial(a.fn) {
+			return a.text
+		}
+	}
+	return ""
 }
 
 func (n *aggregateNode) keyTypes() []arrow.DataType {
@@ -282,7 +299,7 @@ func (n *aggregateNode) argTypes() []arrow.DataType {
 func (n *aggregateNode) specs() []agg.Spec {
 	specs := make([]agg.Spec, len(n.aggs))
 	for i, a := range n.aggs {
-		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: a.by}
+		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: a.by, Filter: a.filter, Sep: a.sep, Order: a.order, Q: a.q}
 	}
 	return specs
 }

@@ -38,6 +38,9 @@ type HashAggregator struct {
 	pbufs  [][]uint32   // non-NULL rows per partial column
 	bufs   [][]uint32   // non-NULL rows per input
 	few    *localGroups // the few-keys path's scratch (fewkeys.go)
+	// Per state: its input when it has one of its own (filter.go).
+	own     []input
+	ownBufs [][]uint32
 }
 
 // NewHashAggregator returns an aggregator grouping by keys of keyTypes and
@@ -90,7 +93,7 @@ func (h *HashAggregator) build() error {
 			}
 			dt = argTypes[s.Arg]
 		}
-		if s.Func < CountStar || s.Func > ArgMax {
+		if s.Func < CountStar || s.Func > ApproxCountDistinct {
 			return fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
 		}
 		if _, err := ResultType(s.Func, dt); err != nil {
@@ -108,9 +111,12 @@ func (h *HashAggregator) build() error {
 			}
 			h.used[s.By] = true
 		}
+		if err := checkExtra(s, i, argTypes); err != nil { // filter.go
+			return err
+		}
 		h.names = append(h.names, s.name(i))
 		k := stateKey(s)
-		j := slices.Index(h.stKeys, k)
+		j := slices.IndexFunc(h.stKeys, func(o Spec) bool { return sameState(o, k) })
 		if j < 0 {
 			j = len(h.states)
 			var st state
@@ -125,6 +131,8 @@ func (h *HashAggregator) build() error {
 		}
 		h.out = append(h.out, j)
 	}
+	h.own = make([]input, len(h.states))
+	h.ownBufs = make([][]uint32, len(h.states))
 	h.pstart = make([]int, len(h.states)+1)
 	for i, s := range h.states {
 		h.pstart[i+1] = h.pstart[i] + len(s.partialTypes())
@@ -357,11 +365,14 @@ func (h *HashAggregator) bindArgs(n int, args []arrow.Array) error {
 		}
 	}
 	h.ins[len(args)] = input{rows: h.iota[:n], n: n, dense: true}
-	return nil
+	return h.bindOwn(n, args) // filter.go
 }
 
 // input is the input state i reads.
 func (h *HashAggregator) input(i int) *input {
+	if ownInput(h.stKeys[i]) {
+		return &h.own[i]
+	}
 	if h.stKeys[i].Func == CountStar {
 		return &h.ins[len(h.argTypes)]
 	}
@@ -415,6 +426,9 @@ func (h *HashAggregator) Release() {
 	}
 	for i := range h.pbufs {
 		h.pbufs[i] = drop(&h.acct, h.pbufs[i])
+	}
+	for i := range h.ownBufs {
+		h.ownBufs[i] = drop(&h.acct, h.ownBufs[i])
 	}
 	h.ins, h.pins = nil, nil
 }
