@@ -335,7 +335,7 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 		default:
 			// The parser writes count(*) back as count(1). A long
 			// expression is named by its start (clipName).
-			it.name = clipName(pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")))
+			it.name = clipName(pipesText(strings.ReplaceAll(filterText(restore(f.Expr)), "count(1)", "count(*)")))
 		}
 		items = append(items, it)
 	}

@@ -140,6 +140,25 @@ func withoutFilter(a *ast.AggregateFuncExpr) (*ast.AggregateFuncExpr, ast.ExprNo
 	return &c, cond
 }
 
+// filterText writes the FILTERs of an expression's restored text as
+// the user did: sum(x, quiver$where(c)) is sum(x) FILTER (WHERE c).
+func filterText(s string) string {
+	const marker = ", " + whereFunc + "("
+	for range maxAggRewrites {
+		i := strings.Index(s, marker)
+		if i < 0 {
+			break
+		}
+		open := i + len(marker) - 1
+		end := closing(s, open) // parse_aggs.go
+		if end < 0 || end+1 >= len(s) || s[end+1] != ')' {
+			break
+		}
+		s = s[:i] + ") FILTER (WHERE " + s[open+1:end] + ")" + s[end+2:]
+	}
+	return s
+}
+
 // wordAt is the identifier at byte off of sql, lower-cased.
 func wordAt(sql string, off int) string {
 	if off < 0 || off >= len(sql) {

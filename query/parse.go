@@ -63,7 +63,8 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
-	if text, err = rewriteAggSyntax(text, sql); err != nil { // parse_aggs.go
+	text, edits, err := rewriteAggSyntax(text, sql) // parse_aggs.go
+	if err != nil {
 		return nil, err
 	}
 	for range maxNullsRewrites {
@@ -73,6 +74,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 			case 0:
 				return nil, &Error{Kind: ErrSyntax, Msg: "empty statement"}
 			case 1:
+				if len(edits) > 0 {
+					remapPositions(stmts[0], edits)
+				}
 				return stmts[0], nil
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}

@@ -2,6 +2,8 @@ package query
 
 import (
 	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // The TiDB grammar lacks three spellings of DuckDB's aggregates; before
@@ -21,32 +23,75 @@ import (
 //     MySQL's group_concat(x ORDER BY … SEPARATOR sep), the one call
 //     with an ORDER BY the grammar takes.
 //
-// The rewrites change the text's length, so a syntax error after one
-// reports a column in the rewritten text. FILTER before OVER (a filtered
-// window aggregate) is refused by name.
+// The rewrites change the text's length; each records its edits, and
+// once the text is parsed, remapPositions moves every node's position
+// back to the user's text, which the planner reads at those positions
+// (stddev as written, TRY_CAST, QUALIFY, quoted names) and errors cite.
+// A syntax error reports a column in the rewritten text. FILTER before
+// OVER (a filtered window aggregate) is refused by name.
 
 // maxAggRewrites bounds the rewrite passes over one statement.
 const maxAggRewrites = 4096
 
-func rewriteAggSyntax(text, sql string) (string, error) {
+// textEdit is one replacement: at byte at of the text then, del bytes
+// became ins bytes.
+type textEdit struct{ at, del, ins int }
+
+// edit replaces text[at:at+del] with s, recording it.
+func edit(text string, at, del int, s string, edits *[]textEdit) string {
+	*edits = append(*edits, textEdit{at: at, del: del, ins: len(s)})
+	return text[:at] + s + text[at+del:]
+}
+
+func rewriteAggSyntax(text, sql string) (string, []textEdit, error) {
 	low := strings.ToLower(text)
 	if !strings.Contains(low, "filter") && !strings.Contains(low, "first") && !strings.Contains(low, "last") &&
 		!strings.Contains(low, "agg") && !strings.Contains(low, "group_concat") {
-		return text, nil
+		return text, nil, nil
 	}
+	var edits []textEdit
 	for range maxAggRewrites {
-		next, done, err := rewriteAggOnce(text, sql)
+		next, done, err := rewriteAggOnce(text, sql, &edits)
 		if err != nil || done {
-			return next, err
+			return next, edits, err
 		}
 		text = next
 	}
-	return "", &Error{Kind: ErrInvalid, Msg: "too many FILTER clauses and aggregate rewrites"}
+	return "", nil, &Error{Kind: ErrInvalid, Msg: "too many FILTER clauses and aggregate rewrites"}
 }
 
-// rewriteAggOnce makes the first rewrite the text needs; done when there
-// is none.
-func rewriteAggOnce(text, sql string) (string, bool, error) {
+// originalOffset maps an offset in the rewritten text back to the text
+// before edits; one inside inserted text maps to where the edit was.
+func originalOffset(off int, edits []textEdit) int {
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		switch {
+		case off >= e.at+e.ins:
+			off += e.del - e.ins
+		case off > e.at:
+			off = e.at
+		}
+	}
+	return off
+}
+
+// remapPositions moves the positions of stmt's nodes back through edits.
+func remapPositions(stmt ast.Node, edits []textEdit) {
+	stmt.Accept(positionMapper{edits})
+}
+
+type positionMapper struct{ edits []textEdit }
+
+func (m positionMapper) Enter(n ast.Node) (ast.Node, bool) {
+	n.SetOriginTextPosition(originalOffset(n.OriginTextPosition(), m.edits))
+	return n, false
+}
+
+func (positionMapper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// rewriteAggOnce makes the first rewrite the text needs, recording its
+// edits; done when there is none.
+func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 	var opens []int               // positions of the open parentheses
 	lastOpen, lastClose := -1, -1 // the group that closed last
 	for i := 0; i < len(text); {
@@ -83,15 +128,17 @@ func rewriteAggOnce(text, sql string) (string, bool, error) {
 				return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col, Msg: "FILTER (WHERE …) on a window function"}
 			}
 			name := nameBefore(text, lastOpen)
-			cond := text[skipSpace(text, open+1)+len("where") : end]
-			return text[:name] + "quiver$filter(" + text[name:lastClose+1] + ", " + cond + ")" + text[end+1:], false, nil
+			cond := skipSpace(text, open+1) + len("where")
+			// agg(args) FILTER (WHERE cond) → quiver$filter(agg(args), cond)
+			text = edit(text, lastClose+1, cond-(lastClose+1), ", ", edits)
+			return edit(text, name, 0, filterFunc+"(", edits), false, nil
 		case isWordAt(text, i, "first") || isWordAt(text, i, "last"):
 			w := len("first")
 			if text[i]|0x20 == 'l' {
 				w = len("last")
 			}
 			if p := skipSpace(text, i+w); p < len(text) && text[p] == '(' {
-				return text[:i] + "quiver$" + strings.ToLower(text[i:i+w]) + text[i+w:], false, nil
+				return edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits), false, nil
 			}
 		case isWordAt(text, i, "string_agg") || isWordAt(text, i, "listagg") || isWordAt(text, i, "group_concat"):
 			w := strings.IndexFunc(text[i:], func(r rune) bool { return r > 127 || !isWordByte(byte(r)) })
@@ -107,12 +154,18 @@ func rewriteAggOnce(text, sql string) (string, bool, error) {
 			if order < 0 || topLevelWord(text, open+1, end, "separator") >= 0 {
 				break
 			}
-			args := text[open+1 : order]
+			// string_agg(x, sep ORDER BY k) → group_concat(x ORDER BY k SEPARATOR sep),
+			// x and k where they were
 			sep := "','"
-			if comma := topLevelComma(args); comma >= 0 {
-				args, sep = args[:comma], strings.TrimSpace(args[comma+1:])
+			text = edit(text, end, 0, " SEPARATOR ", edits) // the separator is added below
+			if comma := topLevelComma(text[open+1 : order]); comma >= 0 {
+				comma += open + 1
+				sep = strings.TrimSpace(text[comma+1 : order])
+				text = edit(text, comma, order-comma, " ", edits)
 			}
-			return text[:i] + "group_concat(" + args + " " + text[order:end] + " SEPARATOR " + sep + ")" + text[end+1:], false, nil
+			end = closing(text, open)
+			text = edit(text, end, 0, sep, edits)
+			return edit(text, i, open+1-i, "group_concat(", edits), false, nil
 		}
 		i++
 	}

@@ -26,8 +26,8 @@ import (
 //   - quantile_cont(x, q): at the fractional index (n − 1)·q, lo + (hi −
 //     lo)·f between its neighbours; over integers and floats a DOUBLE,
 //     over decimals the decimal rounded toward −∞, over dates a TIMESTAMP,
-//     over timestamps and times their type (microseconds rounded toward
-//     −∞), as DuckDB.
+//     over timestamps and times their type (lo·(1 − f) + hi·f in float64
+//     microseconds, rounded to the nearest), as DuckDB computes them.
 //
 // Memory: each group's list's capacity and every string and order key's
 // bytes are charged to the account in prepare, before update appends
@@ -40,6 +40,7 @@ type collectState struct {
 	t       arrow.DataType
 	sep     string
 	q       float64
+	order   []OrderKey
 	enc     *sortkey.Encoder // string_agg's ORDER BY, nil without
 	keys    sortkey.Rows     // the batch's order keys
 	st      [][]collItem
@@ -53,8 +54,7 @@ type collItem struct {
 }
 
 func newCollect(a *account, spec Spec, dt arrow.DataType) *collectState {
-	s := &collectState{acct: a, fn: spec.Func, t: dt, sep: spec.Sep, q: spec.Q}
-	return s
+	return &collectState{acct: a, fn: spec.Func, t: dt, sep: spec.Sep, q: spec.Q, order: spec.Order}
 }
 
 // contType is quantile_cont's result type over arg.
@@ -82,7 +82,7 @@ func (s *collectState) prepare(gids []uint32, in *input) error {
 		if s.enc == nil {
 			fields := make([]sortkey.SortField, len(in.order))
 			for i, o := range in.order {
-				fields[i] = sortkey.SortField{Type: o.DataType()}
+				fields[i] = sortkey.SortField{Type: o.DataType(), Desc: s.order[i].Desc, NullsFirst: s.order[i].NullsFirst}
 			}
 			enc, err := sortkey.NewEncoder(fields)
 			if err != nil {
@@ -252,9 +252,9 @@ func (s *collectState) interpolated(mem memory.Allocator, from, to int) (arrow.A
 			v.d = floorLerp(lo.d, hi.d, f)
 		case arrow.DATE32:
 			const day = 86400_000_000
-			v.i = int64(floorLerp(decimal128.FromI64(lo.i*day), decimal128.FromI64(hi.i*day), f).LowBits())
+			v.i = roundLerp(lo.i*day, hi.i*day, f)
 		default: // timestamps and times: microseconds
-			v.i = int64(floorLerp(decimal128.FromI64(lo.i), decimal128.FromI64(hi.i), f).LowBits())
+			v.i = roundLerp(lo.i, hi.i, f)
 		}
 		slots[i] = argSlot{seen: true, arg: v}
 	}
@@ -266,6 +266,15 @@ func lerp(lo, hi, f float64) float64 {
 		return lo
 	}
 	return lo + (hi-lo)*f
+}
+
+// roundLerp interpolates microseconds as DuckDB does, in float64 and
+// rounded to the nearest (half away from zero).
+func roundLerp(lo, hi int64, f float64) int64 {
+	if f == 0 {
+		return lo
+	}
+	return int64(math.Round(float64(lo)*(1-f) + float64(hi)*f))
 }
 
 // floorLerp is ⌊lo + (hi − lo)·f⌋, exactly (f is a binary fraction).
