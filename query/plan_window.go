@@ -399,7 +399,7 @@ func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[
 	name := strings.ToLower(w.Name)
 	kind, ok := windowKinds[name]
 	if !ok {
-		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, sum, count, avg, min, max)", w.Name)
+		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)", w.Name)
 	}
 	c := windowCall{kind: kind, arg: -1, fallback: -1, frame: defaultFrame}
 	slot := func(e expr.Expr) int {
