@@ -133,7 +133,9 @@ func (s *collectState) prepare(gids []uint32, in *input) error {
 		if err != nil {
 			return err // the lists grown so far stay grown and charged
 		}
-		s.st[g] = slices.Grow(l, newCap-len(l))[:len(l)]
+		grown := make([]collItem, len(l), newCap) // exactly what was charged
+		copy(grown, l)
+		s.st[g] = grown
 	}
 	return nil
 }
