@@ -128,7 +128,7 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 				return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col, Msg: "FILTER (WHERE …) on a window function"}
 			}
 			name := nameBefore(text, lastOpen)
-			cond := skipSpace(text, open+1) + len("where")
+			cond := skipSpace(text, skipSpace(text, open+1)+len("where"))
 			// agg(args) FILTER (WHERE cond) → quiver$filter(agg(args), cond)
 			text = edit(text, lastClose+1, cond-(lastClose+1), ", ", edits)
 			return edit(text, name, 0, filterFunc+"(", edits), false, nil
@@ -138,21 +138,16 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 				w = len("last")
 			}
 			if p := skipSpace(text, i+w); p < len(text) && text[p] == '(' {
-				if end := closing(text, p); end >= 0 && isWordAt(text, skipSpace(text, end+1), "over") {
+				if calledOver(text, i+w) {
 					// over a window frame, first and last are first_value and last_value
 					return edit(text, i+w, 0, "_value", edits), false, nil
 				}
 				return edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits), false, nil
 			}
-		case windowless[strings.ToLower(wordFrom(text, i))]:
-			w := wordFrom(text, i)
-			if p := skipSpace(text, i+len(w)); p < len(text) && text[p] == '(' {
-				if end := closing(text, p); end >= 0 && isWordAt(text, skipSpace(text, end+1), "over") {
-					line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
-					return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col,
-						Msg: strings.ToLower(w) + " as a window function (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)"}
-				}
-			}
+		case windowless[strings.ToLower(wordFrom(text, i))] && calledOver(text, i+len(wordFrom(text, i))):
+			line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
+			return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col,
+				Msg: strings.ToLower(wordFrom(text, i)) + " as a window function (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)"}
 		case isWordAt(text, i, "string_agg") || isWordAt(text, i, "listagg") || isWordAt(text, i, "group_concat"):
 			w := strings.IndexFunc(text[i:], func(r rune) bool { return r > 127 || !isWordByte(byte(r)) })
 			open := skipSpace(text, i+w)
@@ -192,6 +187,17 @@ var windowless = map[string]bool{"string_agg": true, "listagg": true, "median": 
 	"quantile_disc": true, "quantile": true, "approx_quantile": true, "bool_and": true, "bool_or": true,
 	"count_if": true, "any_value": true, "arg_min": true, "arg_max": true, "argmin": true, "argmax": true,
 	"min_by": true, "max_by": true}
+
+// calledOver reports whether text[i:] is a call's parenthesized
+// arguments followed by OVER.
+func calledOver(text string, i int) bool {
+	p := skipSpace(text, i)
+	if p >= len(text) || text[p] != '(' {
+		return false
+	}
+	end := closing(text, p)
+	return end >= 0 && isWordAt(text, skipSpace(text, end+1), "over")
+}
 
 // wordFrom is the identifier at text[i:].
 func wordFrom(text string, i int) string {
