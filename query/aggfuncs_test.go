@@ -24,6 +24,7 @@ func TestAggSyntaxRewrite(t *testing.T) {
 		{"SELECT string_agg(s, '-' ORDER BY k DESC, j)", "SELECT group_concat(s ORDER BY k DESC, j SEPARATOR '-')"},
 		{"SELECT listagg(s ORDER BY k)", "SELECT group_concat(s ORDER BY k SEPARATOR ',')"},
 		{"SELECT string_agg(s, ',') , 'filter (where'", "SELECT string_agg(s, ',') , 'filter (where'"},
+		{"SELECT median(x) OVER (), arg_min(x, y) over w", "SELECT max(quiver$win_median(x)) OVER (), max(quiver$win_arg_min(x, y)) over w"},
 		{`SELECT "first"(x), filter FROM t`, `SELECT "first"(x), filter FROM t`},
 	} {
 		got, edits, err := rewriteAggSyntax(tc.in, tc.in)
@@ -31,7 +32,7 @@ func TestAggSyntaxRewrite(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 		// every byte the user wrote maps back to itself
-		if i := strings.Index(got, "x"); i >= 0 && strings.Contains(tc.in, "x") {
+		if i := strings.LastIndex(got, "x"); i >= 0 && strings.Contains(tc.in, "x") {
 			if o := originalOffset(i, edits); tc.in[o] != 'x' {
 				t.Errorf("%q: offset %d of %q maps to %d", tc.in, i, got, o)
 			}
@@ -39,7 +40,7 @@ func TestAggSyntaxRewrite(t *testing.T) {
 	}
 	for _, sql := range []string{
 		"SELECT sum(x) FILTER (WHERE x > 0) OVER (PARTITION BY k) FROM t",
-		"SELECT median(x) OVER () FROM t",
+		"SELECT string_agg(x, ',' ORDER BY y) OVER () FROM t",
 	} {
 		if _, _, err := rewriteAggSyntax(sql, sql); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%q: %v, want ErrUnsupported", sql, err)
@@ -60,7 +61,9 @@ func TestNewAggregateErrors(t *testing.T) {
 		{"SELECT count(*) FILTER (WHERE nosuch > 1), stddev(k) FROM items", ErrInvalid, `line 1, column 31: no column "nosuch"`},
 		{"SELECT sum(k) FILTER (WHERE sum(k) > 1) FROM items", ErrInvalid, "aggregate sum(k) not allowed here"},
 		{"SELECT sum(k) FILTER (WHERE k > 1) OVER () FROM items", ErrUnsupported, "FILTER (WHERE …) on a window function"},
-		{"SELECT median(k) OVER (PARTITION BY mode) FROM items", ErrUnsupported, "median as a window function"},
+		{"SELECT median(k) OVER (PARTITION BY mode ORDER BY id) FROM items", ErrUnsupported,
+			"line 1, column 8: median as a window function over a frame other than the whole partition"},
+		{"SELECT stddev(k) OVER (ORDER BY id ROWS 2 PRECEDING) FROM items", ErrUnsupported, "stddev_samp as a window function over a frame"},
 		{"SELECT median(k, 0.5) FROM items", ErrInvalid, "median takes one argument"},
 		{"SELECT quantile_cont(k, 1.5) FROM items", ErrInvalid, "quantile_cont: the quantile must be a constant between 0 and 1, not 1.5"},
 		{"SELECT quantile_disc(k, k) FROM items", ErrInvalid, "the quantile must be a constant between 0 and 1, not k"},
@@ -95,6 +98,15 @@ func TestNewAggregates(t *testing.T) {
 			"15.5|-1.75|3|1994-05-04T00:00:00|carefully special ironic requests"},
 		{"SELECT approx_count_distinct(mode), approx_count_distinct(k), approx_count_distinct(NULL) FROM items", "7|8|0"},
 		{"SELECT median(id) FROM items WHERE id < 0", "NULL"},
+		// as window functions, over whole partitions
+		{"SELECT id, median(id) OVER (PARTITION BY k), string_agg(mode, ',') OVER (PARTITION BY k), stddev(id) OVER (PARTITION BY k), " +
+			"arg_max(mode, id) OVER (PARTITION BY k), approx_count_distinct(mode) OVER () " +
+			"FROM items WHERE id < 12 AND k < 0 ORDER BY id",
+			"1|5|AIR,MAIL|5.656854249492381|MAIL|4,2|6|MAIL,REG AIR|5.656854249492381|REG AIR|4,3|7|REG AIR,TRUCK|5.656854249492381|TRUCK|4," +
+				"9|5|AIR,MAIL|5.656854249492381|MAIL|4,10|6|MAIL,REG AIR|5.656854249492381|REG AIR|4,11|7|REG AIR,TRUCK|5.656854249492381|TRUCK|4"},
+		{"SELECT id, first(id) OVER (PARTITION BY k ORDER BY id DESC), last(id) OVER (PARTITION BY k ORDER BY id DESC) FROM items WHERE id < 4 ORDER BY id",
+			"1|1|1,2|2|2,3|3|3"},
+		{"SELECT k, median(k) OVER () FROM items GROUP BY k ORDER BY k LIMIT 2", "-3|0.5,-2|0.5"},
 	} {
 		rows, err := run(t, e, tc.sql)
 		if err != nil {

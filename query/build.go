@@ -662,7 +662,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 var aggFuncs = map[string]agg.Func{"count": agg.Count, "sum": agg.Sum, "min": agg.Min, "max": agg.Max, "avg": agg.Avg}
 
 // aggCall plans one aggregate call, its FILTER (WHERE …) too.
-func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	plain, cond := withoutFilter(call) // build_aggfuncs.go
 	ac, err := b.plainAggCall(plain, ts, n, argIndex)
 	if err != nil || cond == nil {
@@ -686,7 +686,7 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	return ac, nil
 }
 
-func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	name := strings.ToLower(call.F)
 	fn, ok := aggFuncs[name]
 	if !ok {

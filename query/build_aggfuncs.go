@@ -106,15 +106,29 @@ func (c *aggCaller) Leave(n ast.Node) (ast.Node, bool) {
 	case *ast.AggregateFuncExpr:
 		switch strings.ToLower(x.F) {
 		case "stddev_pop", "var_pop":
-			switch wordAt(c.sql, x.OriginTextPosition()) {
-			case "stddev", "std":
-				x.F = "stddev_samp"
-			case "variance":
-				x.F = "var_samp"
-			}
+			x.F = varianceName(x.F, wordAt(c.sql, x.OriginTextPosition()))
 		}
 	}
 	return n, true
+}
+
+// varianceName is the aggregate the parser names name (stddev_pop or
+// var_pop, or a window's std, stddev, variance) when the user wrote
+// word: stddev, std and variance are the sample ones.
+func varianceName(name, word string) string {
+	switch word {
+	case "stddev", "std":
+		return "stddev_samp"
+	case "variance":
+		return "var_samp"
+	}
+	switch name {
+	case "std", "stddev":
+		return "stddev_samp"
+	case "variance":
+		return "var_samp"
+	}
+	return name
 }
 
 // filterOf is the condition of a's FILTER, or nil.
@@ -140,10 +154,24 @@ func withoutFilter(a *ast.AggregateFuncExpr) (*ast.AggregateFuncExpr, ast.ExprNo
 	return &c, cond
 }
 
-// filterText writes the FILTERs of an expression's restored text as
-// the user did: sum(x, quiver$where(c)) is sum(x) FILTER (WHERE c).
+// filterText writes the FILTERs and window aggregates of an
+// expression's restored text as the user did: sum(x, quiver$where(c))
+// is sum(x) FILTER (WHERE c), max(quiver$win_median(x)) is median(x).
 func filterText(s string) string {
 	const marker = ", " + whereFunc + "("
+	const win = "max(" + winFuncPrefix
+	for range maxAggRewrites {
+		i := strings.Index(s, win)
+		if i < 0 {
+			break
+		}
+		open := strings.IndexByte(s[i+len(win):], '(') + i + len(win)
+		end := closing(s, open)
+		if end < 0 || end+1 >= len(s) || s[end+1] != ')' {
+			break
+		}
+		s = s[:i] + s[i+len(win):end+1] + s[end+2:]
+	}
 	for range maxAggRewrites {
 		i := strings.Index(s, marker)
 		if i < 0 {
@@ -198,7 +226,7 @@ func (b *builder) aggArg(name string, call *ast.AggregateFuncExpr, arg expr.Expr
 }
 
 // argMinMax plans arg_min(x, by) or arg_max(x, by).
-func (b *builder) argMinMax(call *ast.AggregateFuncExpr, fn agg.Func, name string, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+func (b *builder) argMinMax(call *ast.AggregateFuncExpr, fn agg.Func, name string, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	if len(call.Args) != 2 || call.Distinct {
 		return aggCall{}, b.at(ErrInvalid, call, "%s takes two arguments: the value and what to order by", name)
 	}
@@ -242,7 +270,7 @@ func nullType(t arrow.DataType) arrow.DataType {
 // sep) too, which parse_aggs.go makes of string_agg's ORDER BY): x as
 // VARCHAR, sep a constant (',' when left out; NULL makes every result
 // NULL, as in DuckDB).
-func (b *builder) stringAgg(call *ast.AggregateFuncExpr, name string, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+func (b *builder) stringAgg(call *ast.AggregateFuncExpr, name string, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	if call.Distinct {
 		return aggCall{}, b.at(ErrUnsupported, call, "%s(DISTINCT …)", name)
 	}
@@ -309,7 +337,7 @@ func (b *builder) stringAgg(call *ast.AggregateFuncExpr, name string, ts *tableS
 // (quantile) and approx_quantile(x, q), which is quantile_disc, exact. q
 // is a constant in [0, 1]. median of a string or boolean is
 // quantile_disc's, as in DuckDB.
-func (b *builder) quantile(call *ast.AggregateFuncExpr, fn agg.Func, name string, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+func (b *builder) quantile(call *ast.AggregateFuncExpr, fn agg.Func, name string, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	want := 2
 	if name == "median" {
 		want = 1

@@ -156,16 +156,21 @@
 // groups' values (the quantiles every value, charged to the memory
 // limit) and need the rows in order, so a GROUP BY with one runs on one
 // worker and does not spill: past MemoryLimit it fails with ErrMemory
-// naming the aggregate. first(x) and last(x) OVER (…) are first_value
-// and last_value; the other new aggregates, the variance family,
-// bool_and/bool_or, count_if, any_value and arg_min/arg_max have no
-// window form yet and refuse OVER by name;
+// naming the aggregate;
 // Window functions in the SELECT list and ORDER BY (plan_window.go,
 // op_window.go, window_eval.go): row_number, rank, dense_rank,
 // percent_rank, cume_dist, ntile(n), lag/lead(x [, offset [, default]]),
 // first_value, last_value, nth_value(x, n), and sum, count, avg, min, max
 // OVER ([PARTITION BY …] [ORDER BY … [NULLS FIRST/LAST]] [frame]), also
-// over a GROUP BY's keys and aggregates (rank() OVER (ORDER BY sum(x))).
+// over a GROUP BY's keys and aggregates (rank() OVER (ORDER BY sum(x)));
+// first(x) and last(x) OVER (…) are first_value and last_value; every
+// other aggregate above (stddev, arg_min, bool_and, string_agg, median,
+// approx_count_distinct, …) is a window function over whole partitions
+// — OVER without ORDER BY, or BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+// FOLLOWING — computed by one GROUP BY aggregator per block keyed by
+// partition (plan_window_agg.go, window_eval_agg.go); over a frame that
+// moves with the row they are refused by name, as FILTER on a window
+// function is.
 // Frames: ROWS BETWEEN UNBOUNDED/n PRECEDING, CURRENT ROW, n/UNBOUNDED
 // FOLLOWING, and RANGE, whose CURRENT ROW is the row's peers (equal ORDER
 // BY keys) and whose n PRECEDING/FOLLOWING, over one ORDER BY key, reach

@@ -21,7 +21,11 @@ import (
 //     quiver$first(x) and quiver$last(x);
 //   - string_agg(x, sep ORDER BY …) (and listagg, group_concat) becomes
 //     MySQL's group_concat(x ORDER BY … SEPARATOR sep), the one call
-//     with an ORDER BY the grammar takes.
+//     with an ORDER BY the grammar takes;
+//   - an aggregate the grammar has no window form of (median, string_agg,
+//     arg_min, …) followed by OVER becomes max(quiver$win_median(x))
+//     OVER …, which the window planner unwraps (plan_window.go);
+//     first(x) OVER … becomes first_value(x) OVER ….
 //
 // The rewrites change the text's length; each records its edits, and
 // once the text is parsed, remapPositions moves every node's position
@@ -145,9 +149,18 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 				return edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits), false, nil
 			}
 		case windowless[strings.ToLower(wordFrom(text, i))] && calledOver(text, i+len(wordFrom(text, i))):
-			line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
-			return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col,
-				Msg: strings.ToLower(wordFrom(text, i)) + " as a window function (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)"}
+			// name(args) OVER … → max(quiver$win_name(args)) OVER …, a
+			// window call the grammar takes (plan_window.go unwraps it)
+			w := wordFrom(text, i)
+			open := skipSpace(text, i+len(w))
+			end := closing(text, open)
+			if topLevelWord(text, open+1, end, "order") >= 0 || topLevelWord(text, open+1, end, "distinct") >= 0 {
+				line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
+				return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col,
+					Msg: strings.ToLower(w) + "(DISTINCT …) or (… ORDER BY …) as a window function"}
+			}
+			text = edit(text, end+1, 0, ")", edits)
+			return edit(text, i, open+1-i, "max("+winFuncPrefix+strings.ToLower(w)+"(", edits), false, nil
 		case isWordAt(text, i, "string_agg") || isWordAt(text, i, "listagg") || isWordAt(text, i, "group_concat"):
 			w := strings.IndexFunc(text[i:], func(r rune) bool { return r > 127 || !isWordByte(byte(r)) })
 			open := skipSpace(text, i+w)
@@ -180,13 +193,16 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 	return text, true, nil
 }
 
-// windowless are the aggregates the grammar knows only as function
-// calls that have no window form here: OVER after one is refused by name
-// (the grammar would report a syntax error).
+// windowless are the aggregates the grammar takes only as function
+// calls, without OVER; followed by OVER, one is rewritten as
+// max(quiver$win_name(args)) OVER, which the window planner unwraps.
 var windowless = map[string]bool{"string_agg": true, "listagg": true, "median": true, "quantile_cont": true,
 	"quantile_disc": true, "quantile": true, "approx_quantile": true, "bool_and": true, "bool_or": true,
 	"count_if": true, "any_value": true, "arg_min": true, "arg_max": true, "argmin": true, "argmax": true,
-	"min_by": true, "max_by": true}
+	"min_by": true, "max_by": true, "approx_count_distinct": true}
+
+// winFuncPrefix names the wrapped call of a windowless aggregate.
+const winFuncPrefix = "quiver$win_"
 
 // calledOver reports whether text[i:] is a call's parenthesized
 // arguments followed by OVER.

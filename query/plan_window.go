@@ -40,6 +40,7 @@ const (
 	winLastValue
 	winNthValue
 	winAggregate
+	winGeneric // any aggregate of package agg over the whole partition (window_eval.go's generic)
 )
 
 var windowKinds = map[string]windowKind{
@@ -90,6 +91,7 @@ type windowCall struct {
 	frame    frame
 	text     string
 	typ      arrow.DataType
+	spec     agg.Spec // winGeneric: the aggregate, its arguments indexes into windowNode.args
 }
 
 // windowNode computes calls over the partitions of its input by
@@ -396,21 +398,23 @@ func (b *builder) newWindowNode(w *ast.WindowFuncExpr, spec string, sc scope) (*
 
 // windowCall plans one call of n's window.
 func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[string]int, sc scope) (windowCall, error) {
-	name := strings.ToLower(w.Name)
+	name, args := strings.ToLower(w.Name), w.Args
 	kind, ok := windowKinds[name]
+	if f, wrapped := windowWrapped(w); wrapped { // parse_aggs.go's max(quiver$win_name(args))
+		name, args, ok = strings.TrimPrefix(f.FnName.L, winFuncPrefix), f.Args, false
+	}
 	if !ok {
+		switch name {
+		case "std", "stddev", "stddev_pop", "variance", "var_pop":
+			name = varianceName(name, wordAt(b.sql, w.OriginTextPosition()))
+		}
+		if _, generic := extraAggs[name]; generic {
+			return b.genericWindowCall(w, name, args, n, argIndex, sc)
+		}
 		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)", w.Name)
 	}
 	c := windowCall{kind: kind, arg: -1, fallback: -1, frame: defaultFrame}
-	slot := func(e expr.Expr) int {
-		t := e.String() + "\x00" + e.Type().String()
-		if i, ok := argIndex[t]; ok {
-			return i
-		}
-		argIndex[t] = len(n.args)
-		n.args = append(n.args, e)
-		return len(n.args) - 1
-	}
+	slot := func(e expr.Expr) int { return n.slot(argIndex, e) }
 	fr, err := b.windowFrame(w, n, sc, slot)
 	if err != nil {
 		return c, err

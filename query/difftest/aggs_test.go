@@ -72,6 +72,16 @@ SELECT abs(approx_count_distinct(l_orderkey) - count(DISTINCT l_orderkey)) <= 0.
        abs(approx_count_distinct(l_extendedprice) - count(DISTINCT l_extendedprice)) <= 0.05 * count(DISTINCT l_extendedprice)
 FROM lineitem`, duck: `SELECT true, true, true`},
 	{name: "approx_count_distinct empty", sql: `SELECT approx_count_distinct(x) FROM fx WHERE id < 0`},
+	{name: "as window functions", ordered: true, sql: `
+SELECT id, median(x) OVER (PARTITION BY n), quantile_disc(s, 0.3) OVER (PARTITION BY n), stddev(x) OVER (PARTITION BY p),
+       arg_min(s, id) OVER (PARTITION BY n), bool_or(x > 0) OVER (PARTITION BY p), count_if(x > 0) OVER (PARTITION BY n),
+       first(s) OVER (PARTITION BY n ORDER BY id), last(s) OVER (PARTITION BY n ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
+       quantile_cont(d, 0.5) OVER (PARTITION BY n), median(dm) OVER (), var_pop(i) OVER (PARTITION BY n, p)
+FROM fx WHERE abs(x) < 1e6 ORDER BY id`},
+	{name: "string_agg as a window function", ordered: true, sql: `
+SELECT id, string_agg(s, '|') OVER (PARTITION BY n), listagg(p) OVER (PARTITION BY n) FROM fx WHERE id < 60 ORDER BY id`},
+	{name: "window over aggregates", ordered: true, sql: `
+SELECT n, median(x), median(median(x)) OVER (), string_agg(s, ',' ORDER BY id) FILTER (WHERE id < 40) FROM fx WHERE abs(x) < 1e6 GROUP BY n ORDER BY n NULLS FIRST`},
 }
 
 func TestNewAggregates(t *testing.T) { runQueries(t, newAggQueries) }
