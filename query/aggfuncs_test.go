@@ -174,3 +174,20 @@ func TestSerialAggregateMemory(t *testing.T) {
 	}
 	checkNoSpillFiles(t, m)
 }
+
+// TestWindowAggregateMemory: an aggregate over a window partition that
+// does not fit what the query has left fails with ErrMemory naming it.
+func TestWindowAggregateMemory(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := groupsTable(t, mem, 20_000)
+	e := New(c, Options{Alloc: mem, MemoryLimit: 3 << 20})
+	_, err := run(t, e, `SELECT g, string_agg(name || name || name || name, ',') OVER (PARTITION BY g) FROM t`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "as a window function needs more than") {
+		t.Fatalf("%v, want ErrMemory naming the window aggregate", err)
+	}
+	rows, err := run(t, e, `SELECT g, count(*), median(sum(v)) OVER () FROM t GROUP BY g`)
+	if err != nil || len(rows) != 500 {
+		t.Fatalf("%d rows, %v; want 500", len(rows), err)
+	}
+}

@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,7 +17,7 @@ import (
 // partition's number in the block takes the block's rows in order, so
 // its groups come out in partition order, and each row takes its
 // partition's value. What the aggregator holds counts in the query's
-// memory while it runs.
+// memory while it runs, and may not pass what the query has left.
 func (w *winBlock) generic(ctx context.Context, c windowCall) (arrow.Array, error) {
 	spec := c.spec
 	var cols []arrow.Array
@@ -54,12 +56,22 @@ func (w *winBlock) generic(ctx context.Context, c windowCall) (arrow.Array, erro
 	kb.Release()
 	defer key.Release()
 
-	h, err := agg.NewHashAggregator([]arrow.DataType{arrow.PrimitiveTypes.Int64}, types, []agg.Spec{spec}, agg.Options{Mem: w.rt.mem})
+	// The aggregator may hold what the query has left of its limit.
+	opts := agg.Options{Mem: w.rt.mem}
+	m := w.rt.mt
+	if m.limit > 0 {
+		opts.MemoryLimit = max(m.limit-m.used.Load(), 1)
+	}
+	h, err := agg.NewHashAggregator([]arrow.DataType{arrow.PrimitiveTypes.Int64}, types, []agg.Spec{spec}, opts)
 	if err != nil {
 		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
 	}
 	defer h.Release()
 	if err := h.Add([]arrow.Array{key}, cols); err != nil {
+		if errors.Is(err, agg.ErrMemoryLimit) {
+			return nil, &Error{Kind: ErrMemory, Msg: fmt.Sprintf("%s as a window function needs more than the %d bytes left of %s (%d bytes) for %d rows in %d partitions%s",
+				c.text, opts.MemoryLimit, m.names.limit, m.limit, w.n, parts, m.advice()), Err: err}
+		}
 		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
 	}
 	held := h.MemoryUsage()
