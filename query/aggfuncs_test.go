@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -45,6 +46,33 @@ func TestAggSyntaxRewrite(t *testing.T) {
 		if _, _, err := rewriteAggSyntax(sql, sql); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%q: %v, want ErrUnsupported", sql, err)
 		}
+	}
+}
+
+// TestAggSyntaxRewriteLong: a statement of thousands of rewrites is
+// scanned about once (each rewrite resumes where it began, not at the
+// start), and past maxAggRewrites it is refused.
+func TestAggSyntaxRewriteLong(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i := range maxAggRewrites / 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("sum(x) FILTER (WHERE first(y) > 0)")
+	}
+	sql := b.String()
+	start := time.Now()
+	got, _, err := rewriteAggSyntax(sql, sql)
+	if err != nil || strings.Count(got, filterFunc+"(") != maxAggRewrites/2 || strings.Contains(got, "FILTER") {
+		t.Fatalf("%v; %d filters rewritten", err, strings.Count(got, filterFunc+"("))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("rewriting %d bytes took %v", len(sql), d)
+	}
+	sql += ", first(z)"
+	if _, _, err := rewriteAggSyntax(sql, sql); !errors.Is(err, ErrInvalid) {
+		t.Errorf("%d rewrites: %v, want ErrInvalid", maxAggRewrites+1, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -34,7 +35,7 @@ import (
 // A syntax error reports a column in the rewritten text. FILTER before
 // OVER (a filtered window aggregate) is refused by name.
 
-// maxAggRewrites bounds the rewrite passes over one statement.
+// maxAggRewrites bounds the rewrites of one statement.
 const maxAggRewrites = 4096
 
 // textEdit is one replacement: at byte at of the text then, del bytes
@@ -54,14 +55,8 @@ func rewriteAggSyntax(text, sql string) (string, []textEdit, error) {
 		return text, nil, nil
 	}
 	var edits []textEdit
-	for range maxAggRewrites {
-		next, done, err := rewriteAggOnce(text, sql, &edits)
-		if err != nil || done {
-			return next, edits, err
-		}
-		text = next
-	}
-	return "", nil, &Error{Kind: ErrInvalid, Msg: "too many FILTER clauses and aggregate rewrites"}
+	text, err := rewriteAggs(text, sql, &edits)
+	return text, edits, err
 }
 
 // originalOffset maps an offset in the rewritten text back to the text
@@ -93,11 +88,27 @@ func (m positionMapper) Enter(n ast.Node) (ast.Node, bool) {
 
 func (positionMapper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// rewriteAggOnce makes the first rewrite the text needs, recording its
-// edits; done when there is none.
-func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
+// rewriteAggs makes the rewrites in one pass, recording the edits.
+// After a rewrite the scan goes on where the rewritten text starts, with
+// what it knew of the text before (every rewrite is of a closed call, so
+// the open parentheses are all before it): a statement is scanned about
+// once however many rewrites it needs.
+func rewriteAggs(text, sql string, edits *[]textEdit) (string, error) {
 	var opens []int               // positions of the open parentheses
 	lastOpen, lastClose := -1, -1 // the group that closed last
+	rewrites := 0
+	// resume goes on scanning the rewritten text at at.
+	resume := func(at int) (int, error) {
+		if rewrites++; rewrites > maxAggRewrites {
+			return 0, &Error{Kind: ErrInvalid, Msg: fmt.Sprintf("more than %d FILTER clauses and aggregate rewrites", maxAggRewrites)}
+		}
+		for len(opens) > 0 && opens[len(opens)-1] >= at {
+			opens = opens[:len(opens)-1]
+		}
+		lastOpen, lastClose = -1, -1
+		return at, nil
+	}
+	var err error
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
@@ -125,17 +136,21 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 			}
 			end := closing(text, open)
 			if end < 0 {
-				return text, true, nil // the parser reports the parenthesis
+				return text, nil // the parser reports the parenthesis
 			}
 			if isWordAt(text, skipSpace(text, end+1), "over") {
 				line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
-				return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col, Msg: "FILTER (WHERE …) on a window function"}
+				return "", &Error{Kind: ErrUnsupported, Line: line, Col: col, Msg: "FILTER (WHERE …) on a window function"}
 			}
 			name := nameBefore(text, lastOpen)
 			cond := skipSpace(text, skipSpace(text, open+1)+len("where"))
 			// agg(args) FILTER (WHERE cond) → quiver$filter(agg(args), cond)
 			text = edit(text, lastClose+1, cond-(lastClose+1), ", ", edits)
-			return edit(text, name, 0, filterFunc+"(", edits), false, nil
+			text = edit(text, name, 0, filterFunc+"(", edits)
+			if i, err = resume(name); err != nil {
+				return "", err
+			}
+			continue
 		case isWordAt(text, i, "first") || isWordAt(text, i, "last"):
 			w := len("first")
 			if text[i]|0x20 == 'l' {
@@ -144,9 +159,17 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 			if p := skipSpace(text, i+w); p < len(text) && text[p] == '(' {
 				if calledOver(text, i+w) {
 					// over a window frame, first and last are first_value and last_value
-					return edit(text, i+w, 0, "_value", edits), false, nil
+					text = edit(text, i+w, 0, "_value", edits)
+					if i, err = resume(i); err != nil {
+						return "", err
+					}
+					continue
 				}
-				return edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits), false, nil
+				text = edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits)
+				if i, err = resume(i); err != nil {
+					return "", err
+				}
+				continue
 			}
 		case windowless[strings.ToLower(wordFrom(text, i))] && calledOver(text, i+len(wordFrom(text, i))):
 			// name(args) OVER … → max(quiver$win_name(args)) OVER …, a
@@ -156,11 +179,15 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 			end := closing(text, open)
 			if topLevelWord(text, open+1, end, "order") >= 0 || topLevelWord(text, open+1, end, "distinct") >= 0 {
 				line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
-				return "", false, &Error{Kind: ErrUnsupported, Line: line, Col: col,
+				return "", &Error{Kind: ErrUnsupported, Line: line, Col: col,
 					Msg: strings.ToLower(w) + "(DISTINCT …) or (… ORDER BY …) as a window function"}
 			}
 			text = edit(text, end+1, 0, ")", edits)
-			return edit(text, i, open+1-i, "max("+winFuncPrefix+strings.ToLower(w)+"(", edits), false, nil
+			text = edit(text, i, open+1-i, "max("+winFuncPrefix+strings.ToLower(w)+"(", edits)
+			if i, err = resume(i); err != nil {
+				return "", err
+			}
+			continue
 		case isWordAt(text, i, "string_agg") || isWordAt(text, i, "listagg") || isWordAt(text, i, "group_concat"):
 			w := strings.IndexFunc(text[i:], func(r rune) bool { return r > 127 || !isWordByte(byte(r)) })
 			open := skipSpace(text, i+w)
@@ -169,7 +196,7 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 			}
 			end := closing(text, open)
 			if end < 0 {
-				return text, true, nil
+				return text, nil
 			}
 			order := topLevelWord(text, open+1, end, "order")
 			if order < 0 || topLevelWord(text, open+1, end, "separator") >= 0 {
@@ -186,11 +213,15 @@ func rewriteAggOnce(text, sql string, edits *[]textEdit) (string, bool, error) {
 			}
 			end = closing(text, open)
 			text = edit(text, end, 0, sep, edits)
-			return edit(text, i, open+1-i, "group_concat(", edits), false, nil
+			text = edit(text, i, open+1-i, "group_concat(", edits)
+			if i, err = resume(i); err != nil {
+				return "", err
+			}
+			continue
 		}
 		i++
 	}
-	return text, true, nil
+	return text, nil
 }
 
 // windowless are the aggregates the grammar takes only as function
