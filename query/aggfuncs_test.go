@@ -219,3 +219,16 @@ func TestWindowAggregateMemory(t *testing.T) {
 		t.Fatalf("%d rows, %v; want 500", len(rows), err)
 	}
 }
+
+// TestExplainWindowAggregate: EXPLAIN names a window aggregate as written.
+func TestExplainWindowAggregate(t *testing.T) {
+	e, _ := itemsEngine(t, 8)
+	rows, err := run(t, e, "EXPLAIN SELECT median(id) OVER (PARTITION BY k) FROM items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(rows, "\n")
+	if !strings.Contains(plan, "median(id) over (partition by k)") || strings.Contains(plan, "quiver$") {
+		t.Errorf("plan:\n%s", plan)
+	}
+}

@@ -137,7 +137,7 @@ func (n *windowNode) schema() *arrow.Schema {
 		}
 	}
 	for _, c := range n.calls {
-		fields = append(fields, arrow.Field{Name: c.text, Type: c.typ, Nullable: true})
+		fields = append(fields, arrow.Field{Name: filterText(c.text), Type: c.typ, Nullable: true})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -154,7 +154,7 @@ func (n *windowNode) explain(b *strings.Builder, depth int) {
 	indent(b, depth)
 	calls := make([]string, len(n.calls))
 	for i, c := range n.calls {
-		calls[i] = c.text
+		calls[i] = filterText(c.text) // median(x), not the grammar's max(quiver$win_median(x))
 	}
 	sorted := ""
 	if n.sorted {
@@ -319,7 +319,7 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	out := plan.schema().NumFields() - placed
 	for _, n := range nodes {
 		for _, c := range n.calls {
-			ws.cols[c.text] = expr.Column(out, c.text, c.typ)
+			ws.cols[c.text] = expr.Column(out, filterText(c.text), c.typ)
 			out++
 		}
 	}
