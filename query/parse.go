@@ -142,7 +142,9 @@ func nearOffset(text, line, col, near string) int {
 		probe = probe[:40]
 	}
 	best, bestDist := -1, 0
-	for from := 0; ; {
+	// An empty probe (a syntax error at the end: near "") matches
+	// everywhere, up to len(text) and no further.
+	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], probe)
 		if i < 0 {
 			break

@@ -189,8 +189,7 @@ func rewriteAggs(text, sql string, edits *[]textEdit) (string, error) {
 			}
 			continue
 		case isWordAt(text, i, "string_agg") || isWordAt(text, i, "listagg") || isWordAt(text, i, "group_concat"):
-			w := strings.IndexFunc(text[i:], func(r rune) bool { return r > 127 || !isWordByte(byte(r)) })
-			open := skipSpace(text, i+w)
+			open := skipSpace(text, i+len(wordFrom(text, i)))
 			if open >= len(text) || text[open] != '(' {
 				break
 			}
