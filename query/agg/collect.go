@@ -32,8 +32,11 @@ import (
 // Memory: each group's list's capacity and every string and order key's
 // bytes are charged to the account in prepare, before update appends
 // (the lists are grown there), so a group past the limit fails the batch
-// with ErrMemoryLimit. The lists have no partial state (Serial).
-type collectState struct {
+// with ErrMemoryLimit. A list holds its type's values only: 8 bytes a
+// value of an integer, date, time, timestamp or float, 16 of a decimal,
+// a string's header and bytes, string_agg's value and key. The lists
+// have no partial state (Serial).
+type collectState[E any] struct {
 	serialState
 	acct    *account
 	fn      Func
@@ -43,18 +46,87 @@ type collectState struct {
 	order   []OrderKey
 	enc     *sortkey.Encoder // string_agg's ORDER BY, nil without
 	keys    sortkey.Rows     // the batch's order keys
-	st      [][]collItem
+	st      [][]E
 	counts  []uint32 // scratch: a batch's rows per group
 	pending int64
+	el      elem[E]
 }
 
-type collItem struct {
-	key string // normalized ORDER BY key; "" without ORDER BY
-	v   slotVal
+// elem is what a collectState needs of its element type.
+type elem[E any] struct {
+	read  func(a arrow.Array) func(r int) E // row r, strings not copied
+	bytes func(e E) int64                   // string bytes e holds
+	clone func(e E, key []byte) E           // e holding its own strings (and string_agg's key)
+	cmp   func(a, b E) int
+	val   func(e E) slotVal
 }
 
-func newCollect(a *account, spec Spec, dt arrow.DataType) *collectState {
-	return &collectState{acct: a, fn: spec.Func, t: dt, sep: spec.Sep, q: spec.Q, order: spec.Order}
+// strItem is one value of string_agg and its ORDER BY key.
+type strItem struct{ key, s string }
+
+func newCollect(a *account, spec Spec, dt arrow.DataType) state {
+	if spec.Func == StringAgg {
+		return newCollectOf(a, spec, dt, elem[strItem]{
+			read: func(a arrow.Array) func(int) strItem {
+				s := a.(*array.String)
+				return func(r int) strItem { return strItem{s: s.Value(r)} }
+			},
+			bytes: func(e strItem) int64 { return int64(len(e.key) + len(e.s)) },
+			clone: func(e strItem, key []byte) strItem { return strItem{key: string(key), s: strings.Clone(e.s)} },
+		})
+	}
+	switch dt.ID() {
+	case arrow.FLOAT64:
+		return newCollectOf(a, spec, dt, elem[float64]{
+			read: func(a arrow.Array) func(int) float64 {
+				v := a.(*array.Float64).Float64Values()
+				return func(r int) float64 { return v[r] }
+			},
+			cmp: cmpFloatSQL,
+			val: func(f float64) slotVal { return slotVal{i: int64(math.Float64bits(f))} },
+		})
+	case arrow.DECIMAL128:
+		return newCollectOf(a, spec, dt, elem[decimal128.Num]{
+			read: func(a arrow.Array) func(int) decimal128.Num {
+				v := a.(*array.Decimal128).Values()
+				return func(r int) decimal128.Num { return v[r] }
+			},
+			cmp: func(a, b decimal128.Num) int { return a.Cmp(b) },
+			val: func(d decimal128.Num) slotVal { return slotVal{d: d} },
+		})
+	case arrow.STRING:
+		return newCollectOf(a, spec, dt, elem[string]{
+			read: func(a arrow.Array) func(int) string {
+				s := a.(*array.String)
+				return s.Value
+			},
+			bytes: func(e string) int64 { return int64(len(e)) },
+			clone: func(e string, _ []byte) string { return strings.Clone(e) },
+			cmp:   strings.Compare,
+			val:   func(s string) slotVal { return slotVal{s: s} },
+		})
+	}
+	// integers, dates, times, timestamps, booleans (0, 1)
+	return newCollectOf(a, spec, dt, elem[int64]{
+		read: func(a arrow.Array) func(int) int64 {
+			at := readerOf(a)
+			return func(r int) int64 { return at(r).i }
+		},
+		cmp: func(a, b int64) int {
+			switch {
+			case a < b:
+				return -1
+			case a > b:
+				return 1
+			}
+			return 0
+		},
+		val: func(i int64) slotVal { return slotVal{i: i} },
+	})
+}
+
+func newCollectOf[E any](a *account, spec Spec, dt arrow.DataType, el elem[E]) *collectState[E] {
+	return &collectState[E]{acct: a, fn: spec.Func, t: dt, sep: spec.Sep, q: spec.Q, order: spec.Order, el: el}
 }
 
 // contType is quantile_cont's result type over arg.
@@ -70,14 +142,12 @@ func contType(arg arrow.DataType) (arrow.DataType, error) {
 	return nil, fmt.Errorf("%w: quantile_cont over %v", ErrUnsupported, arg)
 }
 
-func (s *collectState) resize(n int) (err error) {
+func (s *collectState[E]) resize(n int) (err error) {
 	s.st, err = resizeStates(s.acct, s.st, n, nil)
 	return err
 }
 
-var collItemSize = sizeOf[collItem]()
-
-func (s *collectState) prepare(gids []uint32, in *input) error {
+func (s *collectState[E]) prepare(gids []uint32, in *input) error {
 	if len(in.order) > 0 {
 		if s.enc == nil {
 			fields := make([]sortkey.SortField, len(in.order))
@@ -101,14 +171,11 @@ func (s *collectState) prepare(gids []uint32, in *input) error {
 	}
 	clear(s.counts)
 	bytes := int64(0)
-	var str *array.String
-	if s.t.ID() == arrow.STRING {
-		str = in.arr.(*array.String)
-	}
+	at := s.el.read(in.arr)
 	for _, r := range in.rows {
 		s.counts[gids[r]]++
-		if str != nil {
-			bytes += int64(len(str.Value(int(r))))
+		if s.el.bytes != nil {
+			bytes += s.el.bytes(at(int(r)))
 		}
 		if s.enc != nil {
 			bytes += int64(len(s.keys.Row(int(r))))
@@ -118,6 +185,7 @@ func (s *collectState) prepare(gids []uint32, in *input) error {
 		return err
 	}
 	s.pending = bytes
+	size := sizeOf[E]()
 	for _, r := range in.rows {
 		g := gids[r]
 		c := int(s.counts[g])
@@ -129,33 +197,36 @@ func (s *collectState) prepare(gids []uint32, in *input) error {
 		if len(l)+c <= cap(l) {
 			continue
 		}
-		newCap, err := s.acct.chargeGrowth(cap(l), max(len(l)+c, 2*cap(l)), len(l)+c, collItemSize)
+		newCap, err := s.acct.chargeGrowth(cap(l), max(len(l)+c, 2*cap(l)), len(l)+c, size)
 		if err != nil {
 			return err // the lists grown so far stay grown and charged
 		}
-		grown := make([]collItem, len(l), newCap) // exactly what was charged
+		grown := make([]E, len(l), newCap) // exactly what was charged
 		copy(grown, l)
 		s.st[g] = grown
 	}
 	return nil
 }
 
-func (s *collectState) update(gids []uint32, in *input) {
-	at := readerOf(in.arr)
+func (s *collectState[E]) update(gids []uint32, in *input) {
+	at := s.el.read(in.arr)
 	for _, r := range in.rows {
-		it := collItem{v: at(int(r))}
-		it.v.s = strings.Clone(it.v.s)
-		if s.enc != nil {
-			it.key = string(s.keys.Row(int(r)))
+		e := at(int(r))
+		if s.el.clone != nil {
+			var key []byte
+			if s.enc != nil {
+				key = s.keys.Row(int(r))
+			}
+			e = s.el.clone(e, key)
 		}
-		s.st[gids[r]] = append(s.st[gids[r]], it)
+		s.st[gids[r]] = append(s.st[gids[r]], e)
 	}
 	s.pending = 0
 }
 
-func (s *collectState) truncate(n int) {
+func (s *collectState[E]) truncate(n int) {
 	for _, l := range s.st[min(n, len(s.st)):] {
-		s.acct.credit(listBytes(l))
+		s.acct.credit(s.listBytes(l))
 	}
 	s.st = s.st[:min(n, len(s.st))]
 	s.acct.credit(s.pending)
@@ -163,35 +234,36 @@ func (s *collectState) truncate(n int) {
 }
 
 // listBytes is what a group's list is charged.
-func listBytes(l []collItem) int64 {
-	n := int64(cap(l)) * collItemSize
-	for _, it := range l {
-		n += int64(len(it.key) + len(it.v.s))
+func (s *collectState[E]) listBytes(l []E) int64 {
+	n := int64(cap(l)) * sizeOf[E]()
+	if s.el.bytes != nil {
+		for _, e := range l {
+			n += s.el.bytes(e)
+		}
 	}
 	return n
 }
 
-func (s *collectState) release() {
+func (s *collectState[E]) release() {
 	for _, l := range s.st {
-		s.acct.credit(listBytes(l))
+		s.acct.credit(s.listBytes(l))
 	}
 	s.st = drop(s.acct, s.st)
 	s.counts = drop(s.acct, s.counts)
 }
 
-func (s *collectState) result(mem memory.Allocator, _ Func, _ string, from, to int) (arrow.Array, error) {
+func (s *collectState[E]) result(mem memory.Allocator, _ Func, _ string, from, to int) (arrow.Array, error) {
 	if s.fn == StringAgg {
-		return s.joined(mem, from, to), nil
+		return joined(mem, any(s.st[from:to]).([][]strItem), s.sep, s.enc != nil), nil
 	}
-	cmp := compareSlots(s.t)
 	for _, l := range s.st[from:to] {
-		slices.SortFunc(l, func(a, b collItem) int { return cmp(a.v, b.v) })
+		slices.SortFunc(l, s.el.cmp)
 	}
 	if s.fn == QuantileDisc {
 		slots := make([]argSlot, to-from)
 		for i, l := range s.st[from:to] {
 			if len(l) > 0 {
-				slots[i] = argSlot{seen: true, arg: l[discIndex(len(l), s.q)].v}
+				slots[i] = argSlot{seen: true, arg: s.el.val(l[discIndex(len(l), s.q)])}
 			}
 		}
 		return exportSlots(mem, s.t, slots, func(a argSlot) slotVal { return a.arg }), nil
@@ -204,25 +276,26 @@ func discIndex(n int, q float64) int {
 	return min(max(int(math.Ceil(float64(n)*q))-1, 0), n-1)
 }
 
-// joined is string_agg's result.
-func (s *collectState) joined(mem memory.Allocator, from, to int) arrow.Array {
+// joined is string_agg's result over lists, sorted by their keys when
+// ordered (stably: ties keep the order they came in).
+func joined(mem memory.Allocator, lists [][]strItem, sep string, ordered bool) arrow.Array {
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
 	var buf []byte
-	for _, l := range s.st[from:to] {
+	for _, l := range lists {
 		if len(l) == 0 {
 			b.AppendNull()
 			continue
 		}
-		if s.enc != nil {
-			slices.SortStableFunc(l, func(a, b collItem) int { return strings.Compare(a.key, b.key) })
+		if ordered {
+			slices.SortStableFunc(l, func(a, b strItem) int { return strings.Compare(a.key, b.key) })
 		}
 		buf = buf[:0]
 		for i, it := range l {
 			if i > 0 {
-				buf = append(buf, s.sep...)
+				buf = append(buf, sep...)
 			}
-			buf = append(buf, it.v.s...)
+			buf = append(buf, it.s...)
 		}
 		b.BinaryBuilder.Append(buf)
 	}
@@ -230,7 +303,7 @@ func (s *collectState) joined(mem memory.Allocator, from, to int) arrow.Array {
 }
 
 // interpolated is quantile_cont's result over sorted lists.
-func (s *collectState) interpolated(mem memory.Allocator, from, to int) (arrow.Array, error) {
+func (s *collectState[E]) interpolated(mem memory.Allocator, from, to int) (arrow.Array, error) {
 	rt, err := contType(s.t)
 	if err != nil {
 		return nil, err
@@ -241,7 +314,7 @@ func (s *collectState) interpolated(mem memory.Allocator, from, to int) (arrow.A
 			continue
 		}
 		rn := float64(len(l)-1) * s.q
-		lo, hi := l[int(math.Floor(rn))].v, l[int(math.Ceil(rn))].v
+		lo, hi := s.el.val(l[int(math.Floor(rn))]), s.el.val(l[int(math.Ceil(rn))])
 		f := rn - math.Floor(rn)
 		var v slotVal
 		switch s.t.ID() {
