@@ -277,3 +277,28 @@ func TestCollectMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectCompact: a quantile over integers holds about 8 bytes a
+// value (the list's growth aside), not a slot of every type.
+func TestCollectCompact(t *testing.T) {
+	mem := checked(t)
+	vals := make([]int64, 1<<16)
+	for i := range vals {
+		vals[i] = int64(i * 7 % 65521)
+	}
+	arr := int64s(mem, vals...)
+	defer arr.Release()
+	h, err := NewHashAggregator(nil, []arrow.DataType{i64}, []Spec{{Func: QuantileCont, Arg: 0, Q: 0.5}}, Options{Mem: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	for range 4 {
+		if err := h.Add(nil, []arrow.Array{arr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if per := float64(h.MemoryUsage()) / float64(4*len(vals)); per > 12 {
+		t.Errorf("%.1f bytes a value, want at most 12", per)
+	}
+}
