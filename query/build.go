@@ -731,7 +731,11 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
 	}
-	return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}, nil
+	ac := aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}
+	if fn == agg.First || fn == agg.Last {
+		ac.by, n.positions = byPosition, true // the rows' positions (rowPositions)
+	}
+	return ac, nil
 }
 
 // argSlot is the index of arg among n's aggregate arguments, added once

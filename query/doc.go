@@ -152,11 +152,14 @@
 // approx_count_distinct (a HyperLogLog sketch per group: package hll,
 // 1.6% standard error, within 5% in tests) (build_aggfuncs.go); FILTER
 // (WHERE cond) on any aggregate, DISTINCT ones too (parse_aggs.go);
-// HAVING. first, last, string_agg and the quantiles keep their
-// groups' values (the quantiles every value, charged to the memory
-// limit) and need the rows in order, so a GROUP BY with one runs on one
-// worker and does not spill: past MemoryLimit it fails with ErrMemory
-// naming the aggregate;
+// HAVING. first and last are the rows' of the smallest and largest
+// position, each row numbered by its batch's place in the scan and its
+// own in the batch (op_aggregate.go's rowPositions), so they run on
+// every worker and spill as the others do. string_agg and the quantiles
+// keep their groups' values (the quantiles every value, 8 bytes a
+// number, charged to the memory limit) and string_agg needs the rows in
+// order, so a GROUP BY with one runs on one worker and does not spill:
+// past MemoryLimit it fails with ErrMemory naming the aggregate;
 // Window functions in the SELECT list and ORDER BY (plan_window.go,
 // op_window.go, window_eval.go): row_number, rank, dense_rank,
 // percent_rank, cume_dist, ntile(n), lag/lead(x [, offset [, default]]),

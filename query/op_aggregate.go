@@ -89,9 +89,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	src, steps := pipeline(o.in)
 	workers := max(o.rt.workers, 1)
 	if n.serial() != "" {
-		// first, last, string_agg and the quantiles see the rows in
-		// input order on one aggregator: they have no partial state
-		// to merge (agg.Serial).
+		// string_agg and the quantiles see the rows in input order on
+		// one aggregator: they have no partial state to merge
+		// (agg.Serial).
 		workers = 1
 	}
 	aggs := make([]*agg.HashAggregator, workers)
@@ -117,6 +117,7 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	// aggregator on it; the workers' partial aggregates are merged at
 	// the end. One worker is the plain serial loop.
 	var mu sync.Mutex
+	var batches int64 // pulled from src, under mu
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		h := aggs[w]
@@ -129,6 +130,8 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 				}
 				mu.Lock()
 				rec, err := src.Next(gctx)
+				seq := batches // the batch's place in the input, for first and last
+				batches++
 				mu.Unlock()
 				if err == io.EOF {
 					return nil
@@ -139,7 +142,7 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 				if rec, err = applySteps(gctx, steps, rec); err != nil {
 					return err
 				}
-				err = o.add(gctx, h, rec)
+				err = o.add(gctx, h, rec, seq)
 				rec.Release()
 				if err != nil {
 					return err
@@ -197,8 +200,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	return recs, nil
 }
 
-// add evaluates the keys and arguments of one batch into h.
-func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.RecordBatch) error {
+// add evaluates the keys and arguments of one batch into h; seq is the
+// batch's place in the input.
+func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.RecordBatch, seq int64) error {
 	keys, err := evalAll(ctx, o.rt, o.n.keys, rec)
 	if err != nil {
 		return err
@@ -210,6 +214,9 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 	forget()
 	if err != nil {
 		return err
+	}
+	if o.n.positions {
+		args = append(args, rowPositions(o.rt, seq, int(rec.NumRows())))
 	}
 	defer releaseAll(args)
 	if len(keys) == 0 && len(args) == 0 {
@@ -314,4 +321,17 @@ func evalAll(ctx context.Context, rt *runtime, exprs []expr.Expr, rec arrow.Reco
 		}
 	}
 	return out, nil
+}
+
+// rowPositions numbers a batch's rows for first and last: seq<<32 + the
+// row, so that the aggregators agree on which of two rows came first
+// whichever worker took them and however their states merge or spill.
+func rowPositions(rt *runtime, seq int64, n int) arrow.Array {
+	b := array.NewInt64Builder(rt.mem)
+	defer b.Release()
+	b.Reserve(n)
+	for r := range n {
+		b.UnsafeAppend(seq<<32 | int64(r))
+	}
+	return b.NewArray()
 }

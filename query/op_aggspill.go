@@ -51,8 +51,8 @@ func (o *aggregateOp) aggOptions() agg.Options {
 // startSpill prepares spilling for aggregators of h's shape, when the
 // query may spill.
 //
-// An aggregate without partial states (agg.Serial: first, last,
-// string_agg, the quantiles) cannot spill: the aggregation then holds
+// An aggregate without partial states (agg.Serial: string_agg, the
+// quantiles) cannot spill: the aggregation then holds
 // every group in memory, and fails with ErrMemory naming it when it
 // would pass the limit (trackTable).
 func (o *aggregateOp) startSpill(h *agg.HashAggregator) error {

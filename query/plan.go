@@ -241,7 +241,13 @@ type aggregateNode struct {
 	keyNames []string
 	args     []expr.Expr
 	aggs     []aggCall
+	// positions: first or last reads the rows' positions, an argument
+	// after args the operator makes per batch (rowPositions).
+	positions bool
 }
+
+// byPosition is aggCall.by of first and last: the rows' positions.
+const byPosition = -2
 
 func (n *aggregateNode) schema() *arrow.Schema {
 	in := n.in.schema()
@@ -270,7 +276,7 @@ func (n *aggregateNode) countOnly() bool {
 }
 
 // serial is the first aggregate that runs on one aggregator and does not
-// spill (agg.Serial: first, last, string_agg, the quantiles), or "".
+// spill (agg.Serial: string_agg, the quantiles), or "".
 func (n *aggregateNode) serial() string {
 	for _, a := range n.aggs {
 		if agg.Serial(a.fn) {
@@ -293,13 +299,20 @@ func (n *aggregateNode) argTypes() []arrow.DataType {
 	for i, a := range n.args {
 		ts[i] = a.Type()
 	}
+	if n.positions {
+		ts = append(ts, arrow.PrimitiveTypes.Int64)
+	}
 	return ts
 }
 
 func (n *aggregateNode) specs() []agg.Spec {
 	specs := make([]agg.Spec, len(n.aggs))
 	for i, a := range n.aggs {
-		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: a.by, Filter: a.filter, Sep: a.sep, Order: a.order, Q: a.q}
+		by := a.by
+		if by == byPosition {
+			by = len(n.args)
+		}
+		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: by, Filter: a.filter, Sep: a.sep, Order: a.order, Q: a.q}
 	}
 	return specs
 }

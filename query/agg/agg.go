@@ -25,8 +25,8 @@ const (
 	StddevPop                       // stddev_pop(x): the population standard deviation
 	ArgMin                          // arg_min(x, by): x of the row with the smallest by (Spec.By)
 	ArgMax                          // arg_max(x, by): x of the row with the largest by
-	First                           // first(x): x of the group's first row, NULL or not (firstlast.go)
-	Last                            // last(x): x of the group's last row
+	First                           // first(x): x of the group's row of the smallest position (Spec.By), NULL or not (firstlast.go)
+	Last                            // last(x): x of the row of the largest position
 	StringAgg                       // string_agg(x, Spec.Sep [ORDER BY Spec.Order]) (collect.go)
 	QuantileCont                    // quantile_cont(x, Spec.Q): interpolated (collect.go)
 	QuantileDisc                    // quantile_disc(x, Spec.Q): a value of the group
@@ -48,8 +48,9 @@ func (f Func) String() string {
 type Spec struct {
 	Func Func
 	Arg  int // index into the args passed to Add; ignored for CountStar
-	// By is the argument ArgMin and ArgMax order by (an index as Arg);
-	// ignored by the others.
+	// By is the argument ArgMin and ArgMax order by (an index as Arg),
+	// and First and Last's positions (int64: the order of the rows, each
+	// its own); ignored by the others.
 	By int
 	// Filter is 1 + the index of a BOOLEAN argument: only the rows where
 	// it is TRUE reach the aggregate (SQL's FILTER (WHERE …)). 0: every
@@ -188,13 +189,14 @@ func sameState(a, b Spec) bool {
 	return a.Func == b.Func && a.Arg == b.Arg && a.By == b.By && a.Filter == b.Filter && a.Sep == b.Sep && a.Q == b.Q
 }
 
-// Serial reports whether f depends on the order rows arrive in (first,
-// last, string_agg without ORDER BY) or keeps every value of a group
+// Serial reports whether f depends on the order rows arrive in
+// (string_agg without ORDER BY) or keeps every value of a group
 // (string_agg, the quantiles), so that it has no partial state: it is
-// computed by one aggregator, which does not spill.
+// computed by one aggregator, which does not spill. (first and last
+// order by the positions the caller gives, and merge.)
 func Serial(f Func) bool {
 	switch f {
-	case First, Last, StringAgg, QuantileCont, QuantileDisc:
+	case StringAgg, QuantileCont, QuantileDisc:
 		return true
 	}
 	return false
@@ -209,7 +211,7 @@ func stateKey(s Spec) Spec {
 		return Spec{Func: Sum, Arg: s.Arg, Filter: s.Filter}
 	case VarPop, StddevSamp, StddevPop:
 		return Spec{Func: VarSamp, Arg: s.Arg, Filter: s.Filter}
-	case ArgMin, ArgMax:
+	case ArgMin, ArgMax, First, Last:
 		return Spec{Func: s.Func, Arg: s.Arg, By: s.By, Filter: s.Filter}
 	case StringAgg, QuantileCont, QuantileDisc:
 		return Spec{Func: s.Func, Arg: s.Arg, Filter: s.Filter, Sep: s.Sep, Order: s.Order, Q: s.Q}
@@ -229,8 +231,6 @@ func newState(a *account, spec Spec, dt arrow.DataType) state {
 		return newMinMax(a, dt, spec.Func == Min)
 	case VarSamp:
 		return &varianceState{acct: a}
-	case First, Last:
-		return &firstLastState{acct: a, first: spec.Func == First, t: dt}
 	case StringAgg, QuantileCont, QuantileDisc:
 		return newCollect(a, spec, dt)
 	case ApproxCountDistinct:

@@ -7,10 +7,11 @@
 // SQL's FILTER (WHERE …)), a boolean argument whose TRUE rows alone it
 // sees (filter.go).
 //
-// first, last, string_agg and the quantiles are Serial: they depend on
-// the order rows arrive in or keep every value, and have no partial
-// state, so an aggregator holding one cannot Partial, Merge or spill
-// (NewSpiller refuses it); the caller feeds one aggregator, in order.
+// string_agg and the quantiles are Serial: they depend on the order rows
+// arrive in or keep every value, and have no partial state, so an
+// aggregator holding one cannot Partial, Merge or spill (NewSpiller
+// refuses it); the caller feeds one aggregator, in order. first and last
+// take the rows' positions as an argument (Spec.By) and merge and spill.
 //
 // # Using it
 //

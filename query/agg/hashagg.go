@@ -102,7 +102,7 @@ func (h *HashAggregator) build() error {
 		if s.Func != CountStar {
 			h.used[s.Arg] = true
 		}
-		if s.Func == ArgMin || s.Func == ArgMax {
+		if s.Func == ArgMin || s.Func == ArgMax || s.Func == First || s.Func == Last {
 			if s.By < 0 || s.By >= len(argTypes) {
 				return fmt.Errorf("%w: %s: argument %d of %d", ErrInput, s.name(i), s.By, len(argTypes))
 			}
@@ -120,9 +120,15 @@ func (h *HashAggregator) build() error {
 		if j < 0 {
 			j = len(h.states)
 			var st state
-			if k.Func == ArgMin || k.Func == ArgMax {
+			switch k.Func {
+			case ArgMin, ArgMax:
 				st = newArgState(&h.acct, k.Func == ArgMin, dt, argTypes[k.By], &h.ins[k.By])
-			} else {
+			case First, Last:
+				if argTypes[k.By].ID() != arrow.INT64 {
+					return fmt.Errorf("%w: %s: position argument of type %v, want int64", ErrInput, s.name(i), argTypes[k.By])
+				}
+				st = &firstLastState{acct: &h.acct, first: k.Func == First, t: dt, pos: &h.ins[k.By]}
+			default:
 				st = newState(&h.acct, k, dt)
 			}
 			h.states = append(h.states, st)

@@ -92,25 +92,77 @@ var (
 func TestFilter(t *testing.T) {
 	specs := []Spec{
 		{Func: CountStar, Filter: 2}, {Func: CountStar}, {Func: Count, Arg: 0, Filter: 2}, {Func: Sum, Arg: 0, Filter: 2},
-		{Func: Sum, Arg: 0}, {Func: CountDistinct, Arg: 0, Filter: 2}, {Func: Min, Arg: 0, Filter: 2}, {Func: First, Arg: 0, Filter: 2},
+		{Func: Sum, Arg: 0}, {Func: CountDistinct, Arg: 0, Filter: 2}, {Func: Min, Arg: 0, Filter: 2}, {Func: First, Arg: 0, By: 2, Filter: 2},
 		{Func: Avg, Arg: 0, Filter: 2},
 	}
-	got := runAgg(t, []arrow.DataType{i64, bool_}, specs,
-		batchJSON{"[1, 1, 2, 2, 1]", "[10, null, 30, 40, 50]", "[false, true, false, null, true]"},
-		batchJSON{"[1, 3]", "[10, 7]", "[true, true]"})
+	got := runAgg(t, []arrow.DataType{i64, bool_, i64}, specs,
+		batchJSON{"[1, 1, 2, 2, 1]", "[10, null, 30, 40, 50]", "[false, true, false, null, true]", "[0, 1, 2, 3, 4]"},
+		batchJSON{"[1, 3]", "[10, 7]", "[true, true]", "[5, 6]"})
 	checkCols(t, got, []string{
 		"[3 0 1]", "[4 2 1]", "[2 0 1]", "[60 (null) 7]", "[70 70 7]", "[2 0 1]", "[10 (null) 7]", "[(null) (null) 7]", "[30 (null) 7]",
 	})
 }
 
-// TestFirstLast: the first and last row's value of each group in the
-// order Add sees them, NULLs included.
+// TestFirstLast: the value of each group's row of the smallest and
+// largest position, NULLs included, whatever order the batches come in
+// and however the aggregators' partial states merge.
 func TestFirstLast(t *testing.T) {
-	specs := []Spec{{Func: First, Arg: 0}, {Func: Last, Arg: 0}, {Func: First, Arg: 1}, {Func: Last, Arg: 1}}
-	got := runAgg(t, []arrow.DataType{str, i64}, specs,
-		batchJSON{"[1, 2, 1, 3]", `[null, "b", "c", null]`, "[5, null, 6, null]"},
-		batchJSON{"[2, 1, 2]", `["d", "e", null]`, "[7, null, 8]"})
-	checkCols(t, got, []string{`[(null) "b" (null)]`, `["e" (null) (null)]`, "[5 (null) (null)]", "[(null) 8 (null)]"})
+	specs := []Spec{{Func: First, Arg: 0, By: 2}, {Func: Last, Arg: 0, By: 2}, {Func: First, Arg: 1, By: 2}, {Func: Last, Arg: 1, By: 2}}
+	types := []arrow.DataType{str, i64, i64}
+	b1 := batchJSON{"[1, 2, 1, 3]", `[null, "b", "c", null]`, "[5, null, 6, null]", "[0, 1, 2, 3]"}
+	b2 := batchJSON{"[2, 1, 2]", `["d", "e", null]`, "[7, null, 8]", "[4, 5, 6]"}
+	want := []string{`[(null) "b" (null)]`, `["e" (null) (null)]`, "[5 (null) (null)]", "[(null) 8 (null)]"}
+	checkCols(t, runAgg(t, types, specs, b1, b2), want)
+	// the other order: groups come out in another order (2, 1, 3)
+	rev := runAgg(t, types, specs, b2, b1)
+	checkCols(t, rev, []string{`["b" (null) (null)]`, `[(null) "e" (null)]`, "[(null) 5 (null)]", "[8 (null) (null)]"})
+
+	// two aggregators, one batch each, merged either way
+	mem := checked(t)
+	for _, order := range [][2]batchJSON{{b1, b2}, {b2, b1}} {
+		var hs [2]*HashAggregator
+		for i, b := range order {
+			h, err := NewHashAggregator([]arrow.DataType{i64}, types, specs, Options{Mem: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Release()
+			key := fromJSON(t, mem, i64, b[0])
+			args := []arrow.Array{fromJSON(t, mem, str, b[1]), fromJSON(t, mem, i64, b[2]), fromJSON(t, mem, i64, b[3])}
+			if err := h.Add([]arrow.Array{key}, args); err != nil {
+				t.Fatal(err)
+			}
+			key.Release()
+			releaseArrays(args)
+			hs[i] = h
+		}
+		parts, err := hs[1].Partial(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			if err := hs[0].Merge(p); err != nil {
+				t.Fatal(err)
+			}
+			p.Release()
+		}
+		recs, err := hs[0].Result(16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range recs {
+			for i := 0; i < int(r.NumRows()); i++ {
+				got[r.Column(0).ValueStr(i)] = r.Column(1).ValueStr(i) + "|" + r.Column(2).ValueStr(i) + "|" + r.Column(3).ValueStr(i) + "|" + r.Column(4).ValueStr(i)
+			}
+			r.Release()
+		}
+		for k, w := range map[string]string{"1": "(null)|e|5|(null)", "2": "b|(null)|(null)|8", "3": "(null)|(null)|(null)|(null)"} {
+			if got[k] != w {
+				t.Errorf("merged: group %s: %s, want %s", k, got[k], w)
+			}
+		}
+	}
 }
 
 // TestStringAgg: values joined in input order, or by Order (ties in
@@ -200,11 +252,11 @@ func TestApproxCountDistinct(t *testing.T) {
 	checkCols(t, got, []string{"[1 0]"})
 }
 
-// TestSerialStates: first, last, string_agg and the quantiles have no
-// partial state: Partial and Merge fail, and a Spiller refuses them.
+// TestSerialStates: string_agg and the quantiles have no partial state:
+// Partial and Merge fail, and a Spiller refuses them.
 func TestSerialStates(t *testing.T) {
 	mem := checked(t)
-	for _, f := range []Func{First, Last, StringAgg, QuantileCont, QuantileDisc} {
+	for _, f := range []Func{StringAgg, QuantileCont, QuantileDisc} {
 		h, err := NewHashAggregator([]arrow.DataType{i64}, []arrow.DataType{str}, []Spec{{Func: f, Arg: 0, Q: 0.5}}, Options{Mem: mem})
 		if f == QuantileCont {
 			if err == nil {
