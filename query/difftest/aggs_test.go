@@ -35,6 +35,11 @@ FROM lineitem GROUP BY l_returnflag ORDER BY l_returnflag`},
 	{name: "first last grouped", ordered: true, sql: `
 SELECT n, first(s), last(s), first(x), last(dm), first(ts), last(d), first(tz), last(i), first(s) FILTER (WHERE x > 0)
 FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
+	// lineitem is one row group in DuckDB (read in order) and many
+	// batches over several workers in quiver (ordered by row positions)
+	{name: "first last lineitem", ordered: true, sql: `
+SELECT l_returnflag, first(l_orderkey), last(l_comment), first(l_shipdate) FILTER (WHERE l_quantity > 40), last(l_linenumber), count(*)
+FROM lineitem GROUP BY l_returnflag ORDER BY l_returnflag`},
 	{name: "first last global", sql: `SELECT first(s), last(s), first(n), last(n), first(NULL), last(p) FROM fx`},
 	{name: "first last one row", sql: `SELECT first(s), last(s), first(x), last(x) FROM fx WHERE id = 7`},
 	{name: "first last empty", sql: `SELECT first(s), last(x) FROM fx WHERE id < 0`},
