@@ -73,9 +73,11 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		b.countWithUses(s.With, s) // cte_held.go
 	}
-	fixConcatPrecedence(s)                     // build_concat.go
-	markPipes(s)                               // build_concat.go
-	asAggregates(s, b.sql)                     // build_aggfuncs.go
+	fixConcatPrecedence(s)                    // build_concat.go
+	markPipes(s)                              // build_concat.go
+	if err := b.asAggregates(s); err != nil { // build_aggfuncs.go
+		return nil, err
+	}
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}
@@ -334,7 +336,7 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 		default:
 			// The parser writes count(*) back as count(1). A long
 			// expression is named by its start (clipName).
-			it.name = clipName(pipesText(strings.ReplaceAll(restore(f.Expr), "count(1)", "count(*)")))
+			it.name = clipName(pipesText(strings.ReplaceAll(filterText(restore(f.Expr)), "count(1)", "count(*)")))
 		}
 		items = append(items, it)
 	}
@@ -661,7 +663,32 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 
 var aggFuncs = map[string]agg.Func{"count": agg.Count, "sum": agg.Sum, "min": agg.Min, "max": agg.Max, "avg": agg.Avg}
 
-func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+// aggCall plans one aggregate call, its FILTER (WHERE …) too.
+func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
+	plain, cond := withoutFilter(call) // build_aggfuncs.go
+	ac, err := b.plainAggCall(plain, ts, n, argIndex)
+	if err != nil || cond == nil {
+		return ac, err
+	}
+	f, err := b.expr(cond, ts)
+	if err != nil {
+		return aggCall{}, err
+	}
+	switch f.Type().ID() {
+	case arrow.BOOL:
+	case arrow.NULL:
+		if f, err = expr.Cast(f, arrow.FixedWidthTypes.Boolean); err != nil {
+			return aggCall{}, b.typeErr(cond, err)
+		}
+	default:
+		return aggCall{}, b.at(ErrInvalid, cond, "FILTER (WHERE %s) needs a boolean condition, got %s", restore(cond), f.Type())
+	}
+	ac.filter = n.argSlot(f, argIndex) + 1
+	ac.text += " FILTER (WHERE " + restore(cond) + ")"
+	return ac, nil
+}
+
+func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggregateNode, argIndex map[string]int) (aggCall, error) {
 	name := strings.ToLower(call.F)
 	fn, ok := aggFuncs[name]
 	if !ok {
@@ -669,11 +696,15 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 			return aggCall{}, b.at(ErrUnsupported, call, "aggregate %s", call.F)
 		}
 	}
-	if call.Order != nil {
-		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside an aggregate")
-	}
-	if fn == agg.ArgMin || fn == agg.ArgMax {
+	switch {
+	case fn == agg.StringAgg:
+		return b.stringAgg(call, name, ts, n, argIndex) // build_aggfuncs.go
+	case call.Order != nil:
+		return aggCall{}, b.at(ErrUnsupported, call, "ORDER BY inside %s (only string_agg takes one)", name)
+	case fn == agg.ArgMin || fn == agg.ArgMax:
 		return b.argMinMax(call, fn, name, ts, n, argIndex) // build_aggfuncs.go
+	case fn == agg.QuantileCont || fn == agg.QuantileDisc:
+		return b.quantile(call, fn, name, ts, n, argIndex) // build_aggfuncs.go
 	}
 	if len(call.Args) != 1 {
 		return aggCall{}, b.at(ErrInvalid, call, "%s takes one argument", name)
@@ -702,7 +733,11 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
 	}
-	return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}, nil
+	ac := aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}
+	if fn == agg.First || fn == agg.Last {
+		ac.by, n.positions = byPosition, true // the rows' positions (rowPositions)
+	}
+	return ac, nil
 }
 
 // argSlot is the index of arg among n's aggregate arguments, added once

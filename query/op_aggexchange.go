@@ -35,7 +35,10 @@ import (
 //	worker 2 ─┼───────────────────────────────┼─▶ partition 1: table ─┼─▶ results
 //	   …      ┘                               └─▶ …                    ┘
 //
-// It does not spill: with Options.Spill set the per-worker path runs.
+// It does not spill: with Options.Spill set the per-worker path runs, as
+// it does for string_agg and the quantiles (agg.Serial: one aggregator
+// in input order). first and last read each row's position in the input
+// (rowPositions), so they answer the same through the exchange.
 
 // exchangeQueue is how many pieces wait for a partition's goroutine.
 const exchangeQueue = 8
@@ -73,6 +76,7 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 	src, steps := pipeline(o.in)
 	g, gctx := errgroup.WithContext(ctx)
 	var mu sync.Mutex // src is pulled by one worker at a time
+	var batches int64 // pulled from src, under mu: a batch's place for rowPositions
 	var producers sync.WaitGroup
 	for range workers {
 		producers.Add(1)
@@ -88,6 +92,8 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 			for {
 				mu.Lock()
 				rec, err := src.Next(gctx)
+				seq := batches
+				batches++
 				mu.Unlock()
 				if err == io.EOF {
 					return nil
@@ -98,7 +104,7 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 				if rec, err = applySteps(gctx, steps, rec); err != nil {
 					return err
 				}
-				piece, err := o.keysAndArgs(gctx, pieceSchema, rec)
+				piece, err := o.keysAndArgs(gctx, pieceSchema, rec, seq)
 				rec.Release()
 				if err != nil {
 					return err
@@ -186,8 +192,9 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 }
 
 // keysAndArgs evaluates a batch's GROUP BY keys and aggregate arguments
-// into one batch of schema.
-func (o *aggregateOp) keysAndArgs(ctx context.Context, schema *arrow.Schema, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+// (and its rows' positions, for first and last) into one batch of schema;
+// seq is the batch's place in the input.
+func (o *aggregateOp) keysAndArgs(ctx context.Context, schema *arrow.Schema, rec arrow.RecordBatch, seq int64) (arrow.RecordBatch, error) {
 	keys, err := evalAll(ctx, o.rt, o.n.keys, rec)
 	if err != nil {
 		return nil, err
@@ -198,6 +205,9 @@ func (o *aggregateOp) keysAndArgs(ctx context.Context, schema *arrow.Schema, rec
 	forget()
 	if err != nil {
 		return nil, err
+	}
+	if o.n.positions {
+		args = append(args, rowPositions(o.rt, seq, int(rec.NumRows())))
 	}
 	defer releaseAll(args)
 	return array.NewRecordBatch(schema, append(cloned(keys), args...), rec.NumRows()), nil

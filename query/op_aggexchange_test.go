@@ -26,6 +26,8 @@ func TestAggregateExchange(t *testing.T) {
 			`SELECT qty, count(DISTINCT grp) FROM orders WHERE id > 100 GROUP BY qty HAVING count(*) > 2`,
 			`SELECT id, sum(qty) FROM orders GROUP BY id`,
 			`SELECT grp, count(*) FROM orders WHERE id < 0 GROUP BY grp`,
+			`SELECT grp, first(id), last(qty), count(*) FILTER (WHERE qty > 10), approx_count_distinct(qty) FROM orders GROUP BY grp`,
+			`SELECT grp, median(qty), string_agg(CAST(id AS VARCHAR), ',' ORDER BY id) FROM orders WHERE id < 50 GROUP BY grp`,
 		} {
 			want, _, err := runOrdered(t, plain, sql+" ORDER BY 1, 2")
 			if err != nil {

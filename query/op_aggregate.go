@@ -83,7 +83,7 @@ func (o *aggregateOp) countRows(ctx context.Context) ([]arrow.RecordBatch, error
 
 func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	n := o.n
-	if o.rt.exchange && len(n.keys) > 0 && o.rt.spill == nil {
+	if o.rt.exchange && len(n.keys) > 0 && o.rt.spill == nil && n.serial() == "" {
 		return o.aggregateExchange(ctx) // op_aggexchange.go
 	}
 	newAgg := func() (*agg.HashAggregator, error) {
@@ -91,6 +91,12 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	}
 	src, steps := pipeline(o.in)
 	workers := max(o.rt.workers, 1)
+	if n.serial() != "" {
+		// string_agg and the quantiles see the rows in input order on
+		// one aggregator: they have no partial state to merge
+		// (agg.Serial).
+		workers = 1
+	}
 	aggs := make([]*agg.HashAggregator, workers)
 	defer func() {
 		for _, h := range aggs {
@@ -114,6 +120,7 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	// aggregator on it; the workers' partial aggregates are merged at
 	// the end. One worker is the plain serial loop.
 	var mu sync.Mutex
+	var batches int64 // pulled from src, under mu
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		h := aggs[w]
@@ -126,6 +133,8 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 				}
 				mu.Lock()
 				rec, err := src.Next(gctx)
+				seq := batches // the batch's place in the input, for first and last
+				batches++
 				mu.Unlock()
 				if err == io.EOF {
 					return nil
@@ -136,7 +145,7 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 				if rec, err = applySteps(gctx, steps, rec); err != nil {
 					return err
 				}
-				err = o.add(gctx, h, rec)
+				err = o.add(gctx, h, rec, seq)
 				rec.Release()
 				if err != nil {
 					return err
@@ -194,8 +203,9 @@ func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error
 	return recs, nil
 }
 
-// add evaluates the keys and arguments of one batch into h.
-func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.RecordBatch) error {
+// add evaluates the keys and arguments of one batch into h; seq is the
+// batch's place in the input.
+func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.RecordBatch, seq int64) error {
 	keys, err := evalAll(ctx, o.rt, o.n.keys, rec)
 	if err != nil {
 		return err
@@ -207,6 +217,9 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 	forget()
 	if err != nil {
 		return err
+	}
+	if o.n.positions {
+		args = append(args, rowPositions(o.rt, seq, int(rec.NumRows())))
 	}
 	defer releaseAll(args)
 	if len(keys) == 0 && len(args) == 0 {
@@ -273,7 +286,7 @@ func applySteps(ctx context.Context, steps []step, rec arrow.RecordBatch) (arrow
 // account keeps rt.mt at the aggregator's current memory use.
 func (o *aggregateOp) account(now int64) error {
 	if d := now - o.held; d > 0 {
-		if err := o.rt.mt.grow(d, "GROUP BY"); err != nil {
+		if err := o.rt.mt.grow(d, o.memWhat()); err != nil {
 			return err
 		}
 	} else {
@@ -311,4 +324,17 @@ func evalAll(ctx context.Context, rt *runtime, exprs []expr.Expr, rec arrow.Reco
 		}
 	}
 	return out, nil
+}
+
+// rowPositions numbers a batch's rows for first and last: seq<<32 + the
+// row, so that the aggregators agree on which of two rows came first
+// whichever worker took them and however their states merge or spill.
+func rowPositions(rt *runtime, seq int64, n int) arrow.Array {
+	b := array.NewInt64Builder(rt.mem)
+	defer b.Release()
+	b.Reserve(n)
+	for r := range n {
+		b.UnsafeAppend(seq<<32 | int64(r))
+	}
+	return b.NewArray()
 }

@@ -42,7 +42,7 @@ func tableShare(limit int64, workers int) int64 {
 // aggOptions are the options of the operator's hash aggregators.
 func (o *aggregateOp) aggOptions() agg.Options {
 	opts := agg.Options{Mem: o.rt.mem, Dense: o.n.dense}
-	if o.rt.spill != nil {
+	if o.rt.spill != nil && o.n.serial() == "" {
 		opts.MemoryLimit = tableShare(o.rt.mt.limit, max(o.rt.workers, 1))
 	}
 	return opts
@@ -50,8 +50,13 @@ func (o *aggregateOp) aggOptions() agg.Options {
 
 // startSpill prepares spilling for aggregators of h's shape, when the
 // query may spill.
+//
+// An aggregate without partial states (agg.Serial: string_agg, the
+// quantiles) cannot spill: the aggregation then holds
+// every group in memory, and fails with ErrMemory naming it when it
+// would pass the limit (trackTable).
 func (o *aggregateOp) startSpill(h *agg.HashAggregator) error {
-	if o.rt.spill == nil || o.spill != nil {
+	if o.rt.spill == nil || o.spill != nil || o.n.serial() != "" {
 		return nil
 	}
 	share := o.aggOptions().MemoryLimit
@@ -192,7 +197,15 @@ func (o *aggregateOp) trackTable(n int64) error {
 		sortBudget{o.rt.mt}.Grow(n)
 		return nil
 	}
-	return o.rt.mt.grow(n, "GROUP BY")
+	return o.rt.mt.grow(n, o.memWhat())
+}
+
+// memWhat names the aggregation in ErrMemory's message.
+func (o *aggregateOp) memWhat() string {
+	if s := o.n.serial(); s != "" {
+		return fmt.Sprintf("GROUP BY with %s, which keeps its groups in memory (it does not spill),", s)
+	}
+	return "GROUP BY"
 }
 
 // spilled reports whether any table went to disk.

@@ -63,7 +63,11 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
-	if text, err = rewriteFullJoin(text, sql); err != nil { // parse_fulljoin.go
+	text, edits, err := rewriteAggSyntax(text, sql) // parse_aggs.go
+	if err != nil {
+		return nil, err
+	}
+	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
 	for range maxNullsRewrites {
@@ -73,6 +77,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 			case 0:
 				return nil, &Error{Kind: ErrSyntax, Msg: "empty statement"}
 			case 1:
+				if len(edits) > 0 {
+					remapPositions(stmts[0], edits)
+				}
 				return stmts[0], nil
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}
@@ -138,7 +145,9 @@ func nearOffset(text, line, col, near string) int {
 		probe = probe[:40]
 	}
 	best, bestDist := -1, 0
-	for from := 0; ; {
+	// An empty probe (a syntax error at the end: near "") matches
+	// everywhere, up to len(text) and no further.
+	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], probe)
 		if i < 0 {
 			break

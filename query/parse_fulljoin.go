@@ -8,15 +8,15 @@ import "strings"
 // the grammar takes with ON (as an inner join with a flag, which MySQL
 // uses only as a join-order hint); the planner reads the flag as FULL
 // (bindRefs). A STRAIGHT_JOIN the user wrote is refused first, so the
-// flag means FULL only. The replacement is longer than FULL JOIN, so a
-// syntax error after it points a few columns off.
-func rewriteFullJoin(text, sql string) (string, error) {
+// flag means FULL only. The replacement is longer than FULL JOIN; it is
+// recorded in edits, so node positions map back to the user's text
+// (parse_aggs.go), though a syntax error after it points a few columns
+// off.
+func rewriteFullJoin(text, sql string, edits *[]textEdit) (string, error) {
 	lower := strings.ToLower(text)
 	if !strings.Contains(lower, "full") && !strings.Contains(lower, "straight_join") {
 		return text, nil
 	}
-	var b strings.Builder
-	last := 0
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
@@ -28,7 +28,7 @@ func rewriteFullJoin(text, sql string) (string, error) {
 			continue
 		case i > 0 && isWordByte(text[i-1]):
 		case isWordAt(text, i, "straight_join"):
-			line, col := position(sql, i)
+			line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
 			return "", &Error{Kind: ErrUnsupported, Line: line, Col: col, Msg: "STRAIGHT_JOIN (quiver orders joins itself; write JOIN)"}
 		case isWordAt(text, i, "full"):
 			j := skipSpace(text, i+len("full"))
@@ -36,29 +36,14 @@ func rewriteFullJoin(text, sql string) (string, error) {
 				j = skipSpace(text, j+len("outer"))
 			}
 			if isWordAt(text, j, "join") {
-				b.WriteString(text[last:i])
-				b.WriteString("STRAIGHT_JOIN")
-				i = j + len("join")
-				last = i
+				text = edit(text, i, j+len("join")-i, "STRAIGHT_JOIN", edits) // parse_aggs.go
+				i += len("STRAIGHT_JOIN")
 				continue
 			}
 		}
 		i++
 	}
-	if last == 0 {
-		return text, nil
-	}
-	b.WriteString(text[last:])
-	return b.String(), nil
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// white space.
-func skipSpace(text string, i int) int {
-	for i < len(text) && strings.IndexByte(" \t\r\n\f", text[i]) >= 0 {
-		i++
-	}
-	return i
+	return text, nil
 }
 
 // restoredFullJoin writes back as FULL JOIN the STRAIGHT_JOIN of a

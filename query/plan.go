@@ -225,6 +225,12 @@ type aggCall struct {
 	by   int    // arg_min/arg_max: the index of the argument ordered by
 	text string // as written, for EXPLAIN and matching
 	typ  arrow.DataType
+	// filter is 1 + the index of the FILTER (WHERE …) condition's
+	// argument; 0 without one.
+	filter int
+	sep    string         // string_agg's separator
+	order  []agg.OrderKey // string_agg's ORDER BY
+	q      float64        // the quantiles' fraction
 }
 
 // aggregateNode groups by keys and computes aggs; its output is the keys
@@ -236,7 +242,13 @@ type aggregateNode struct {
 	args     []expr.Expr
 	aggs     []aggCall
 	dense    *agg.DenseRange // the one key's range, to group by an array (plan_densegroup.go)
+	// positions: first or last reads the rows' positions, an argument
+	// after args the operator makes per batch (rowPositions).
+	positions bool
 }
+
+// byPosition is aggCall.by of first and last: the rows' positions.
+const byPosition = -2
 
 func (n *aggregateNode) schema() *arrow.Schema {
 	in := n.in.schema()
@@ -257,11 +269,22 @@ func (n *aggregateNode) countOnly() bool {
 		return false
 	}
 	for _, a := range n.aggs {
-		if a.fn != agg.CountStar {
+		if a.fn != agg.CountStar || a.filter > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// serial is the first aggregate that runs on one aggregator and does not
+// spill (agg.Serial: string_agg, the quantiles), or "".
+func (n *aggregateNode) serial() string {
+	for _, a := range n.aggs {
+		if agg.Serial(a.fn) {
+			return a.text
+		}
+	}
+	return ""
 }
 
 func (n *aggregateNode) keyTypes() []arrow.DataType {
@@ -277,13 +300,20 @@ func (n *aggregateNode) argTypes() []arrow.DataType {
 	for i, a := range n.args {
 		ts[i] = a.Type()
 	}
+	if n.positions {
+		ts = append(ts, arrow.PrimitiveTypes.Int64)
+	}
 	return ts
 }
 
 func (n *aggregateNode) specs() []agg.Spec {
 	specs := make([]agg.Spec, len(n.aggs))
 	for i, a := range n.aggs {
-		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: a.by}
+		by := a.by
+		if by == byPosition {
+			by = len(n.args)
+		}
+		specs[i] = agg.Spec{Func: a.fn, Arg: max(a.arg, 0), By: by, Filter: a.filter, Sep: a.sep, Order: a.order, Q: a.q}
 	}
 	return specs
 }

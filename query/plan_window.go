@@ -40,6 +40,7 @@ const (
 	winLastValue
 	winNthValue
 	winAggregate
+	winGeneric // any aggregate of package agg over the whole partition (window_eval.go's generic)
 )
 
 var windowKinds = map[string]windowKind{
@@ -90,6 +91,7 @@ type windowCall struct {
 	frame    frame
 	text     string
 	typ      arrow.DataType
+	spec     agg.Spec // winGeneric: the aggregate, its arguments indexes into windowNode.args
 }
 
 // windowNode computes calls over the partitions of its input by
@@ -135,7 +137,7 @@ func (n *windowNode) schema() *arrow.Schema {
 		}
 	}
 	for _, c := range n.calls {
-		fields = append(fields, arrow.Field{Name: c.text, Type: c.typ, Nullable: true})
+		fields = append(fields, arrow.Field{Name: filterText(c.text), Type: c.typ, Nullable: true})
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -152,7 +154,7 @@ func (n *windowNode) explain(b *strings.Builder, depth int) {
 	indent(b, depth)
 	calls := make([]string, len(n.calls))
 	for i, c := range n.calls {
-		calls[i] = c.text
+		calls[i] = filterText(c.text) // median(x), not the grammar's max(quiver$win_median(x))
 	}
 	sorted := ""
 	if n.sorted {
@@ -317,7 +319,7 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	out := plan.schema().NumFields() - placed
 	for _, n := range nodes {
 		for _, c := range n.calls {
-			ws.cols[c.text] = expr.Column(out, c.text, c.typ)
+			ws.cols[c.text] = expr.Column(out, filterText(c.text), c.typ)
 			out++
 		}
 	}
@@ -396,21 +398,23 @@ func (b *builder) newWindowNode(w *ast.WindowFuncExpr, spec string, sc scope) (*
 
 // windowCall plans one call of n's window.
 func (b *builder) windowCall(w *ast.WindowFuncExpr, n *windowNode, argIndex map[string]int, sc scope) (windowCall, error) {
-	name := strings.ToLower(w.Name)
+	name, args := strings.ToLower(w.Name), w.Args
 	kind, ok := windowKinds[name]
+	if f, wrapped := windowWrapped(w); wrapped { // parse_aggs.go's max(quiver$win_name(args))
+		name, args, ok = strings.TrimPrefix(f.FnName.L, winFuncPrefix), f.Args, false
+	}
 	if !ok {
-		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value, sum, count, avg, min, max)", w.Name)
+		switch name {
+		case "std", "stddev", "stddev_pop", "variance", "var_pop":
+			name = varianceName(name, wordAt(b.sql, w.OriginTextPosition()))
+		}
+		if _, generic := extraAggs[name]; generic {
+			return b.genericWindowCall(w, name, args, n, argIndex, sc)
+		}
+		return windowCall{}, b.at(ErrUnsupported, w, "window function %s (supported: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, first, last, nth_value, sum, count, avg, min, max)", w.Name)
 	}
 	c := windowCall{kind: kind, arg: -1, fallback: -1, frame: defaultFrame}
-	slot := func(e expr.Expr) int {
-		t := e.String() + "\x00" + e.Type().String()
-		if i, ok := argIndex[t]; ok {
-			return i
-		}
-		argIndex[t] = len(n.args)
-		n.args = append(n.args, e)
-		return len(n.args) - 1
-	}
+	slot := func(e expr.Expr) int { return n.slot(argIndex, e) }
 	fr, err := b.windowFrame(w, n, sc, slot)
 	if err != nil {
 		return c, err

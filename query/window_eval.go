@@ -189,6 +189,8 @@ func (w *winBlock) call(ctx context.Context, c windowCall) (arrow.Array, error) 
 		if c.fn != agg.Min && c.fn != agg.Max {
 			return w.aggregate(c)
 		}
+	case winGeneric:
+		return w.generic(ctx, c) // window_eval_agg.go
 	}
 	sel, err := w.pick(c)
 	if err != nil {

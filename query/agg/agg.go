@@ -12,23 +12,30 @@ import (
 type Func int
 
 const (
-	CountStar     Func = iota // count(*)
-	Count                     // count(x): non-NULL values
-	CountDistinct             // count(DISTINCT x): distinct non-NULL values
-	Sum                       // sum(x)
-	Min                       // min(x)
-	Max                       // max(x)
-	Avg                       // avg(x)
-	VarSamp                   // var_samp(x) over float64: the sample variance
-	VarPop                    // var_pop(x): the population variance
-	StddevSamp                // stddev_samp(x): the sample standard deviation
-	StddevPop                 // stddev_pop(x): the population standard deviation
-	ArgMin                    // arg_min(x, by): x of the row with the smallest by (Spec.By)
-	ArgMax                    // arg_max(x, by): x of the row with the largest by
+	CountStar           Func = iota // count(*)
+	Count                           // count(x): non-NULL values
+	CountDistinct                   // count(DISTINCT x): distinct non-NULL values
+	Sum                             // sum(x)
+	Min                             // min(x)
+	Max                             // max(x)
+	Avg                             // avg(x)
+	VarSamp                         // var_samp(x) over float64: the sample variance
+	VarPop                          // var_pop(x): the population variance
+	StddevSamp                      // stddev_samp(x): the sample standard deviation
+	StddevPop                       // stddev_pop(x): the population standard deviation
+	ArgMin                          // arg_min(x, by): x of the row with the smallest by (Spec.By)
+	ArgMax                          // arg_max(x, by): x of the row with the largest by
+	First                           // first(x): x of the group's row of the smallest position (Spec.By), NULL or not (firstlast.go)
+	Last                            // last(x): x of the row of the largest position
+	StringAgg                       // string_agg(x, Spec.Sep [ORDER BY Spec.Order]) (collect.go)
+	QuantileCont                    // quantile_cont(x, Spec.Q): interpolated (collect.go)
+	QuantileDisc                    // quantile_disc(x, Spec.Q): a value of the group
+	ApproxCountDistinct             // approx_count_distinct(x): HyperLogLog (approx.go)
 )
 
 var funcNames = [...]string{"count(*)", "count", "count(DISTINCT)", "sum", "min", "max", "avg",
-	"var_samp", "var_pop", "stddev_samp", "stddev_pop", "arg_min", "arg_max"}
+	"var_samp", "var_pop", "stddev_samp", "stddev_pop", "arg_min", "arg_max",
+	"first", "last", "string_agg", "quantile_cont", "quantile_disc", "approx_count_distinct"}
 
 func (f Func) String() string {
 	if f < 0 || int(f) >= len(funcNames) {
@@ -41,12 +48,31 @@ func (f Func) String() string {
 type Spec struct {
 	Func Func
 	Arg  int // index into the args passed to Add; ignored for CountStar
-	// By is the argument ArgMin and ArgMax order by (an index as Arg);
-	// ignored by the others.
+	// By is the argument ArgMin and ArgMax order by (an index as Arg),
+	// and First and Last's positions (int64: the order of the rows, each
+	// its own); ignored by the others.
 	By int
+	// Filter is 1 + the index of a BOOLEAN argument: only the rows where
+	// it is TRUE reach the aggregate (SQL's FILTER (WHERE …)). 0: every
+	// row.
+	Filter int
+	// Sep is StringAgg's separator.
+	Sep string
+	// Order orders StringAgg's values; without it they come in the order
+	// the aggregator sees the rows.
+	Order []OrderKey
+	// Q is the fraction QuantileCont and QuantileDisc take, in [0, 1].
+	Q float64
 	// Name names the output column and appears in errors, for example
 	// "sum(l_quantity)". Empty: the function and argument index, "sum(#2)".
 	Name string
+}
+
+// OrderKey is one key of Spec.Order: an argument, its direction and
+// where its NULLs go.
+type OrderKey struct {
+	Arg              int
+	Desc, NullsFirst bool
 }
 
 func (s Spec) name(i int) string {
@@ -126,8 +152,16 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	switch f {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
-	case Min, Max, ArgMin, ArgMax:
+	case Min, Max, ArgMin, ArgMax, First, Last, QuantileDisc:
 		return arg, nil
+	case StringAgg:
+		if arg.ID() == arrow.STRING {
+			return arg, nil
+		}
+	case QuantileCont:
+		return contType(arg)
+	case ApproxCountDistinct:
+		return arrow.PrimitiveTypes.Int64, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		if arg.ID() == arrow.FLOAT64 {
 			return arg, nil
@@ -151,32 +185,61 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	return nil, fmt.Errorf("%w: %s over %v", ErrUnsupported, f, arg)
 }
 
+// sameState reports whether two stateKeys share a state: equal, and
+// not ordered by arguments (whose lists are not compared).
+func sameState(a, b Spec) bool {
+	if len(a.Order) > 0 || len(b.Order) > 0 {
+		return false
+	}
+	return a.Func == b.Func && a.Arg == b.Arg && a.By == b.By && a.Filter == b.Filter && a.Sep == b.Sep && a.Q == b.Q
+}
+
+// Serial reports whether f depends on the order rows arrive in
+// (string_agg without ORDER BY) or keeps every value of a group
+// (string_agg, the quantiles), so that it has no partial state: it is
+// computed by one aggregator, which does not spill. (first and last
+// order by the positions the caller gives, and merge.)
+func Serial(f Func) bool {
+	switch f {
+	case StringAgg, QuantileCont, QuantileDisc:
+		return true
+	}
+	return false
+}
+
 // stateKey identifies the state a spec needs: sum(x) and avg(x) share one.
 func stateKey(s Spec) Spec {
 	switch s.Func {
 	case CountStar:
-		return Spec{Func: CountStar, Arg: -1}
+		return Spec{Func: CountStar, Arg: -1, Filter: s.Filter}
 	case Avg:
-		return Spec{Func: Sum, Arg: s.Arg}
+		return Spec{Func: Sum, Arg: s.Arg, Filter: s.Filter}
 	case VarPop, StddevSamp, StddevPop:
-		return Spec{Func: VarSamp, Arg: s.Arg}
-	case ArgMin, ArgMax:
-		return Spec{Func: s.Func, Arg: s.Arg, By: s.By}
+		return Spec{Func: VarSamp, Arg: s.Arg, Filter: s.Filter}
+	case ArgMin, ArgMax, First, Last:
+		return Spec{Func: s.Func, Arg: s.Arg, By: s.By, Filter: s.Filter}
+	case StringAgg, QuantileCont, QuantileDisc:
+		return Spec{Func: s.Func, Arg: s.Arg, Filter: s.Filter, Sep: s.Sep, Order: s.Order, Q: s.Q}
 	}
-	return Spec{Func: s.Func, Arg: s.Arg}
+	return Spec{Func: s.Func, Arg: s.Arg, Filter: s.Filter}
 }
 
 // newState returns the state for a stateKey over an argument of type dt.
 func newState(a *account, spec Spec, dt arrow.DataType) state {
 	switch spec.Func {
 	case CountStar, Count:
-		return &countState{acct: a, star: spec.Func == CountStar}
+		// A filtered count(*) counts its input's rows, the filter's.
+		return &countState{acct: a, star: spec.Func == CountStar && spec.Filter == 0}
 	case CountDistinct:
 		return newDistinct(a, dt)
 	case Min, Max:
 		return newMinMax(a, dt, spec.Func == Min)
 	case VarSamp:
 		return &varianceState{acct: a}
+	case StringAgg, QuantileCont, QuantileDisc:
+		return newCollect(a, spec, dt)
+	case ApproxCountDistinct:
+		return &approxState{acct: a}
 	}
 	switch dt.ID() {
 	case arrow.INT64:

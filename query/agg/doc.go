@@ -1,7 +1,17 @@
 // Package agg is quiver's hash aggregation: GROUP BY with count(*),
-// count(x), count(DISTINCT x), sum, min, max and avg over Arrow arrays of
-// the engine's types (boolean, int64, float64, decimal128(p,s), utf8,
-// date32), with SQL semantics.
+// count(x), count(DISTINCT x), sum, min, max and avg, the variance
+// family, arg_min/arg_max, first/last, string_agg, the exact quantiles
+// and approx_count_distinct over Arrow arrays of the engine's types
+// (boolean, int64, float64, decimal128(p,s), utf8, date32, timestamp,
+// time64), with SQL semantics. Any aggregate takes a filter (Spec.Filter:
+// SQL's FILTER (WHERE …)), a boolean argument whose TRUE rows alone it
+// sees (filter.go).
+//
+// string_agg and the quantiles are Serial: they depend on the order rows
+// arrive in or keep every value, and have no partial state, so an
+// aggregator holding one cannot Partial, Merge or spill (NewSpiller
+// refuses it); the caller feeds one aggregator, in order. first and last
+// take the rows' positions as an argument (Spec.By) and merge and spill.
 //
 // # Using it
 //

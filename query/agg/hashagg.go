@@ -39,6 +39,9 @@ type HashAggregator struct {
 	bufs   [][]uint32   // non-NULL rows per input
 	few    *localGroups // the few-keys path's scratch (fewkeys.go)
 	dense  *denseGroups // numbers the groups of one dense integer key (densegroup.go)
+	// Per state: its input when it has one of its own (filter.go).
+	own     []input
+	ownBufs [][]uint32
 }
 
 // NewHashAggregator returns an aggregator grouping by keys of keyTypes and
@@ -92,7 +95,7 @@ func (h *HashAggregator) build() error {
 			}
 			dt = argTypes[s.Arg]
 		}
-		if s.Func < CountStar || s.Func > ArgMax {
+		if s.Func < CountStar || s.Func > ApproxCountDistinct {
 			return fmt.Errorf("%w: function %v", ErrUnsupported, s.Func)
 		}
 		if _, err := ResultType(s.Func, dt); err != nil {
@@ -101,7 +104,7 @@ func (h *HashAggregator) build() error {
 		if s.Func != CountStar {
 			h.used[s.Arg] = true
 		}
-		if s.Func == ArgMin || s.Func == ArgMax {
+		if s.Func == ArgMin || s.Func == ArgMax || s.Func == First || s.Func == Last {
 			if s.By < 0 || s.By >= len(argTypes) {
 				return fmt.Errorf("%w: %s: argument %d of %d", ErrInput, s.name(i), s.By, len(argTypes))
 			}
@@ -110,15 +113,24 @@ func (h *HashAggregator) build() error {
 			}
 			h.used[s.By] = true
 		}
+		if err := checkExtra(s, i, argTypes); err != nil { // filter.go
+			return err
+		}
 		h.names = append(h.names, s.name(i))
 		k := stateKey(s)
-		j := slices.Index(h.stKeys, k)
+		j := slices.IndexFunc(h.stKeys, func(o Spec) bool { return sameState(o, k) })
 		if j < 0 {
 			j = len(h.states)
 			var st state
-			if k.Func == ArgMin || k.Func == ArgMax {
+			switch k.Func {
+			case ArgMin, ArgMax:
 				st = newArgState(&h.acct, k.Func == ArgMin, dt, argTypes[k.By], &h.ins[k.By])
-			} else {
+			case First, Last:
+				if argTypes[k.By].ID() != arrow.INT64 {
+					return fmt.Errorf("%w: %s: position argument of type %v, want int64", ErrInput, s.name(i), argTypes[k.By])
+				}
+				st = &firstLastState{acct: &h.acct, first: k.Func == First, t: dt, pos: &h.ins[k.By]}
+			default:
 				st = newState(&h.acct, k, dt)
 			}
 			h.states = append(h.states, st)
@@ -127,6 +139,8 @@ func (h *HashAggregator) build() error {
 		}
 		h.out = append(h.out, j)
 	}
+	h.own = make([]input, len(h.states))
+	h.ownBufs = make([][]uint32, len(h.states))
 	h.pstart = make([]int, len(h.states)+1)
 	for i, s := range h.states {
 		h.pstart[i+1] = h.pstart[i] + len(s.partialTypes())
@@ -368,11 +382,14 @@ func (h *HashAggregator) bindArgs(n int, args []arrow.Array) error {
 		}
 	}
 	h.ins[len(args)] = input{rows: h.iota[:n], n: n, dense: true}
-	return nil
+	return h.bindOwn(n, args) // filter.go
 }
 
 // input is the input state i reads.
 func (h *HashAggregator) input(i int) *input {
+	if ownInput(h.stKeys[i]) {
+		return &h.own[i]
+	}
 	if h.stKeys[i].Func == CountStar {
 		return &h.ins[len(h.argTypes)]
 	}
@@ -432,6 +449,9 @@ func (h *HashAggregator) Release() {
 	}
 	for i := range h.pbufs {
 		h.pbufs[i] = drop(&h.acct, h.pbufs[i])
+	}
+	for i := range h.ownBufs {
+		h.ownBufs[i] = drop(&h.acct, h.ownBufs[i])
 	}
 	h.ins, h.pins = nil, nil
 }

@@ -30,6 +30,9 @@ func newShape(h *HashAggregator) (*shape, error) {
 	sh := &shape{keyTypes: h.keyTypes, argTypes: h.argTypes, specs: h.specs, nstates: len(h.states)}
 	distinctOf := map[int]int{}
 	for i, st := range h.states {
+		if _, ok := st.(interface{ serial() }); ok {
+			return nil, fmt.Errorf("spilling %s: %w", h.stNames[i], errSerial)
+		}
 		if _, ok := st.(*distinctState); ok {
 			distinctOf[i] = len(sh.distinct)
 			sh.distinct = append(sh.distinct, i)

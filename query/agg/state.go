@@ -44,9 +44,10 @@ type state interface {
 // input is one argument column of a batch with its non-NULL rows.
 type input struct {
 	arr   arrow.Array
-	rows  []uint32 // rows with a value, ascending
-	n     int      // rows in the batch
-	dense bool     // no NULLs: rows is 0..n-1, and loops may range over values
+	rows  []uint32      // rows with a value, ascending
+	n     int           // rows in the batch
+	dense bool          // no NULLs: rows is 0..n-1, and loops may range over values
+	order []arrow.Array // string_agg's ORDER BY columns (filter.go)
 }
 
 // bindInput sets in to arr, listing its non-NULL rows in in.rows (from iota

@@ -47,10 +47,13 @@
 // TestTPCH22Parse, with no build tag, checks that quiver's parser takes
 // all 22. TestTPCH runs TPC-H Q1 and Q6 and single-table rewrites of
 // others (tpch_test.go). TestGenerated runs a seeded random set (-seed, -queries)
-// of filters, projections, aggregates with GROUP BY on 0–2 keys and
+// of filters, projections, aggregates (one in five with a FILTER (WHERE
+// …)) with GROUP BY on 0–2 keys and
 // HAVING, and orderings with NULLS FIRST/LAST, LIMIT and OFFSET, over t, w
 // and lineitem (gen_test.go); its expressions include EXTRACT, date_part
-// and substring. TestFuncs runs those functions' corners and TPC-H's uses
+// and substring. TestNewAggregates checks FILTER, first, last,
+// string_agg, the quantiles and approx_count_distinct, grouped and not,
+// over no rows and one, and as window functions (aggs_test.go). TestFuncs runs those functions' corners and TPC-H's uses
 // of them and of LIKE (funcs_test.go). TestNarrowTypes passes, sorts and groups
 // every type of w (narrow_test.go). TestWindowsGenerated runs seeded
 // random window calls over t (-seed, -windows: partitions, orders with ties

@@ -21,7 +21,8 @@ func TestGenerated(t *testing.T) {
 	ctx := context.Background()
 	for _, tab := range []*table{nullsSpec, narrowSpec, lineitemSpec} {
 		t.Run(tab.name, func(t *testing.T) {
-			g := &gen{r: rand.New(rand.NewPCG(*seed, uint64(len(tab.name)))), t: tab}
+			g := &gen{r: rand.New(rand.NewPCG(*seed, uint64(len(tab.name)))), t: tab,
+				x: rand.New(rand.NewPCG(*seed, 1000+uint64(len(tab.name))))}
 			failed := 0
 			var n tally
 			for i := range *queries {
@@ -141,6 +142,18 @@ var lineitemSpec = &table{
 type gen struct {
 	r *rand.Rand
 	t *table
+	// x draws the FILTERs of aggregates (filtered), apart from r, so
+	// that the queries r draws stay what they were before FILTER.
+	x *rand.Rand
+}
+
+// filtered gives one aggregate in five a FILTER (WHERE …).
+func (g *gen) filtered(a string) string {
+	if g.x == nil || g.x.IntN(5) != 0 {
+		return a
+	}
+	fg := &gen{r: g.x, t: g.t}
+	return a + " FILTER (WHERE " + fg.pred(1) + ")"
 }
 
 func (g *gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
@@ -465,7 +478,7 @@ func (g *gen) query() testQuery {
 	case 1:
 		var aggs []string
 		for range 1 + g.r.IntN(4) {
-			aggs = append(aggs, g.agg())
+			aggs = append(aggs, g.filtered(g.agg()))
 		}
 		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(aggs, ", "), tab, g.where())}
 	case 2:
@@ -477,7 +490,7 @@ func (g *gen) query() testQuery {
 		}
 		var aggs []string
 		for range 1 + g.r.IntN(3) {
-			aggs = append(aggs, g.agg())
+			aggs = append(aggs, g.filtered(g.agg()))
 		}
 		having := ""
 		if g.chance(0.3) {

@@ -1,0 +1,83 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/query/agg"
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Aggregates beyond sum, count, avg, min and max as window functions
+// (stddev, arg_min, bool_and, string_agg, median, approx_count_distinct,
+// … OVER (PARTITION BY …)): planned as in GROUP BY (plainAggCall), over
+// frames that are the whole partition — OVER without ORDER BY (the
+// default frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED
+// PRECEDING AND UNBOUNDED FOLLOWING — and computed by one agg
+// aggregator per block keyed by partition (window_eval_agg.go). A frame
+// that moves with the row is refused by name: these aggregates have no
+// running or removable form here.
+
+// slot is the index of e among n's arguments, added once.
+func (n *windowNode) slot(argIndex map[string]int, e expr.Expr) int {
+	t := e.String() + "\x00" + e.Type().String()
+	if i, ok := argIndex[t]; ok {
+		return i
+	}
+	argIndex[t] = len(n.args)
+	n.args = append(n.args, e)
+	return len(n.args) - 1
+}
+
+// windowWrapped returns the call parse_aggs.go wrapped as
+// max(quiver$win_name(args)) for the grammar to take OVER after it.
+func windowWrapped(w *ast.WindowFuncExpr) (*ast.FuncCallExpr, bool) {
+	if strings.ToLower(w.Name) != "max" || len(w.Args) != 1 {
+		return nil, false
+	}
+	f, ok := w.Args[0].(*ast.FuncCallExpr)
+	return f, ok && strings.HasPrefix(f.FnName.L, winFuncPrefix)
+}
+
+// genericWindowCall plans name(args) OVER (…) for an aggregate of
+// extraAggs.
+func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []ast.ExprNode, n *windowNode, argIndex map[string]int, sc scope) (windowCall, error) {
+	c := windowCall{kind: winGeneric, arg: -1, fallback: -1, frame: defaultFrame}
+	fr, err := b.windowFrame(w, n, sc, func(e expr.Expr) int { return n.slot(argIndex, e) })
+	if err != nil {
+		return c, err
+	}
+	if fr != nil {
+		c.frame = *fr
+	}
+	whole := c.frame.start.kind == boundUnboundedPreceding &&
+		(c.frame.end.kind == boundUnboundedFollowing || (!c.frame.rows && c.frame.end.kind == boundCurrent && len(n.order) == 0))
+	if !whole {
+		return c, b.at(ErrUnsupported, w, "%s as a window function over a frame other than the whole partition (use OVER without ORDER BY, or ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)", name)
+	}
+	if w.Distinct {
+		return c, b.at(ErrUnsupported, w, "%s(DISTINCT …) as a window function", name)
+	}
+	call := &ast.AggregateFuncExpr{F: name, Args: args}
+	call.SetOriginTextPosition(w.OriginTextPosition())
+	tmp := &aggregateNode{}
+	ac, err := b.plainAggCall(call, sc, tmp, map[string]int{})
+	if err != nil {
+		return c, err
+	}
+	remap := func(i int) int { return n.slot(argIndex, tmp.args[i]) }
+	c.spec = agg.Spec{Func: ac.fn, Sep: ac.sep, Q: ac.q}
+	if ac.arg >= 0 {
+		c.spec.Arg = remap(ac.arg)
+	}
+	if ac.fn == agg.ArgMin || ac.fn == agg.ArgMax {
+		c.spec.By = remap(ac.by)
+	}
+	for _, o := range ac.order {
+		o.Arg = remap(o.Arg)
+		c.spec.Order = append(c.spec.Order, o)
+	}
+	c.typ = ac.typ
+	return c, nil
+}
