@@ -598,6 +598,12 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 				return nil, nil, err
 			}
 			k = nullKey(k) // build_nullkey.go
+			if k.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+				// equal intervals ('1 day', '24 hours') group together
+				if k, err = expr.NormalizedIntervals(k); err != nil {
+					return nil, nil, b.typeErr(it, err)
+				}
+			}
 			text := restore(node)
 			as.keySizes.max = max(as.keySizes.max, len(text))
 			if _, dup := as.keyIndex[text]; dup {
@@ -830,6 +836,17 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			e, err := b.output(it.Expr, sc)
 			if err != nil {
 				return nil, nil, nil, nil, err
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		}
+		if exprs[col].Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			// intervals sort normalized ('25 hours' after '1 day'): by a
+			// hidden key ordered as they are
+			e, err := expr.IntervalSortKey(exprs[col])
+			if err != nil {
+				return nil, nil, nil, nil, b.typeErr(it, err)
 			}
 			col = len(exprs)
 			exprs = append(exprs, e)

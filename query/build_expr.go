@@ -410,6 +410,8 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = expr.TimestampType(tp.GetDecimal() == tzPrecision)
 	case mysql.TypeDuration:
 		to = expr.TimeType()
+	case mysql.TypeJSON: // CAST(x AS INTERVAL) (parse_types.go)
+		to = expr.IntervalType()
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:
@@ -499,6 +501,8 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case intervalFunc: // a standalone INTERVAL literal (parse_types.go)
+		return b.intervalLiteral(x)
 	case pipesFunc: // a || b (build_concat.go)
 		return b.concat(x, sc)
 	case "concat":
@@ -520,7 +524,7 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if !ok {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL unit", x.FnName.O)
 	}
-	n, err := b.intervalValue(x.Args[1], unit) // build_interval.go
+	n, err := b.intervalValue(x.Args[1], unit.Unit.String()) // build_interval.go
 	if err != nil {
 		return nil, err
 	}

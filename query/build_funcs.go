@@ -25,6 +25,18 @@ func (b *builder) callFunc(name string, x *ast.FuncCallExpr, sc scope) (expr.Exp
 	switch name {
 	case "extract":
 		return b.extract(x, sc)
+	case "age":
+		if len(x.Args) == 1 { // age(ts) is age(current_date, ts), as in DuckDB
+			ts, err := b.expr(x.Args[0], sc)
+			if err != nil {
+				return nil, err
+			}
+			today, err := b.now("current_date", &ast.FuncCallExpr{})
+			if err != nil {
+				return nil, err
+			}
+			return wrap(b, x)(expr.Call("age", today, ts))
+		}
 	case "trim":
 		return b.trim(x, sc)
 	case "position":

@@ -98,7 +98,8 @@ func supported(dt arrow.DataType) bool {
 		return false
 	}
 	switch dt.ID() {
-	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64:
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64,
+		arrow.INTERVAL_MONTH_DAY_NANO:
 		return true
 	}
 	return false
@@ -122,6 +123,9 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max, ArgMin, ArgMax:
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			break // intervals group (normalized keys) and count, nothing more yet
+		}
 		return arg, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:
 		if arg.ID() == arrow.FLOAT64 {

@@ -34,6 +34,8 @@ func castToString(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	case *array.Time64:
 		vals := values[int64](x)
 		f = func(i int) string { return formatTime(vals[i]) }
+	case *array.MonthDayNanoInterval:
+		f = func(i int) string { return formatInterval(x.Value(i)) }
 	default:
 		return nil, errorf(ErrType, "cannot cast %s to VARCHAR", a.DataType())
 	}
@@ -132,6 +134,14 @@ func castFromString(mem memory.Allocator, a *array.String, to arrow.DataType) (a
 			v, err := ParseTime(a.Value(i))
 			if err != nil {
 				return 0, bad(i, ErrInvalidCast, "not a time (HH:MM:SS[.ffffff])")
+			}
+			return v, nil
+		})
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return mapRows[interval](mem, to, a, func(i int) (interval, error) {
+			v, err := ParseInterval(a.Value(i))
+			if err != nil {
+				return v, bad(i, ErrInvalidCast, "not an interval ('1 day 2 hours', '1 day 02:00:00')")
 			}
 			return v, nil
 		})

@@ -138,6 +138,8 @@ func compareOperands(ctx context.Context, mem memory.Allocator, op CmpOp, l, r o
 		return compareFloats(mem, op, n, l, r), nil
 	case arrow.DECIMAL128:
 		return compareDecimals(mem, op, n, l, r), nil
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return compareIntervalOps(mem, op, n, l, r), nil
 	case arrow.BOOL:
 		if op != Eq && op != Ne {
 			return compareBools(mem, op, n, l, r), nil

@@ -38,6 +38,8 @@ func gather(mem memory.Allocator, typ arrow.DataType, srcs []arrow.Array, from, 
 		return gatherFixed[float64](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.DECIMAL128:
 		return gatherFixed[num](mem, typ, srcs, from, at, validity, nulls)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return gatherFixed[interval](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.DATE32:
 		return gatherFixed[int32](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.BOOL:

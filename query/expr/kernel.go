@@ -38,9 +38,9 @@ func sizeOf[T arrow.FixedWidthType]() int {
 		return 1
 	case int16, uint16:
 		return 2
-	case int32, uint32, float32, arrow.Date32, decimal.Decimal32:
+	case int32, uint32, float32, arrow.Date32, decimal.Decimal32, arrow.MonthInterval:
 		return 4
-	case decimal128.Num:
+	case decimal128.Num, arrow.MonthDayNanoInterval:
 		return 16
 	}
 	return 8

@@ -49,6 +49,8 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 		return timestampFromEngine(mem, a, dt)
 	case *array.Time64:
 		return timeFromEngine(mem, a, dt)
+	case *array.MonthDayNanoInterval:
+		return intervalFromEngine(mem, a, dt)
 	case *array.String: // to large_utf8: wider offsets, same bytes
 		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
 		if err != nil {

@@ -52,6 +52,8 @@ func isEngine(dt arrow.DataType) bool {
 		return arrow.TypeEqual(dt, typTimestamp) || arrow.TypeEqual(dt, typTimestampTZ)
 	case arrow.TIME64:
 		return arrow.TypeEqual(dt, typTime)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return true
 	}
 	return false
 }
@@ -65,7 +67,8 @@ func isEngine(dt arrow.DataType) bool {
 // precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
 // bool to Boolean, null to Null, timestamps of any unit to microseconds
 // (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
-// zone), time32/time64 to TIME (microseconds: time.go). ok is false for
+// zone), time32/time64 to TIME (microseconds: time.go), intervals and
+// durations to INTERVAL (month_day_nano: interval.go). ok is false for
 // any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
@@ -95,6 +98,8 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typTimestamp, true
 	case arrow.TIME32, arrow.TIME64:
 		return typTime, true
+	case arrow.INTERVAL_MONTH_DAY_NANO, arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.DURATION:
+		return typInterval, true
 	}
 	return nil, false
 }
@@ -145,6 +150,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return timestampToEngine(mem, a, to)
 	case *array.Time32, *array.Time64:
 		return timeToEngine(mem, arr)
+	case *array.MonthInterval, *array.DayTimeInterval, *array.Duration:
+		return intervalToEngine(mem, arr)
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
@@ -207,6 +214,8 @@ func sqlType(dt arrow.DataType) string {
 		return "TIMESTAMP"
 	case arrow.TIME64:
 		return "TIME"
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return "INTERVAL"
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)

@@ -42,7 +42,10 @@ func TestEngineType(t *testing.T) {
 		{&arrow.TimestampType{Unit: arrow.Second, TimeZone: "Europe/Paris"}, "timestamp[us, tz=UTC]"},
 		{arrow.FixedWidthTypes.Time64us, "time64[us]"},
 		{arrow.FixedWidthTypes.Time32s, "time64[us]"},
-		{arrow.FixedWidthTypes.MonthDayNanoInterval, ""},
+		{arrow.FixedWidthTypes.MonthDayNanoInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.DayTimeInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.MonthInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.Duration_ms, "month_day_nano_interval"},
 		{arrow.ListOf(arrow.PrimitiveTypes.Int64), ""},
 	} {
 		got, ok := EngineType(tc.in)

@@ -1,0 +1,434 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// INTERVAL is Arrow's month_day_nano interval: months, days and
+// nanoseconds, each with its own sign, as DuckDB's and PostgreSQL's
+// INTERVAL keep months, days and microseconds. The three parts stay apart
+// because they are not of fixed length: a month has 28 to 31 days and a
+// day 23 to 25 hours across a DST change, so '1 month' added to a date
+// moves its month, not 30 days.
+//
+// Intervals compare as DuckDB compares them: normalized, a month as 30
+// days and a day as 24 hours ('1 day' = '24 hours', '30 days' = '1
+// month'); normalizedInterval carries days past 30 into months and
+// nanoseconds past a day into days, truncating toward zero, and the
+// parts then compare in order. GROUP BY groups equal intervals the same
+// way (package agg stores an interval key normalized, so '24 hours' comes
+// back as '1 day'). Durations, month and day_time intervals convert to
+// it when an expression reads them.
+
+var typInterval = arrow.FixedWidthTypes.MonthDayNanoInterval
+
+type interval = arrow.MonthDayNanoInterval
+
+// IntervalType is the engine type INTERVAL.
+func IntervalType() arrow.DataType { return typInterval }
+
+const (
+	nsPerMicro = 1000
+	nsPerDay   = usPerDay * nsPerMicro
+	nsPerMonth = 30 * nsPerDay
+)
+
+// IntervalLiteral is the interval of months, days and nanoseconds.
+func IntervalLiteral(months, days int32, nanos int64) Expr {
+	return newLiteral(literal{typ: typInterval, iv: interval{Months: months, Days: days, Nanoseconds: nanos}})
+}
+
+// normalizedInterval is DuckDB's Interval::Normalize on nanoseconds.
+func normalizedInterval(v interval) (months, days, nanos int64) {
+	d, ns := int64(v.Days), v.Nanoseconds
+	extraD := d / 30
+	extraNs := ns / nsPerMonth
+	d -= extraD * 30
+	ns -= extraNs * nsPerMonth
+	dayNs := ns / nsPerDay
+	ns -= dayNs * nsPerDay
+	return int64(v.Months) + extraD + extraNs, d + dayNs, ns
+}
+
+// compareIntervals is -1, 0 or 1 as a is less than, equal to or greater
+// than b, normalized.
+func compareIntervals(a, b interval) int {
+	am, ad, an := normalizedInterval(a)
+	bm, bd, bn := normalizedInterval(b)
+	switch {
+	case am != bm:
+		return cmp3(am, bm)
+	case ad != bd:
+		return cmp3(ad, bd)
+	}
+	return cmp3(an, bn)
+}
+
+func cmp3(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// NormalizeInterval is v with its parts normalized (normalizedInterval),
+// the form two equal intervals share; ok is false when the months no
+// longer fit 32 bits (no interval Arrow holds gets there: its days carry
+// at most 2^31/30 months and its nanoseconds 3,558).
+func NormalizeInterval(v interval) (interval, bool) {
+	m, d, ns := normalizedInterval(v)
+	if m < math.MinInt32 || m > math.MaxInt32 {
+		return v, false
+	}
+	return interval{Months: int32(m), Days: int32(d), Nanoseconds: ns}, true
+}
+
+// intervalKey is one 128-bit number ordered as the intervals are: the
+// normalized parts weighed so that each outweighs every value of the
+// parts after it (|days| < 30 and |nanos| < one day once normalized).
+func intervalKey(v interval) decimal128.Num {
+	m, d, ns := normalizedInterval(v)
+	const dayW = 2 * nsPerDay // > the span of normalized nanoseconds
+	const monthW = 60 * dayW  // > the span of normalized days times dayW
+	k := decimal128.FromI64(m).Mul(decimal128.FromI64(monthW))
+	k = k.Add(decimal128.FromI64(d).Mul(decimal128.FromI64(dayW)))
+	return k.Add(decimal128.FromI64(ns))
+}
+
+// IntervalSortKey is e (an INTERVAL) as a DECIMAL(38,0) ordered as the
+// intervals are (intervalKey), for sorts: ORDER BY an interval sorts by
+// it.
+func IntervalSortKey(e Expr) (Expr, error) {
+	if e.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+		return nil, errorf(ErrType, "interval sort key of %s (%s)", e.Type(), e)
+	}
+	k := &kernel{eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+		a := ivArg(ops[0])
+		return mapFixedRows(x, mem, ops, n, func(i int) (decimal128.Num, error) { return intervalKey(a.at(i)), nil })
+	}}
+	return newCall("interval_sort_key", decimalType(38, 0), k, e), nil
+}
+
+// NormalizedIntervals is e (an INTERVAL) normalized (NormalizeInterval),
+// so that equal intervals are equal values: what GROUP BY groups on.
+func NormalizedIntervals(e Expr) (Expr, error) {
+	if e.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+		return nil, errorf(ErrType, "normalized intervals of %s (%s)", e.Type(), e)
+	}
+	k := &kernel{fails: true, eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+		a := ivArg(ops[0])
+		return mapFixedRows(x, mem, ops, n, func(i int) (interval, error) {
+			v, ok := NormalizeInterval(a.at(i))
+			if !ok {
+				return v, x.errorf(ErrOverflow, "interval %s out of range once normalized", formatInterval(a.at(i)))
+			}
+			return v, nil
+		})
+	}}
+	return newCall("normalize_interval", typInterval, k, e), nil
+}
+
+func ivArg(o operand) side[interval] { return sideOf(o, func(l *literal) interval { return l.iv }) }
+
+// formatInterval is v as DuckDB prints it: years, months and days each
+// with its unit ("1 year 2 months -3 days"), then the time as
+// [-]HH:MM:SS[.ffffff] (hours past 24 kept: 36:00:00), "00:00:00" for
+// nothing. Nanoseconds below a microsecond add digits to the fraction.
+func formatInterval(v interval) string {
+	var parts []string
+	unit := func(n int64, name string) {
+		if n != 0 {
+			parts = append(parts, strconv.FormatInt(n, 10)+" "+name+plural(n))
+		}
+	}
+	unit(int64(v.Months/12), "year")
+	unit(int64(v.Months%12), "month")
+	unit(int64(v.Days), "day")
+	if ns := v.Nanoseconds; ns != 0 || len(parts) == 0 {
+		sign := ""
+		u := uint64(ns)
+		if ns < 0 {
+			sign, u = "-", uint64(-(ns+1))+1 // MinInt64 too
+		}
+		const nsSec = usPerSecond * nsPerMicro
+		secs := u / nsSec
+		s := fmt.Sprintf("%s%02d:%02d:%02d", sign, secs/3600, secs/60%60, secs%60)
+		if f := u % nsSec; f != 0 {
+			if f%nsPerMicro == 0 {
+				s += strings.TrimRight(fmt.Sprintf(".%06d", f/nsPerMicro), "0")
+			} else {
+				s += strings.TrimRight(fmt.Sprintf(".%09d", f), "0")
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// intervalUnits maps the unit words ParseInterval takes (DuckDB's, and
+// their plurals and abbreviations) to months, days and nanoseconds per
+// unit.
+var intervalUnits = func() map[string]interval {
+	m := map[string]interval{}
+	add := func(v interval, names ...string) {
+		for _, n := range names {
+			m[n] = v
+		}
+	}
+	add(interval{Months: 12 * 1000}, "millennium", "millennia", "millenniums", "mil", "mils")
+	add(interval{Months: 12 * 100}, "century", "centuries", "c", "cent")
+	add(interval{Months: 12 * 10}, "decade", "decades", "dec", "decs")
+	add(interval{Months: 12}, "year", "years", "y", "yr", "yrs")
+	add(interval{Months: 3}, "quarter", "quarters")
+	add(interval{Months: 1}, "month", "months", "mon", "mons")
+	add(interval{Days: 7}, "week", "weeks", "w")
+	add(interval{Days: 1}, "day", "days", "d")
+	add(interval{Nanoseconds: usPerHour * nsPerMicro}, "hour", "hours", "h", "hr", "hrs")
+	add(interval{Nanoseconds: usPerMinute * nsPerMicro}, "minute", "minutes", "m", "min", "mins")
+	add(interval{Nanoseconds: usPerSecond * nsPerMicro}, "second", "seconds", "s", "sec", "secs")
+	add(interval{Nanoseconds: 1000 * nsPerMicro}, "millisecond", "milliseconds", "ms", "msec", "msecs")
+	add(interval{Nanoseconds: nsPerMicro}, "microsecond", "microseconds", "us", "usec", "usecs")
+	return m
+}()
+
+// ParseInterval reads interval text as DuckDB does: any number of
+// "[-]N unit" parts ('1 day 2 hours', '3 mons', '1h 30m'; a fraction
+// only for seconds and smaller units, '4.5 seconds'), a clock
+// "[-]HH:MM[:SS[.f]]" ('1 day 02:30:00'), and "ago" at the end to negate
+// it all. Each part adds to its field; a field past its 32-bit (months,
+// days) or 64-bit (nanoseconds) range is ErrOverflow.
+func ParseInterval(s string) (interval, error) {
+	bad := func(why string) (interval, error) {
+		return interval{}, errorf(ErrInvalidCast, "invalid interval %s: %s (want e.g. '1 day 2 hours' or '1 day 02:00:00')", quote(s), why)
+	}
+	words := strings.Fields(strings.ToLower(s))
+	if len(words) == 0 {
+		return bad("empty")
+	}
+	ago := false
+	if words[len(words)-1] == "ago" {
+		ago, words = true, words[:len(words)-1]
+	}
+	var m, d int64
+	var ns int64
+	addNs := func(v int64) bool {
+		r, code := int64Kernel(Add)(ns, v)
+		ns = r
+		return code == codeOK
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.Contains(w, ":") {
+			us, err := parseSignedClock(w)
+			if err != nil {
+				return bad("bad time " + quote(w))
+			}
+			if !addNs(us * nsPerMicro) {
+				return bad("too many nanoseconds")
+			}
+			continue
+		}
+		// a number, and its unit either glued to it (1h) or the next word
+		j := 0
+		if j < len(w) && (w[j] == '-' || w[j] == '+') {
+			j++
+		}
+		for j < len(w) && (w[j] >= '0' && w[j] <= '9' || w[j] == '.') {
+			j++
+		}
+		numText, unitText := w[:j], w[j:]
+		if unitText == "" {
+			if i+1 >= len(words) {
+				return bad("a number without a unit")
+			}
+			i++
+			unitText = words[i]
+		}
+		u, ok := intervalUnits[unitText]
+		if !ok {
+			return bad("unknown unit " + quote(unitText))
+		}
+		if u.Nanoseconds != 0 {
+			f, err := strconv.ParseFloat(numText, 64)
+			if err != nil {
+				return bad("not a number: " + quote(numText))
+			}
+			v := f * float64(u.Nanoseconds)
+			if math.Abs(v) >= math.MaxInt64/2 || !addNs(int64(math.Round(v/nsPerMicro))*nsPerMicro) {
+				return bad("too many nanoseconds")
+			}
+			continue
+		}
+		n, err := strconv.ParseInt(numText, 10, 64)
+		if err != nil {
+			return bad("not an integer: " + quote(numText))
+		}
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			return bad("out of range")
+		}
+		m += n * int64(u.Months)
+		d += n * int64(u.Days)
+		if m > math.MaxInt32 || m < math.MinInt32 || d > math.MaxInt32 || d < math.MinInt32 {
+			return bad("out of range")
+		}
+	}
+	v := interval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+	if ago {
+		return negateInterval(v)
+	}
+	return v, nil
+}
+
+// parseSignedClock reads [-]H…:MM[:SS[.f]] as microseconds; hours may
+// pass 24.
+func parseSignedClock(w string) (int64, error) {
+	neg := strings.HasPrefix(w, "-")
+	w = strings.TrimLeft(w, "+-")
+	h, rest, ok := strings.Cut(w, ":")
+	hours, err := strconv.ParseInt(h, 10, 32)
+	if !ok || err != nil || hours < 0 {
+		return 0, errorf(ErrInvalidCast, "bad hours")
+	}
+	us, n := parseClock("00:" + rest)
+	if n != len(rest)+3 {
+		return 0, errorf(ErrInvalidCast, "bad clock")
+	}
+	us += hours * usPerHour
+	if neg {
+		us = -us
+	}
+	return us, nil
+}
+
+// negateInterval is -v, each part negated; a part at its minimum is
+// ErrOverflow.
+func negateInterval(v interval) (interval, error) {
+	if v.Months == math.MinInt32 || v.Days == math.MinInt32 || v.Nanoseconds == math.MinInt64 {
+		return v, errorf(ErrOverflow, "interval %s cannot be negated", formatInterval(v))
+	}
+	return interval{Months: -v.Months, Days: -v.Days, Nanoseconds: -v.Nanoseconds}, nil
+}
+
+// addIntervals is a + sign·b part by part, false on overflow.
+func addIntervals(a, b interval, sign int64) (interval, bool) {
+	m := int64(a.Months) + sign*int64(b.Months)
+	d := int64(a.Days) + sign*int64(b.Days)
+	bn := b.Nanoseconds
+	if sign < 0 {
+		if bn == math.MinInt64 {
+			return a, false
+		}
+		bn = -bn
+	}
+	ns, code := int64Kernel(Add)(a.Nanoseconds, bn)
+	if code != codeOK || m < math.MinInt32 || m > math.MaxInt32 || d < math.MinInt32 || d > math.MaxInt32 {
+		return a, false
+	}
+	return interval{Months: int32(m), Days: int32(d), Nanoseconds: ns}, true
+}
+
+// scaleInterval is v × k part by part, false on overflow.
+func scaleInterval(v interval, k int64) (interval, bool) {
+	m, c1 := mulInt64(int64(v.Months), k)
+	d, c2 := mulInt64(int64(v.Days), k)
+	ns, c3 := mulInt64(v.Nanoseconds, k)
+	if c1 != codeOK || c2 != codeOK || c3 != codeOK || m < math.MinInt32 || m > math.MaxInt32 || d < math.MinInt32 || d > math.MaxInt32 {
+		return v, false
+	}
+	return interval{Months: int32(m), Days: int32(d), Nanoseconds: ns}, true
+}
+
+// addToTimestamp is the timestamp us (microseconds) plus v: months
+// (clamping the day), days, then the time, as DuckDB adds them.
+func addToTimestamp(us int64, v interval) (int64, bool) {
+	return addTimestampInterval(us, v.Months, v.Days, floorDiv(v.Nanoseconds, nsPerMicro))
+}
+
+// timestampDiff is a - b as DuckDB subtracts timestamps: whole days and
+// the rest in microseconds, both with the difference's sign.
+func timestampDiff(a, b int64) (interval, bool) {
+	diff, code := int64Kernel(Sub)(a, b)
+	if code != codeOK {
+		return interval{}, false
+	}
+	days := diff / usPerDay
+	return interval{Days: int32(days), Nanoseconds: (diff - days*usPerDay) * nsPerMicro}, true
+}
+
+// intervalToEngine converts a duration, month or day_time interval
+// column to INTERVAL.
+func intervalToEngine(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
+	switch x := a.(type) {
+	case *array.MonthInterval:
+		return mapFixed(mem, typInterval, a, x.MonthIntervalValues(), func(v arrow.MonthInterval) (interval, error) {
+			return interval{Months: int32(v)}, nil
+		})
+	case *array.DayTimeInterval:
+		return mapFixed(mem, typInterval, a, x.DayTimeIntervalValues(), func(v arrow.DayTimeInterval) (interval, error) {
+			return interval{Days: v.Days, Nanoseconds: int64(v.Milliseconds) * 1_000_000}, nil
+		})
+	case *array.Duration:
+		k := int64(x.DataType().(*arrow.DurationType).Unit.Multiplier())
+		return mapFixed(mem, typInterval, a, x.DurationValues(), func(v arrow.Duration) (interval, error) {
+			ns, code := mulInt64(int64(v), k)
+			if code != codeOK {
+				return interval{}, errorf(ErrOverflow, "%s value %d out of range for INTERVAL (nanoseconds)", x.DataType(), v)
+			}
+			return interval{Nanoseconds: ns}, nil
+		})
+	}
+	return nil, errorf(ErrType, "column type %s is not an interval", a.DataType())
+}
+
+// intervalFromEngine converts INTERVAL back to the stored interval type
+// dt. GROUP BY hands back normalized keys (a duration of 31 days comes
+// back as 1 month 1 day), so a month counts 30 days here as it does
+// there; a value that does not fit dt (days in a month interval, a
+// fraction of its unit) is ErrOverflow naming it.
+func intervalFromEngine(mem memory.Allocator, a arrow.Array, dt arrow.DataType) (arrow.Array, error) {
+	vals := values[interval](a)
+	bad := func(v interval) error {
+		return errorf(ErrOverflow, "interval %s does not fit %s", formatInterval(v), dt)
+	}
+	switch t := dt.(type) {
+	case *arrow.MonthIntervalType:
+		return mapFixed(mem, dt, a, vals, func(v interval) (arrow.MonthInterval, error) {
+			if v.Days != 0 || v.Nanoseconds != 0 {
+				return 0, bad(v)
+			}
+			return arrow.MonthInterval(v.Months), nil
+		})
+	case *arrow.DayTimeIntervalType:
+		return mapFixed(mem, dt, a, vals, func(v interval) (arrow.DayTimeInterval, error) {
+			days := int64(v.Months)*30 + int64(v.Days)
+			ms := v.Nanoseconds / 1_000_000
+			if ms*1_000_000 != v.Nanoseconds || ms > math.MaxInt32 || ms < math.MinInt32 || days > math.MaxInt32 || days < math.MinInt32 {
+				return arrow.DayTimeInterval{}, bad(v)
+			}
+			return arrow.DayTimeInterval{Days: int32(days), Milliseconds: int32(ms)}, nil
+		})
+	case *arrow.DurationType:
+		k := int64(t.Unit.Multiplier())
+		return mapFixed(mem, dt, a, vals, func(v interval) (arrow.Duration, error) {
+			days := int64(v.Months)*30 + int64(v.Days)
+			dayNs, c1 := mulInt64(days, nsPerDay)
+			ns, c2 := int64Kernel(Add)(dayNs, v.Nanoseconds)
+			if c1 != codeOK || c2 != codeOK || ns%k != 0 {
+				return 0, bad(v)
+			}
+			return arrow.Duration(ns / k), nil
+		})
+	}
+	return nil, errorf(ErrType, "cannot store INTERVAL as %s", dt)
+}
