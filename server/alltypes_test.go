@@ -114,7 +114,14 @@ func TestAllTypesThroughServer(t *testing.T) {
 		// not ts_s: its random seconds pass ±292,000 years, which the
 		// engine's microseconds do not hold (a clear error naming it)
 		"time32": true, "time64": true, "ts": true, "ts_ms_tz": true, "ts_us": true, "ts_ns": true, "ts_ns_tz": true,
-		"str": true, "lstr": true,
+		"str": true, "lstr": true, "dict": true,
+	}
+	// intervals (INTERVAL, from month_day_nano, month, day_time and
+	// duration columns) do all but min/max; month and day_time ones do
+	// not sort as stored columns
+	partly := map[string]string{
+		"dur": "select filter order by group by", "ivl_mdn": "select filter order by group by",
+		"ivl_m": "select filter group by", "ivl_dt": "select filter group by",
 	}
 	var matrix []string
 	for _, name := range ingested {
@@ -127,7 +134,7 @@ func TestAllTypesThroughServer(t *testing.T) {
 			if err != nil {
 				line += " " + op.name + ":NO"
 				checkClear(t, f[0], op.name, err)
-				if queryable[name] {
+				if queryable[name] || strings.Contains(partly[name], op.name) {
 					t.Errorf("%s (%s): %s: %v", name, f[0].Type, sql, err)
 				}
 				continue
