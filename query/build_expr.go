@@ -228,9 +228,17 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 		return w(expr.Or(l, r))
 	}
 	if op, ok := arithOps[x.Op]; ok {
+		if op == expr.Sub {
+			if l, r, err = b.zoneMeet(l, r); err != nil {
+				return nil, b.typeErr(x, err)
+			}
+		}
 		return w(expr.Arith(op, l, r))
 	}
 	if op, ok := cmpOps[x.Op]; ok {
+		if l, r, err = b.zoneMeet(l, r); err != nil {
+			return nil, b.typeErr(x, err)
+		}
 		return w(expr.Compare(op, l, r))
 	}
 	if x.Op == opcode.NullEQ { // <=>, IS [NOT] DISTINCT FROM: parse_types.go
@@ -417,10 +425,8 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 	default:
 		return nil, b.at(ErrUnsupported, x, "CAST to %s", tp.String())
 	}
-	if isTryCast(b.sql, x.OriginTextPosition()) {
-		return wrap(b, x)(expr.TryCast(v, to))
-	}
-	return wrap(b, x)(expr.Cast(v, to))
+	// in the session's zone where a wall-clock time meets an instant
+	return wrap(b, x)(expr.CastIn(v, to, b.zone(), isTryCast(b.sql, x.OriginTextPosition())))
 }
 
 func (b *builder) caseExpr(x *ast.CaseExpr, sc scope) (expr.Expr, error) {
@@ -557,6 +563,9 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	d, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok, err := b.zoneInterval(d, int32(months), int32(days), micros); ok { // build_zone.go
+		return wrap(b, x)(e, err)
 	}
 	return wrap(b, x)(expr.AddIntervalTime(d, int32(months), int32(days), micros))
 }

@@ -64,6 +64,9 @@ func (b *builder) registryCall(x *ast.FuncCallExpr, name string, args []ast.Expr
 			return nil, err
 		}
 	}
+	if e, ok, err := b.zoneCall(name, es); ok { // build_zone.go
+		return wrap(b, x)(e, err)
+	}
 	return wrap(b, x)(expr.Call(name, es...))
 }
 
@@ -88,6 +91,9 @@ func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	part, err := expr.Literal(strings.ToLower(name))
 	if err != nil {
 		return nil, b.typeErr(x, err)
+	}
+	if e, ok, err := b.zoneCall("date_part", []expr.Expr{part, d}); ok { // build_zone.go
+		return wrap(b, x)(e, err)
 	}
 	return wrap(b, x)(expr.Call("date_part", part, d))
 }

@@ -48,8 +48,16 @@ var (
 	asTimestamp  = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT|INTERVAL)\s*\)`)
 )
 
+// setTimeZone is SET TIME ZONE 'zone' (SQL's and PostgreSQL's spelling),
+// which the grammar lacks: it becomes SET TimeZone= 'zone', the same
+// length (a wider gap padded).
+var setTimeZone = regexp.MustCompile(`(?i)^(\s*SET\s+)(TIME\s+ZONE)\s`)
+
 // rewriteTypes applies the rewrites above to text.
 func rewriteTypes(text string) string {
+	if m := setTimeZone.FindStringSubmatchIndex(text); m != nil {
+		text = text[:m[4]] + "TimeZone=" + strings.Repeat(" ", m[5]-m[4]-len("TimeZone=")) + text[m[5]:]
+	}
 	b := []byte(text)
 	var casts []bool   // per open parenthesis: a CAST's (AS type is rewritten only there)
 	var calls []string // per open parenthesis: the word before it
