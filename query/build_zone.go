@@ -107,14 +107,8 @@ func (b *builder) zoneInterval(d expr.Expr, months, days int32, micros int64) (e
 	if loc == time.UTC || !isZoned(d) || months == 0 && days == 0 {
 		return nil, false, nil
 	}
-	l, err := expr.LocalTime(d, loc)
+	l, err := expr.AddIntervalIn(d, months, days, loc)
 	if err != nil {
-		return nil, true, err
-	}
-	if l, err = expr.AddInterval(l, months, days); err != nil {
-		return nil, true, err
-	}
-	if l, err = expr.AtZone(l, loc); err != nil {
 		return nil, true, err
 	}
 	if micros == 0 {

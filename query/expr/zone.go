@@ -223,3 +223,50 @@ func RelabelZone(a arrow.Array, loc *time.Location) arrow.Array {
 	}
 	return relabel(a, &arrow.TimestampType{Unit: t.Unit, TimeZone: loc.String()})
 }
+
+// AddIntervalIn is the instant e plus months and days on loc's calendar
+// (the same wall-clock time that many days or months later), as DuckDB
+// (ICU's Calendar.add) adds them: the result keeps the offset e had when
+// the wall-clock time exists with it (so on the night clocks go back it
+// is the first of the two readings), else takes the new one, and a time
+// the clocks skip is read with the offset before the change. A result
+// outside TIMESTAMP is ErrOverflow.
+func AddIntervalIn(e Expr, months, days int32, loc *time.Location) (Expr, error) {
+	if !isTZ(e.Type()) {
+		return nil, errorf(ErrType, "calendar interval in a time zone on %s, not a TIMESTAMP WITH TIME ZONE (%s)", sqlType(e.Type()), e)
+	}
+	if isUTC(loc) {
+		return AddInterval(e, months, days)
+	}
+	k := &kernel{fails: true, eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
+		a := intArg(ops[1])
+		return mapFixedRows(x, mem, ops, n, func(i int) (int64, error) {
+			u := a.at(i)
+			off := offsetAt(loc, u)
+			local, ok := addTimestampInterval(u+off, months, days, 0)
+			if !ok {
+				return 0, x.errorf(ErrOverflow, "timestamp out of range: %s + %s", formatTimestamp(u, true), formatInterval(interval{Months: months, Days: days}))
+			}
+			return fromLocalKeeping(loc, local, off), nil
+		})
+	}}
+	return newCall("timezone_add", typTimestampTZ, k, zoneName(loc), e, IntervalLiteral(months, days, 0)), nil
+}
+
+// fromLocalKeeping is the instant loc's clocks read local at, keeping
+// the offset prev where the reading exists with it (ICU's add).
+func fromLocalKeeping(loc *time.Location, local, prev int64) int64 {
+	t := local - prev
+	now := offsetAt(loc, t)
+	if now == prev {
+		return t
+	}
+	adj := prev - now
+	if t2 := t + adj; toLocal(loc, t2) == local {
+		return t2
+	}
+	if adj < 0 {
+		return t // skipped: the offset before the change
+	}
+	return t + adj
+}
