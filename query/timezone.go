@@ -128,3 +128,14 @@ func (n *changeNode) set(ctx context.Context, s *ast.SetStmt) error {
 	}
 	return nil
 }
+
+// IsSet reports whether sql is a SET statement (SET TimeZone = '…'),
+// which changes the session a caller passes with WithSession.
+func IsSet(sql string) bool {
+	stmt, err := parseSQL(sql)
+	if err != nil {
+		return false
+	}
+	_, ok := stmt.(*ast.SetStmt)
+	return ok
+}
