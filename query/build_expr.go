@@ -362,6 +362,8 @@ func (b *builder) literal(x *driver.ValueExpr) (expr.Expr, error) {
 		return decimalLiteral(b, x, strconv.FormatUint(v, 10))
 	case *driver.MyDecimal:
 		return decimalLiteral(b, x, v.String())
+	case driver.BinaryLiteral: // x'0AFF', 0x0AFF: a BLOB
+		return expr.BinaryLiteral(v), nil
 	}
 	return nil, b.at(ErrUnsupported, x, "literal %s", restore(x))
 }
@@ -420,6 +422,8 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = expr.TimeType()
 	case mysql.TypeJSON: // CAST(x AS INTERVAL) (parse_types.go)
 		to = expr.IntervalType()
+	case mysql.TypeYear: // CAST(x AS BLOB) (parse_types.go)
+		to = expr.BinaryType()
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:

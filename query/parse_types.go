@@ -19,6 +19,7 @@ import (
 //	AS VARCHAR) / TEXT)       → AS CHAR + spaces)
 //	AS INTEGER) / BIGINT)     → AS SIGNED + spaces)
 //	AS INTERVAL)              → AS JSON + spaces)
+//	AS BLOB) / BYTEA) / VARBINARY) → AS YEAR + spaces)
 //
 // INTERVAL '3 days' becomes INTERVAL '3' DAY, EXTRACT(EPOCH FROM t) (and
 // DOW, DOY, ISODOW, … FROM) becomes date_part('epoch', t),
@@ -45,7 +46,7 @@ var (
 	// are date_part('epoch', t)
 	extractField = regexp.MustCompile(`(?i)^EXTRACT\s*\(\s*(epoch|dow|doy|isodow|isoyear|yearweek|millisecond|decade|century|millennium|era)\s+FROM\s`)
 	isDistinct   = regexp.MustCompile(`(?i)^IS\s+(NOT\s+)?DISTINCT\s+FROM\b`)
-	asTimestamp  = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT|INTERVAL)\s*\)`)
+	asTimestamp  = regexp.MustCompile(`(?i)^AS\s+(TIMESTAMP\s+WITH\s+TIME\s+ZONE|TIMESTAMPTZ|TIMESTAMP|VARCHAR|TEXT|INTEGER|BIGINT|INTERVAL|BLOB|BYTEA|VARBINARY)\s*\)`)
 )
 
 // setTimeZone is SET TIME ZONE 'zone' (SQL's and PostgreSQL's spelling),
@@ -146,6 +147,8 @@ var castSpelling = map[string]string{
 	"TIMESTAMP": "DATETIME", "TIMESTAMPTZ": "DATETIME(4)", "VARCHAR": "CHAR", "TEXT": "CHAR",
 	"INTEGER": "SIGNED", "BIGINT": "SIGNED",
 	"INTERVAL": "JSON", // the grammar has no INTERVAL type; quiver has no JSON (build_expr.go's cast)
+	"BLOB":     "YEAR", // nor BLOB; quiver has no YEAR
+	"BYTEA":    "YEAR", "VARBINARY": "YEAR",
 }
 
 // isTryCast reports whether the CAST at byte offset off of the user's

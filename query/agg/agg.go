@@ -99,7 +99,7 @@ func supported(dt arrow.DataType) bool {
 	}
 	switch dt.ID() {
 	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64,
-		arrow.INTERVAL_MONTH_DAY_NANO:
+		arrow.INTERVAL_MONTH_DAY_NANO, arrow.BINARY:
 		return true
 	}
 	return false
@@ -123,8 +123,8 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max, ArgMin, ArgMax:
-		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
-			break // intervals group (normalized keys) and count, nothing more yet
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO || arg.ID() == arrow.BINARY {
+			break // intervals and BLOBs group and count, nothing more yet
 		}
 		return arg, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:

@@ -64,7 +64,7 @@ func newKeyColumn(a *account, dt arrow.DataType) keyColumn {
 		return &fixedKeys[uint8]{acct: a, dt: dt, hashFn: hashInts[uint8]}
 	case arrow.DECIMAL128, arrow.INTERVAL_MONTH_DAY_NANO: // 16 bytes each (the planner normalizes intervals)
 		return &fixedKeys[decimal128.Num]{acct: a, dt: dt, hashFn: hashDecimals}
-	case arrow.STRING:
+	case arrow.STRING, arrow.BINARY: // a BLOB's layout is a string's
 		return &stringKeys{acct: a, dt: dt}
 	}
 	panic("agg: no key store for " + dt.String()) // types are checked by NewHashAggregator

@@ -140,6 +140,8 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 	case *array.MonthDayNanoInterval:
 		v := a.Value(i)
 		return intervalCell(v.Months, v.Days, v.Nanoseconds/1000), nil
+	case *array.Binary:
+		return cell{kind: kindString, s: fmt.Sprintf("blob %x", a.Value(i))}, nil
 	}
 	return cell{}, fmt.Errorf("quiver returned a column of type %s", a.DataType())
 }
@@ -175,6 +177,8 @@ func duckCell(v any) (cell, error) {
 		return timeCell(v), nil
 	case duckdb.Interval:
 		return intervalCell(v.Months, v.Days, v.Micros), nil
+	case []byte:
+		return cell{kind: kindString, s: fmt.Sprintf("blob %x", v)}, nil
 	}
 	return cell{}, fmt.Errorf("DuckDB returned %T", v)
 }

@@ -36,6 +36,8 @@ func castToString(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 		f = func(i int) string { return formatTime(vals[i]) }
 	case *array.MonthDayNanoInterval:
 		f = func(i int) string { return formatInterval(x.Value(i)) }
+	case *array.Binary:
+		f = func(i int) string { return formatBlob(x.Value(i)) }
 	default:
 		return nil, errorf(ErrType, "cannot cast %s to VARCHAR", a.DataType())
 	}
@@ -137,6 +139,21 @@ func castFromString(mem memory.Allocator, a *array.String, to arrow.DataType) (a
 			}
 			return v, nil
 		})
+	case arrow.BINARY:
+		b := array.NewBinaryBuilder(mem, typBinary)
+		defer b.Release()
+		for i := range a.Len() {
+			if a.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			v, ok := parseBlob(a.Value(i))
+			if !ok {
+				return nil, bad(i, ErrInvalidCast, `not a BLOB (a backslash starts \xHH; bytes past ASCII are written \xHH)`)
+			}
+			b.Append(v)
+		}
+		return b.NewArray(), nil
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return mapRows[interval](mem, to, a, func(i int) (interval, error) {
 			v, err := ParseInterval(a.Value(i))

@@ -119,6 +119,8 @@ func (l *literal) makeScalar() scalar.Scalar {
 		return scalar.NewTime64Scalar(arrow.Time64(l.i), l.typ)
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return scalar.NewMonthDayNanoIntervalScalar(l.iv)
+	case arrow.BINARY:
+		return scalar.NewBinaryScalar(memory.NewBufferBytes([]byte(l.s)), typBinary)
 	}
 	return scalar.MakeNullScalar(l.typ)
 }
@@ -155,6 +157,8 @@ func (l *literal) String() string {
 		return "TIME '" + formatTime(l.i) + "'"
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return "INTERVAL '" + formatInterval(l.iv) + "'"
+	case arrow.BINARY:
+		return "CAST(" + quote(formatBlob([]byte(l.s))) + " AS BLOB)"
 	}
 	return "?"
 }
@@ -186,6 +190,8 @@ func (l *literal) value() any {
 		return l.i
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return l.iv
+	case arrow.BINARY:
+		return []byte(l.s)
 	}
 	return nil
 }
@@ -216,6 +222,8 @@ func literalAt(a arrow.Array, i int) *literal {
 		l.i = int64(x.Value(i))
 	case *array.MonthDayNanoInterval:
 		l.iv = x.Value(i)
+	case *array.Binary:
+		l.s = string(x.Value(i))
 	default:
 		l.null = true
 	}
@@ -250,6 +258,8 @@ func concatLiterals(mem memory.Allocator, typ arrow.DataType, lits []*literal) (
 			bb.Append(arrow.Time64(l.i))
 		case *array.MonthDayNanoIntervalBuilder:
 			bb.Append(l.iv)
+		case *array.BinaryBuilder:
+			bb.Append([]byte(l.s))
 		default:
 			return nil, errorf(ErrType, "no literal array of %s", typ)
 		}

@@ -31,12 +31,13 @@ const (
 	FamBool                    // BOOLEAN
 	FamTime                    // TIME
 	FamInterval                // INTERVAL
+	FamBinary                  // BLOB
 )
 
 var familyNames = [...]string{
 	FamAny: "any", FamString: "varchar", FamInt: "bigint", FamNumeric: "numeric", FamDouble: "double",
 	FamDate: "date", FamTimestamp: "timestamp", FamTemporal: "date|timestamp", FamBool: "boolean",
-	FamTime: "time", FamInterval: "interval",
+	FamTime: "time", FamInterval: "interval", FamBinary: "blob",
 }
 
 func (f Family) String() string { return familyNames[f] }
@@ -69,6 +70,8 @@ func (f Family) accepts(t arrow.DataType) bool {
 		return id == arrow.TIME64
 	case FamInterval:
 		return id == arrow.INTERVAL_MONTH_DAY_NANO
+	case FamBinary:
+		return id == arrow.BINARY
 	}
 	return false
 }
@@ -93,6 +96,8 @@ func (f Family) convert(e Expr) (Expr, error) {
 		return nullAs(e, typTime), nil
 	case FamInterval:
 		return nullAs(e, typInterval), nil
+	case FamBinary:
+		return nullAs(e, typBinary), nil
 	}
 	return e, nil
 }

@@ -51,7 +51,22 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 		return timeFromEngine(mem, a, dt)
 	case *array.MonthDayNanoInterval:
 		return intervalFromEngine(mem, a, dt)
+	case *array.Binary:
+		if dt.ID() == arrow.LARGE_BINARY {
+			break // arrow-go's cast below
+		}
+		return bytesFromEngine(mem, a, dt)
 	case *array.String: // to large_utf8: wider offsets, same bytes
+		if dt.ID() == arrow.STRING_VIEW {
+			return bytesFromEngine(mem, a, dt)
+		}
+		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
+		if err != nil {
+			return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), dt, err)
+		}
+		return out, nil
+	}
+	if dt.ID() == arrow.LARGE_BINARY {
 		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
 		if err != nil {
 			return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), dt, err)

@@ -43,7 +43,7 @@ func decimalType(p, s int32) *arrow.Decimal128Type {
 // isEngine reports whether dt is an engine type.
 func isEngine(dt arrow.DataType) bool {
 	switch dt.ID() {
-	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.DATE32, arrow.NULL:
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.DATE32, arrow.NULL, arrow.BINARY:
 		return true
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
@@ -68,8 +68,9 @@ func isEngine(dt arrow.DataType) bool {
 // bool to Boolean, null to Null, timestamps of any unit to microseconds
 // (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
 // zone), time32/time64 to TIME (microseconds: time.go), intervals and
-// durations to INTERVAL (month_day_nano: interval.go). ok is false for
-// any other type.
+// durations to INTERVAL (month_day_nano: interval.go), binary,
+// large_binary, binary_view and fixed_size_binary to BLOB and
+// string_view to VARCHAR (binary.go). ok is false for any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -83,8 +84,10 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		d := dt.(arrow.DecimalType)
 		out := decimalType(d.GetPrecision(), d.GetScale())
 		return out, isEngine(out)
-	case arrow.STRING, arrow.LARGE_STRING:
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 		return typString, true
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return typBinary, true
 	case arrow.DATE32, arrow.DATE64:
 		return typDate32, true
 	case arrow.BOOL:
@@ -152,6 +155,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return timeToEngine(mem, arr)
 	case *array.MonthInterval, *array.DayTimeInterval, *array.Duration:
 		return intervalToEngine(mem, arr)
+	case *array.LargeBinary, *array.BinaryView, *array.FixedSizeBinary, *array.StringView:
+		return bytesToEngine(mem, arr) // binary.go
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
@@ -216,6 +221,8 @@ func sqlType(dt arrow.DataType) string {
 		return "TIME"
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return "INTERVAL"
+	case arrow.BINARY:
+		return "BLOB"
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)

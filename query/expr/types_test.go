@@ -32,7 +32,10 @@ func TestEngineType(t *testing.T) {
 		{&arrow.Decimal256Type{Precision: 40, Scale: 2}, ""},
 		{arrow.BinaryTypes.String, "utf8"},
 		{arrow.BinaryTypes.LargeString, "utf8"},
-		{arrow.BinaryTypes.Binary, ""},
+		{arrow.BinaryTypes.Binary, "binary"},
+		{arrow.BinaryTypes.LargeBinary, "binary"},
+		{&arrow.FixedSizeBinaryType{ByteWidth: 3}, "binary"},
+		{arrow.BinaryTypes.StringView, "utf8"},
 		{arrow.FixedWidthTypes.Date32, "date32"},
 		{arrow.FixedWidthTypes.Date64, "date32"},
 		{arrow.FixedWidthTypes.Boolean, "bool"},
@@ -113,9 +116,9 @@ func TestToEngine(t *testing.T) {
 	if err != nil {
 		t.Errorf("ToEngine(null): %v", err)
 	}
-	b, _, _ := array.FromJSON(mem, arrow.BinaryTypes.Binary, strings.NewReader(`[]`))
+	b, _, _ := array.FromJSON(mem, arrow.ListOf(arrow.PrimitiveTypes.Int8), strings.NewReader(`[]`))
 	_, err = ToEngine(context.Background(), mem, b)
-	wantErr(t, err, ErrType, "binary")
+	wantErr(t, err, ErrType, "list")
 	b.Release()
 	mem.AssertSize(t, 0)
 }
