@@ -123,8 +123,8 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max, ArgMin, ArgMax:
-		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO || arg.ID() == arrow.BINARY {
-			break // intervals and BLOBs group and count, nothing more yet
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO || arg.ID() == arrow.BINARY && f != Min && f != Max {
+			break // intervals group and count, BLOBs also min and max, nothing more yet
 		}
 		return arg, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:

@@ -24,6 +24,11 @@ WHERE strlen(s) = length(s) AND strlen(p) = length(p) ORDER BY id`},
 		duck: `SELECT CAST(s AS BLOB) AS b, id FROM fx WHERE strlen(s) = length(s) OR s IS NULL ORDER BY b NULLS FIRST, id`},
 	{name: "group by", ordered: true, sql: `SELECT CAST(p AS BLOB) AS b, count(*) FROM fx WHERE octet_length(p) = length(p) OR p IS NULL GROUP BY b ORDER BY b NULLS FIRST`,
 		duck: `SELECT CAST(p AS BLOB) AS b, count(*) FROM fx WHERE strlen(p) = length(p) OR p IS NULL GROUP BY b ORDER BY b NULLS FIRST`},
+	{name: "min max", ordered: true, sql: `
+SELECT n, min(CAST(p AS BLOB)), max(CAST(s AS BLOB)), count(CAST(p AS BLOB)) FROM fx
+WHERE octet_length(s) = length(s) AND octet_length(p) = length(p) GROUP BY n ORDER BY n NULLS FIRST`, duck: `
+SELECT n, min(CAST(p AS BLOB)), max(CAST(s AS BLOB)), count(CAST(p AS BLOB)) FROM fx
+WHERE strlen(s) = length(s) AND strlen(p) = length(p) GROUP BY n ORDER BY n NULLS FIRST`},
 	{name: "escapes", sql: `SELECT CAST(CAST('\xAA\x00ab' AS BLOB) AS VARCHAR), octet_length(CAST('\xAA\x00ab' AS BLOB)), CAST('\x41\x7F\x5C' AS BLOB)`},
 	{name: "hex literals", sql: `SELECT x'0AFF', octet_length(x'0AFF41')`, duck: `SELECT '\x0A\xFF'::BLOB, octet_length('\x0A\xFFA'::BLOB)`},
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -38,6 +39,9 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 	case *array.Int64:
 		return narrowInt(mem, dt, a)
 	case *array.Float64:
+		if dt.ID() == arrow.FLOAT16 {
+			return mapFixed(mem, dt, arr, a.Float64Values(), func(v float64) (float16.Num, error) { return float16.New(float32(v)), nil })
+		}
 		return mapFixed(mem, dt, arr, a.Float64Values(), func(v float64) (float32, error) { return float32(v), nil })
 	case *array.Decimal128:
 		return narrowDecimal(mem, dt, a)

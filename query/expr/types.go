@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -78,7 +79,7 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typInt64, true
 	case arrow.UINT64:
 		return typUint64, true
-	case arrow.FLOAT32, arrow.FLOAT64:
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		return typFloat64, true
 	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 		d := dt.(arrow.DecimalType)
@@ -137,6 +138,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return widen[uint32, int64](mem, typInt64, arr, a.Uint32Values()), nil
 	case *array.Float32:
 		return widen[float32, float64](mem, typFloat64, arr, a.Float32Values()), nil
+	case *array.Float16:
+		return mapFixed(mem, typFloat64, arr, a.Values(), func(v float16.Num) (float64, error) { return float64(v.Float32()), nil })
 	case *array.Uint64:
 		return mapFixed(mem, typUint64, arr, a.Uint64Values(), func(v uint64) (decimal128.Num, error) {
 			return decimal128.FromU64(v), nil
