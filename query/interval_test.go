@@ -81,3 +81,27 @@ func TestSyntaxErrorAtEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrittenNamesRead: columns and errors show INTERVAL and BLOB as
+// written, not the grammar's stand-ins (qv$iv(…), AS YEAR, AS JSON).
+func TestRewrittenNamesRead(t *testing.T) {
+	e, _ := eventsEngine(t, 1)
+	r, err := e.Query(t.Context(), `SELECT INTERVAL '1' DAY, INTERVAL 3 HOUR, INTERVAL '1 day 2 hours', CAST('x' AS BLOB), CAST('1 day' AS INTERVAL)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.Schema().Fields() {
+		names = append(names, f.Name)
+	}
+	for r.Next() {
+	}
+	r.Release()
+	if got := strings.Join(names, "|"); got != "INTERVAL '1' DAY|INTERVAL 3 HOUR|INTERVAL '1 day 2 hours'|cast('x' as blob)|cast('1 day' as interval)" {
+		t.Errorf("names: %s", got)
+	}
+	_, err = run(t, e, `SELECT INTERVAL 1 DAY * 1.5`)
+	if err == nil || !strings.Contains(err.Error(), "INTERVAL 1 DAY*1.5: cannot apply") {
+		t.Errorf("error: %v", err)
+	}
+}

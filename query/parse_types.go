@@ -205,3 +205,26 @@ func grammarInterval(text string, i int, calls []string) bool {
 	}
 	return intervalAfter.MatchString(text[i+m[1]:])
 }
+
+var (
+	intervalCall     = regexp.MustCompile(`qv\$iv\(([^,()']*|'(?:[^']|'')*'), '([A-Z]+)'\)`)
+	intervalTextCall = regexp.MustCompile(`qv\$iv\(('(?:[^']|'')*')\)`)
+	castStandIn      = regexp.MustCompile(`(?i)\bas (year|json)\)`)
+)
+
+// unrewriteTypes puts back, in a node's restored text (a column's name,
+// an error's), what rewriteTypes replaced for the grammar: INTERVAL
+// literals and the BLOB and INTERVAL type names.
+func unrewriteTypes(text string) string {
+	if !strings.Contains(text, intervalFunc) && !strings.Contains(text, " as ") {
+		return text
+	}
+	text = intervalCall.ReplaceAllString(text, "INTERVAL $1 $2")
+	text = intervalTextCall.ReplaceAllString(text, "INTERVAL $1")
+	return castStandIn.ReplaceAllStringFunc(text, func(m string) string {
+		if strings.Contains(strings.ToLower(m), "year") {
+			return "as blob)"
+		}
+		return "as interval)"
+	})
+}
