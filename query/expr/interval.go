@@ -21,9 +21,9 @@ import (
 //
 // Intervals compare as DuckDB compares them: normalized, a month as 30
 // days and a day as 24 hours ('1 day' = '24 hours', '30 days' = '1
-// month'); normalizedInterval carries days past 30 into months and
-// nanoseconds past a day into days, truncating toward zero, and the
-// parts then compare in order. GROUP BY groups equal intervals the same
+// month'); normalizedInterval carries nanoseconds past a day into days
+// and days past 30 into months, truncating toward zero, and the parts
+// then compare in order. GROUP BY groups equal intervals the same
 // way (package agg stores an interval key normalized, so '24 hours' comes
 // back as '1 day'). Durations, month and day_time intervals convert to
 // it when an expression reads them.
@@ -46,16 +46,16 @@ func IntervalLiteral(months, days int32, nanos int64) Expr {
 	return newLiteral(literal{typ: typInterval, iv: interval{Months: months, Days: days, Nanoseconds: nanos}})
 }
 
-// normalizedInterval is DuckDB's Interval::Normalize on nanoseconds.
+// normalizedInterval carries whole days of the nanoseconds into the days
+// and whole 30 days into the months, each truncated toward zero, as
+// DuckDB 1.4 compares ('29 days 719 hours' is 1 month 28 days 23 hours,
+// more than '1 month 1 second'); the days are then within ±29 and the
+// nanoseconds within a day.
 func normalizedInterval(v interval) (months, days, nanos int64) {
-	d, ns := int64(v.Days), v.Nanoseconds
-	extraD := d / 30
-	extraNs := ns / nsPerMonth
-	d -= extraD * 30
-	ns -= extraNs * nsPerMonth
-	dayNs := ns / nsPerDay
-	ns -= dayNs * nsPerDay
-	return int64(v.Months) + extraD + extraNs, d + dayNs, ns
+	ns := v.Nanoseconds
+	d := int64(v.Days) + ns/nsPerDay
+	ns -= ns / nsPerDay * nsPerDay
+	return int64(v.Months) + d/30, d % 30, ns
 }
 
 // compareIntervals is -1, 0 or 1 as a is less than, equal to or greater
@@ -84,8 +84,8 @@ func cmp3(a, b int64) int {
 
 // NormalizeInterval is v with its parts normalized (normalizedInterval),
 // the form two equal intervals share; ok is false when the months no
-// longer fit 32 bits (no interval Arrow holds gets there: its days carry
-// at most 2^31/30 months and its nanoseconds 3,558).
+// longer fit 32 bits (no interval Arrow holds gets there: its days and
+// nanoseconds carry at most 2^31/30 + 3,558 months).
 func NormalizeInterval(v interval) (interval, bool) {
 	m, d, ns := normalizedInterval(v)
 	if m < math.MinInt32 || m > math.MaxInt32 {

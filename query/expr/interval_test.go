@@ -69,6 +69,11 @@ func TestCompareIntervals(t *testing.T) {
 		{"1 month -1 day", "29 days", 1}, // DuckDB: normalized (1, -1, 0) > (0, 29, 0)
 		{"720 hours", "1 month", 0},
 		{"1 year", "359 days", 1},
+		// DuckDB 1.4: days carried from the hours, then months from the days
+		{"29 days 719 hours", "1 month", 1},
+		{"29 days 719 hours", "1 month 1 second", 1},
+		{"-29 days -719 hours", "-1 month", -1},
+		{"1 month 28 days 23 hours", "29 days 719 hours", 0},
 	} {
 		a, b := iv(tc.a), iv(tc.b)
 		if got := compareIntervals(a, b); got != tc.want {
