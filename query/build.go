@@ -702,6 +702,16 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts *tableScope, n *aggreg
 	if arg, err = b.aggArg(name, call, arg); err != nil {
 		return aggCall{}, err
 	}
+	if (fn == agg.Min || fn == agg.Max) && arg.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		// min and max of intervals order them normalized, as DuckDB does,
+		// and return the value as it is: arg_min/arg_max by the sort key
+		key, err := expr.IntervalSortKey(arg)
+		if err != nil {
+			return aggCall{}, b.typeErr(call, err)
+		}
+		fn = map[agg.Func]agg.Func{agg.Min: agg.ArgMin, agg.Max: agg.ArgMax}[fn]
+		return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), by: n.argSlot(key, argIndex), text: text, typ: arg.Type()}, nil
+	}
 	typ, err := agg.ResultType(fn, arg.Type())
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)

@@ -94,8 +94,9 @@
 // Intervals (month_day_nano, month, day_time and duration columns)
 // compute as DuckDB's INTERVAL: months, days and nanoseconds (package
 // expr's interval.go), compared and grouped normalized ('1 day' = '24
-// hours'), sorted by a key of that order; min and max of them are
-// refused. binary, large_binary, binary_view and fixed_size_binary
+// hours'), sorted by a key of that order (min and max are arg_min and
+// arg_max by it, so they return the value as it is, as DuckDB's do; sum
+// and avg are refused). binary, large_binary, binary_view and fixed_size_binary
 // compute as BLOB (string_view as VARCHAR). Columns of types with no
 // engine type (lists, structs, maps, unions, float16, decimal256, …) are
 // refused wherever the query names them, passed through or not; the

@@ -123,8 +123,8 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max, ArgMin, ArgMax:
-		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO || arg.ID() == arrow.BINARY && f != Min && f != Max {
-			break // intervals group and count, BLOBs also min and max, nothing more yet
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO && (f == Min || f == Max) || arg.ID() == arrow.BINARY && (f == ArgMin || f == ArgMax) {
+			break // an interval's min and max are arg_min and arg_max by its sort key (the planner's); no arg_min of BLOBs yet
 		}
 		return arg, nil
 	case VarSamp, VarPop, StddevSamp, StddevPop:

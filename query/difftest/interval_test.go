@@ -29,6 +29,7 @@ SELECT INTERVAL '1' DAY = INTERVAL '24' HOUR, INTERVAL '30' DAY = INTERVAL 1 MON
 	{name: "filter", sql: `SELECT count(*), count(ts - d) FROM fx WHERE ts - d > INTERVAL '12 hours' OR tz - ts <= INTERVAL '-1 second'`},
 	{name: "order by", ordered: true, sql: `SELECT id, ts - d AS x FROM fx WHERE ts IS NOT NULL ORDER BY x DESC, id LIMIT 60`},
 	{name: "group by", ordered: true, sql: `SELECT date_trunc('hour', ts) - d AS x, count(*) FROM fx GROUP BY x ORDER BY x NULLS FIRST`},
+	{name: "min max", ordered: true, sql: `SELECT n, min(ts - d), max(tz - ts), min(ts - TIMESTAMP '2000-01-01 00:00:00') FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
 	{name: "extract", ordered: true, sql: `
 SELECT id, extract(year FROM ts - TIMESTAMP '1900-01-01 00:00:00'), extract(day FROM ts - tms), extract(hour FROM ts - d), extract(minute FROM ts - d),
        extract(second FROM ts - d), date_part('millisecond', ts - d), extract(microsecond FROM ts - d), date_part('epoch', ts - d),

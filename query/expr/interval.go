@@ -99,16 +99,19 @@ func NormalizeInterval(v interval) (interval, bool) {
 // parts after it (|days| < 30 and |nanos| < one day once normalized).
 func intervalKey(v interval) decimal128.Num {
 	m, d, ns := normalizedInterval(v)
-	const dayW = 2 * nsPerDay // > the span of normalized nanoseconds
-	const monthW = 60 * dayW  // > the span of normalized days times dayW
-	k := decimal128.FromI64(m).Mul(decimal128.FromI64(monthW))
-	k = k.Add(decimal128.FromI64(d).Mul(decimal128.FromI64(dayW)))
+	k := decimal128.FromI64(m).Mul(decimal128.FromI64(monthWeight))
+	k = k.Add(decimal128.FromI64(d).Mul(decimal128.FromI64(dayWeight)))
 	return k.Add(decimal128.FromI64(ns))
 }
 
+const (
+	dayWeight   = 2 * nsPerDay   // > the span of normalized nanoseconds
+	monthWeight = 60 * dayWeight // > the span of normalized days times dayWeight
+)
+
 // IntervalSortKey is e (an INTERVAL) as a DECIMAL(38,0) ordered as the
 // intervals are (intervalKey), for sorts: ORDER BY an interval sorts by
-// it.
+// it, and min and max are arg_min and arg_max by it.
 func IntervalSortKey(e Expr) (Expr, error) {
 	if e.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 		return nil, errorf(ErrType, "interval sort key of %s (%s)", e.Type(), e)
