@@ -851,7 +851,25 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			exprs = append(exprs, e)
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
-		if exprs[col].Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		switch exprs[col].Type().ID() {
+		case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
+			// a month or day_time column passed through: its key is of
+			// the INTERVAL it reads as
+			node := it.Expr
+			if col < len(items) {
+				node = items[col].node
+			}
+			e, err := b.expr(node, sc)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if e, err = expr.IntervalSortKey(e); err != nil {
+				return nil, nil, nil, nil, b.typeErr(it, err)
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		case arrow.INTERVAL_MONTH_DAY_NANO:
 			// intervals sort normalized ('25 hours' after '1 day'): by a
 			// hidden key ordered as they are
 			e, err := expr.IntervalSortKey(exprs[col])

@@ -4,6 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
 )
 
 // TestIntervalQueries: INTERVAL literals, arithmetic, comparison, ORDER
@@ -109,4 +115,43 @@ func TestRewrittenNamesRead(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "INTERVAL 1 DAY*1.5: cannot apply") {
 		t.Errorf("error: %v", err)
 	}
+}
+
+// TestStoredIntervalOrder: month, day_time and duration columns sort as
+// the INTERVALs they read as (normalized: 25 hours after 1 day), passed
+// through in their own types.
+func TestStoredIntervalOrder(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "dt", Type: arrow.FixedWidthTypes.DayTimeInterval},
+		{Name: "m", Type: arrow.FixedWidthTypes.MonthInterval},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	for i, v := range []arrow.DayTimeInterval{{Days: 0, Milliseconds: 25 * 3600 * 1000}, {Days: 1}, {Days: 2, Milliseconds: -3600 * 1000}} {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.DayTimeIntervalBuilder).Append(v)
+		b.Field(2).(*array.MonthIntervalBuilder).Append(arrow.MonthInterval(2 - i))
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putTable(t, c, "iv", []arrow.RecordBatch{rec})
+	rec.Release()
+	e := New(c, Options{Alloc: mem})
+	for _, tc := range []struct{ sql, want string }{
+		{`SELECT id FROM iv ORDER BY dt`, "1 0 2"},
+		{`SELECT id, dt FROM iv ORDER BY 2 DESC`, `2|{"days":2,"milliseconds":-3600000} 0|{"days":0,"milliseconds":90000000} 1|{"days":1,"milliseconds":0}`},
+		{`SELECT id FROM iv ORDER BY m`, "2 1 0"},
+	} {
+		got, err := run(t, e, tc.sql)
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: %v %v, want %s", tc.sql, got, err, tc.want)
+		}
+	}
+	c.Drop("iv")
 }

@@ -122,7 +122,7 @@ func TestAllTypesThroughServer(t *testing.T) {
 	// sort as stored columns
 	partly := map[string]string{
 		"dur": "select filter order by group by min/max", "ivl_mdn": "select filter order by group by min/max",
-		"ivl_m": "select filter group by min/max", "ivl_dt": "select filter group by min/max",
+		"ivl_m": "select filter order by group by min/max", "ivl_dt": "select filter order by group by min/max",
 	}
 	var matrix []string
 	for _, name := range ingested {
