@@ -48,12 +48,41 @@ func (s *Sorter) setFirstKey(col arrow.Array, i int) {
 	}
 	// A copy of the one value, in memory of its own (Go's, left to the
 	// collector: readers on other goroutines may still hold the last one).
-	one := array.NewSlice(col, int64(i), int64(i+1))
-	defer one.Release()
-	if cp, err := array.Concatenate([]arrow.Array{one}, memory.DefaultAllocator); err == nil {
+	if cp, ok := copyOne(col, i); ok {
 		cp.NullN() // arrow-go counts NULLs lazily: count before readers share it
 		s.bound.Store(&cp)
 	}
+}
+
+// copyOne is row i of col in Go's memory. A view's bytes are copied by a
+// builder: arrow-go's Concatenate shares the data buffers of views, and
+// the copy, never released, would keep the batch's buffers from their
+// allocator.
+func copyOne(col arrow.Array, i int) (arrow.Array, bool) {
+	switch v := col.(type) {
+	case *array.BinaryView:
+		b := array.NewBinaryViewBuilder(memory.DefaultAllocator)
+		defer b.Release()
+		if v.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(v.Value(i))
+		}
+		return b.NewArray(), true
+	case *array.StringView:
+		b := array.NewStringViewBuilder(memory.DefaultAllocator)
+		defer b.Release()
+		if v.IsNull(i) {
+			b.AppendNull()
+		} else {
+			b.Append(v.Value(i))
+		}
+		return b.NewArray(), true
+	}
+	one := array.NewSlice(col, int64(i), int64(i+1))
+	defer one.Release()
+	cp, err := array.Concatenate([]arrow.Array{one}, memory.DefaultAllocator)
+	return cp, err == nil
 }
 
 // FirstKeyBound is, once a top-k sort holds its Limit rows, the k-th row's

@@ -601,6 +601,12 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 				return nil, nil, err
 			}
 			k = nullKey(k) // build_nullkey.go
+			if k.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+				// equal intervals ('1 day', '24 hours') group together
+				if k, err = expr.NormalizedIntervals(k); err != nil {
+					return nil, nil, b.typeErr(it, err)
+				}
+			}
 			text := restore(node)
 			as.keySizes.max = max(as.keySizes.max, len(text))
 			if _, dup := as.keyIndex[text]; dup {
@@ -728,6 +734,16 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 	}
 	if arg, err = b.aggArg(name, call, arg); err != nil {
 		return aggCall{}, err
+	}
+	if (fn == agg.Min || fn == agg.Max) && arg.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		// min and max of intervals order them normalized, as DuckDB does,
+		// and return the value as it is: arg_min/arg_max by the sort key
+		key, err := expr.IntervalSortKey(arg)
+		if err != nil {
+			return aggCall{}, b.typeErr(call, err)
+		}
+		fn = map[agg.Func]agg.Func{agg.Min: agg.ArgMin, agg.Max: agg.ArgMax}[fn]
+		return aggCall{fn: fn, arg: n.argSlot(arg, argIndex), by: n.argSlot(key, argIndex), text: text, typ: arg.Type()}, nil
 	}
 	typ, err := agg.ResultType(fn, arg.Type())
 	if err != nil {
@@ -867,6 +883,35 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			e, err := b.output(it.Expr, sc)
 			if err != nil {
 				return nil, nil, nil, nil, err
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		}
+		switch exprs[col].Type().ID() {
+		case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
+			// a month or day_time column passed through: its key is of
+			// the INTERVAL it reads as
+			node := it.Expr
+			if col < len(items) {
+				node = items[col].node
+			}
+			e, err := b.expr(node, sc)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			if e, err = expr.IntervalSortKey(e); err != nil {
+				return nil, nil, nil, nil, b.typeErr(it, err)
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		case arrow.INTERVAL_MONTH_DAY_NANO:
+			// intervals sort normalized ('25 hours' after '1 day'): by a
+			// hidden key ordered as they are
+			e, err := expr.IntervalSortKey(exprs[col])
+			if err != nil {
+				return nil, nil, nil, nil, b.typeErr(it, err)
 			}
 			col = len(exprs)
 			exprs = append(exprs, e)

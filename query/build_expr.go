@@ -51,7 +51,7 @@ func restore(n ast.Node) string {
 	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreStringWithoutCharset, &sb)); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
-	return sb.String()
+	return unrewriteTypes(sb.String()) // parse_types.go
 }
 
 // at makes an error about node n, with its position.
@@ -228,9 +228,17 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 		return w(expr.Or(l, r))
 	}
 	if op, ok := arithOps[x.Op]; ok {
+		if op == expr.Sub {
+			if l, r, err = b.zoneMeet(l, r); err != nil {
+				return nil, b.typeErr(x, err)
+			}
+		}
 		return w(expr.Arith(op, l, r))
 	}
 	if op, ok := cmpOps[x.Op]; ok {
+		if l, r, err = b.zoneMeet(l, r); err != nil {
+			return nil, b.typeErr(x, err)
+		}
 		return w(expr.Compare(op, l, r))
 	}
 	if x.Op == opcode.NullEQ { // <=>, IS [NOT] DISTINCT FROM: parse_types.go
@@ -354,6 +362,8 @@ func (b *builder) literal(x *driver.ValueExpr) (expr.Expr, error) {
 		return decimalLiteral(b, x, strconv.FormatUint(v, 10))
 	case *driver.MyDecimal:
 		return decimalLiteral(b, x, v.String())
+	case driver.BinaryLiteral: // x'0AFF', 0x0AFF: a BLOB
+		return expr.BinaryLiteral(v), nil
 	}
 	return nil, b.at(ErrUnsupported, x, "literal %s", restore(x))
 }
@@ -410,15 +420,17 @@ func (b *builder) cast(x *ast.FuncCastExpr, sc scope) (expr.Expr, error) {
 		to = expr.TimestampType(tp.GetDecimal() == tzPrecision)
 	case mysql.TypeDuration:
 		to = expr.TimeType()
+	case mysql.TypeJSON: // CAST(x AS INTERVAL) (parse_types.go)
+		to = expr.IntervalType()
+	case mysql.TypeYear: // CAST(x AS BLOB) (parse_types.go)
+		to = expr.BinaryType()
 	case mysql.TypeVarString, mysql.TypeString, mysql.TypeVarchar:
 		to = arrow.BinaryTypes.String
 	default:
 		return nil, b.at(ErrUnsupported, x, "CAST to %s", tp.String())
 	}
-	if isTryCast(b.sql, x.OriginTextPosition()) {
-		return wrap(b, x)(expr.TryCast(v, to))
-	}
-	return wrap(b, x)(expr.Cast(v, to))
+	// in the session's zone where a wall-clock time meets an instant
+	return wrap(b, x)(expr.CastIn(v, to, b.zone(), isTryCast(b.sql, x.OriginTextPosition())))
 }
 
 func (b *builder) caseExpr(x *ast.CaseExpr, sc scope) (expr.Expr, error) {
@@ -499,6 +511,8 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return expr.DateLiteral(days), nil
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
+	case intervalFunc: // a standalone INTERVAL literal (parse_types.go)
+		return b.intervalLiteral(x)
 	case pipesFunc: // a || b (build_concat.go)
 		return b.concat(x, sc)
 	case "concat":
@@ -520,7 +534,7 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	if !ok {
 		return nil, b.at(ErrUnsupported, x, "%s without an INTERVAL unit", x.FnName.O)
 	}
-	n, err := b.intervalValue(x.Args[1], unit) // build_interval.go
+	n, err := b.intervalValue(x.Args[1], unit.Unit.String()) // build_interval.go
 	if err != nil {
 		return nil, err
 	}
@@ -553,6 +567,9 @@ func (b *builder) interval(x *ast.FuncCallExpr, sc scope, subtract bool) (expr.E
 	d, err := b.expr(x.Args[0], sc)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok, err := b.zoneInterval(d, int32(months), int32(days), micros); ok { // build_zone.go
+		return wrap(b, x)(e, err)
 	}
 	return wrap(b, x)(expr.AddIntervalTime(d, int32(months), int32(days), micros))
 }

@@ -25,6 +25,18 @@ func (b *builder) callFunc(name string, x *ast.FuncCallExpr, sc scope) (expr.Exp
 	switch name {
 	case "extract":
 		return b.extract(x, sc)
+	case "age":
+		if len(x.Args) == 1 { // age(ts) is age(current_date, ts), as in DuckDB
+			ts, err := b.expr(x.Args[0], sc)
+			if err != nil {
+				return nil, err
+			}
+			today, err := b.now("current_date", &ast.FuncCallExpr{})
+			if err != nil {
+				return nil, err
+			}
+			return wrap(b, x)(expr.Call("age", today, ts))
+		}
 	case "trim":
 		return b.trim(x, sc)
 	case "position":
@@ -52,6 +64,9 @@ func (b *builder) registryCall(x *ast.FuncCallExpr, name string, args []ast.Expr
 			return nil, err
 		}
 	}
+	if e, ok, err := b.zoneCall(name, es); ok { // build_zone.go
+		return wrap(b, x)(e, err)
+	}
 	return wrap(b, x)(expr.Call(name, es...))
 }
 
@@ -76,6 +91,9 @@ func (b *builder) extract(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	part, err := expr.Literal(strings.ToLower(name))
 	if err != nil {
 		return nil, b.typeErr(x, err)
+	}
+	if e, ok, err := b.zoneCall("date_part", []expr.Expr{part, d}); ok { // build_zone.go
+		return wrap(b, x)(e, err)
 	}
 	return wrap(b, x)(expr.Call("date_part", part, d))
 }

@@ -12,7 +12,8 @@ import (
 // now(), current_timestamp and current_date are fixed once per query, as
 // in DuckDB and PostgreSQL: the instant planning began, carried in the
 // planning context so that subqueries (child builders) see the same one.
-// The session zone is UTC, so current_date is the UTC date.
+// current_date and localtimestamp are the session zone's date and
+// wall-clock time (timezone.go).
 
 type nowKey struct{}
 
@@ -47,11 +48,14 @@ func (b *builder) now(name string, x *ast.FuncCallExpr) (expr.Expr, error) {
 		return nil, b.at(ErrInvalid, x, "%s takes no arguments, got %d", x.FnName.O, len(x.Args))
 	}
 	us := b.queryStart().UnixMicro()
+	// the date and the wall-clock time are the session zone's
+	_, off := b.queryStart().In(b.zone()).Zone()
+	local := us + int64(off)*1_000_000
 	switch name {
 	case "current_date", "today":
-		return expr.DateLiteral(int32(floorDiv(us, 86_400_000_000))), nil
+		return expr.DateLiteral(int32(floorDiv(local, 86_400_000_000))), nil
 	case "localtimestamp":
-		return expr.TimestampLiteral(us, false), nil
+		return expr.TimestampLiteral(local, false), nil
 	}
 	return expr.NowLiteral(us), nil
 }

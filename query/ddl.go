@@ -46,7 +46,7 @@ func IsChange(sql string) bool {
 func isChangeStmt(stmt ast.StmtNode) bool {
 	switch stmt.(type) {
 	case *ast.CreateTableStmt, *ast.InsertStmt, *ast.CreateViewStmt, *ast.DropTableStmt, *ast.TruncateTableStmt,
-		*ast.CreateIndexStmt:
+		*ast.CreateIndexStmt, *ast.SetStmt:
 		return true
 	}
 	return false
@@ -136,6 +136,8 @@ func (n *changeNode) run(ctx context.Context) (int64, error) {
 		rows, err = n.truncate(ctx, s)
 	case *ast.CreateIndexStmt:
 		err = n.createIndex(s) // ddl_keys.go
+	case *ast.SetStmt:
+		err = n.set(ctx, s) // timezone.go
 	default:
 		err = n.b.at(ErrUnsupported, s, "%s statements", statementName(s))
 	}

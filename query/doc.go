@@ -49,7 +49,8 @@
 // scan hands batches on as the cache decodes them. Expressions compute on
 // the engine types of package expr (int64, float64, decimal128, utf8,
 // date32, bool, timestamp in microseconds with or without the zone UTC,
-// and time64 in microseconds), and a column is converted to its engine type only where
+// time64 in microseconds, month_day_nano interval and binary), and a
+// column is converted to its engine type only where
 // an expression, predicate, sort key or aggregate reads it, once per batch
 // however many of them do: a ToEngine step (op_convert.go) below the
 // filter for the predicate's columns, and above it for the rest, after the
@@ -73,15 +74,33 @@
 // Timestamps of every unit and zone compute as microseconds, DuckDB's
 // TIMESTAMP and TIMESTAMP WITH TIME ZONE (a nanosecond column rounds
 // toward minus infinity when an expression reads it; passed through it
-// keeps its nanoseconds); a zoned column computes in UTC, which is the
-// session's time zone (there is no session option for it yet), so its
-// fields, text ('2024-01-02 03:04:05+00') and casts are UTC's. Zone names
-// in timestamp text ('2024-03-31 03:30 Europe/Paris') come from Go's time
-// zone database. time32 and time64 columns compute as DuckDB's TIME,
-// microseconds since midnight.
+// keeps its nanoseconds); a zoned column is an instant, whatever zone
+// its Arrow type names. Where an instant meets a wall-clock time — casts
+// to and from TIMESTAMP, DATE, TIME and VARCHAR ('2024-01-02
+// 03:04:05+01'), comparisons with a TIMESTAMP or DATE, EXTRACT (but
+// epoch), date_trunc, date_diff, dayname, monthname, last_day, strftime,
+// a constant INTERVAL of days or months, current_date and
+// localtimestamp — it is read in the session's time zone (timezone.go,
+// build_zone.go): SET TimeZone = 'Europe/Berlin' (or SET TIME ZONE …)
+// on a Session passed with WithSession, else Options.TimeZone, else
+// UTC; results of the zoned type are labelled with it. Zones come from
+// Go's time zone database, compiled in (time/tzdata); an unknown name is
+// ErrInvalid naming it. DST: a skipped wall-clock time reads with the
+// offset before the change, a repeated one with the offset after it
+// (adding days keeps the old offset where it exists), as DuckDB does.
+// time32 and time64 columns compute as DuckDB's TIME, microseconds since
+// midnight.
 //
-// Columns of types with no engine type (intervals, binary, lists, …) are
-// refused wherever the query names them, passed through or not.
+// Intervals (month_day_nano, month, day_time and duration columns)
+// compute as DuckDB's INTERVAL: months, days and nanoseconds (package
+// expr's interval.go), compared and grouped normalized ('1 day' = '24
+// hours'), sorted by a key of that order (min and max are arg_min and
+// arg_max by it, so they return the value as it is, as DuckDB's do; sum
+// and avg are refused). binary, large_binary, binary_view and fixed_size_binary
+// compute as BLOB (string_view as VARCHAR). Columns of types with no
+// engine type (lists, structs, maps, unions, float16, decimal256, …) are
+// refused wherever the query names them, passed through or not; the
+// server's TestAllTypesThroughServer lists what each type does.
 //
 // # Supported SQL
 //
@@ -105,11 +124,20 @@
 // comparisons: a + b || c is (a + b) || c), CAST and TRY_CAST (NULL where
 // a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
 // DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
-// CHAR/VARCHAR/TEXT (parse_types.go), TIME, CASE, DATE '…', TIMESTAMP
-// '…' and TIME '…' literals, date or timestamp ± INTERVAL n
+// CHAR/VARCHAR/TEXT (parse_types.go), TIME, INTERVAL, BLOB/BYTEA, CASE,
+// DATE '…', TIMESTAMP '…' and TIME '…' literals, x'0AFF' (a BLOB),
+// date or timestamp ± INTERVAL n
 // MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
-// a time unit is a timestamp; also INTERVAL '3 days'), DATE - DATE (days)
-// and DATE ± integer (a date), string literals
+// a time unit is a timestamp, plus days or months still a date; also
+// INTERVAL '3 days'), INTERVAL values: INTERVAL '1' DAY, INTERVAL 3 HOUR,
+// INTERVAL '1 day 2 hours' (any of DuckDB's unit words, a clock
+// '02:30:00', 'ago'; the grammar takes INTERVAL only beside + and -, so
+// a standalone one is rewritten to a call, parse_types.go), TIMESTAMP -
+// TIMESTAMP (an INTERVAL), timestamp or date ± an INTERVAL value (a
+// timestamp), INTERVAL ± INTERVAL, INTERVAL × BIGINT, -INTERVAL, age(a,
+// b) and age(a), to_years … to_microseconds, EXTRACT(… FROM interval),
+// DATE - DATE (days) and DATE ± integer (a date), SET TimeZone (see
+// Types), string literals
 // without backslash escapes (as in DuckDB); EXTRACT(YEAR|QUARTER|MONTH|WEEK|DAY|HOUR|MINUTE|SECOND|
 // MICROSECOND|EPOCH|DOW|DOY|… FROM t) and date_part('dow' | 'epoch' | …,
 // t), and the
@@ -229,7 +257,7 @@
 // values it reads (apply.go).
 //
 // Anything else — FULL JOIN … USING, NATURAL joins, ANY/ALL,
-// INTERSECT/EXCEPT ALL, other functions (age, list, …),
+// INTERSECT/EXCEPT ALL, other functions (list functions, …),
 // UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,

@@ -95,6 +95,9 @@ type Options struct {
 	// Views holds the views CREATE VIEW makes (views.go); default an
 	// empty set of the engine's own.
 	Views *Views
+	// TimeZone is the time zone of a query whose Session has not set one
+	// (timezone.go); default UTC. quiver serve: --time-zone.
+	TimeZone *time.Location
 }
 
 // DefaultMaxJoinPairs is the MaxJoinPairs of Options left zero: 100
@@ -201,6 +204,9 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	default:
 		return nil, false, b.at(ErrUnsupported, stmt, "%s statements (quiver answers SELECT)", statementName(stmt))
 	}
+	if err == nil && !explain {
+		p = labelZone(p, b.zone()) // build_zone.go
+	}
 	if err == nil && analyze {
 		p = &analyzeRoot{in: p} // explain_analyze.go
 	}
@@ -271,6 +277,8 @@ func findScan(p planNode) *scanNode {
 	case *analyzeNode:
 		return findScan(n.in)
 	case *analyzeRoot:
+		return findScan(n.in)
+	case *zoneLabelNode:
 		return findScan(n.in)
 	}
 	return nil

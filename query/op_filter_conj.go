@@ -103,6 +103,9 @@ func (o *filterOp) applyConjuncts(ctx context.Context, rec arrow.RecordBatch) (a
 	defer func() { cur.Release() }()
 	var sel []int32 // the rows of cur still in; nil: all
 	for i, c := range orderConjuncts(o.conj) {
+		if err := ctx.Err(); err != nil { // a WHERE of thousands of terms stops between them
+			return nil, err
+		}
 		n := int(cur.NumRows())
 		start := time.Now()
 		mem := o.rt.evalMem()

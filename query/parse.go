@@ -141,6 +141,9 @@ func nearOffset(text, line, col, near string) int {
 	}
 	target += cn
 	probe := near
+	if probe == "" { // the parser stopped at the end of the text
+		return -1
+	}
 	if len(probe) > 40 {
 		probe = probe[:40]
 	}

@@ -93,7 +93,19 @@ func run(t testing.TB, e *Engine, sql string) ([]string, error) {
 // Stats.
 func runOrdered(t testing.TB, e *Engine, sql string, params ...any) ([]string, Stats, error) {
 	t.Helper()
-	r, err := e.Query(context.Background(), sql, params...)
+	return runOrderedCtx(t, context.Background(), e, sql, params...)
+}
+
+// runCtx is run with ctx (a session's).
+func runCtx(t testing.TB, ctx context.Context, e *Engine, sql string) ([]string, error) {
+	t.Helper()
+	rows, _, err := runOrderedCtx(t, ctx, e, sql)
+	return rows, err
+}
+
+func runOrderedCtx(t testing.TB, ctx context.Context, e *Engine, sql string, params ...any) ([]string, Stats, error) {
+	t.Helper()
+	r, err := e.Query(ctx, sql, params...)
 	if err != nil {
 		return nil, Stats{}, err
 	}

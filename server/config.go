@@ -52,6 +52,11 @@ type Config struct {
 	// QueryMemory bounds what one query's sorts and aggregates hold;
 	// default query.DefaultMemoryLimit.
 	QueryMemory int64
+	// TimeZone is a session's time zone until it sets its own (SET
+	// TimeZone = '…' or the session option OptionTimeZone): where
+	// instants meet wall-clock times (package query's timezone.go).
+	// Default UTC; quiver serve --time-zone.
+	TimeZone *time.Location
 	// MaxExprNodes and MaxExprDepth bound the expressions of one
 	// statement: its expression nodes, all together, and how deeply they
 	// nest; a statement past either fails with InvalidArgument naming the

@@ -74,6 +74,18 @@
 // zstd:1 and a request setting both codec keys gets Spark's. An option
 // sent with no value goes back to the default (the level to 3).
 //
+// # Time zone
+//
+// A session's time zone (package query's timezone.go: where instants
+// meet wall-clock times) is set by SQL, SET TimeZone = 'Europe/Berlin'
+// (or SET TIME ZONE …) sent with ExecuteUpdate, or by the session option
+// "TimeZone" (OptionTimeZone; GetSessionOptions reports it); an unknown
+// zone is refused by name. A session that sets none, and a call without
+// a session, use Config.TimeZone (quiver serve --time-zone, default
+// UTC). A SET from a caller without a session starts one, whose cookie
+// comes with the update's response headers (arrow-go's ExecuteUpdate
+// returns before its cookie middleware reads them: set an option first).
+//
 // # Sessions
 //
 // Sessions live in quiver's own store (sessions.go), found by the

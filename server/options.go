@@ -2,14 +2,23 @@ package server
 
 import (
 	"context"
+	"maps"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
+
+	"github.com/quiverdb/quiver/query"
 )
+
+// OptionTimeZone is the session option that sets the session's time
+// zone, as SET TimeZone = '…' does: an IANA zone name (Europe/Berlin,
+// UTC).
+const OptionTimeZone = "TimeZone"
 
 // SetSessionOptions sets the session's options: OptionResultCodec, and
 // Spark's two keys for the same thing (OptionSparkCodec,
-// OptionSparkZstdLevel; see sparkoptions.go). An option sent with no
+// OptionSparkZstdLevel; see sparkoptions.go), and OptionTimeZone. An option sent with no
 // value goes back to the server's default. Unknown names and bad values
 // are reported per option, as Flight SQL wants, and leave that option
 // unchanged.
@@ -25,9 +34,21 @@ func (q *sqlServer) SetSessionOptions(ctx context.Context, req *flight.SetSessio
 		}
 		res.Errors[name] = &flight.SetSessionOptionsResultError{Value: v}
 	}
+	opts := req.GetSessionOptions()
+	if v, ok := opts[OptionTimeZone]; ok {
+		opts = maps.Clone(opts)
+		delete(opts, OptionTimeZone)
+		if v == nil || v.GetOptionValue() == nil {
+			sess.q.SetTimeZone(nil) // back to the server's
+		} else if loc, err := query.LoadTimeZone(stringOption(v)); err != nil {
+			fail(OptionTimeZone, flight.SetSessionOptionsResultErrorInvalidValue)
+		} else {
+			sess.q.SetTimeZone(loc)
+		}
+	}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	ch, bad := parseCodecOptions(req.GetSessionOptions())
+	ch, bad := parseCodecOptions(opts)
 	for name, v := range bad {
 		fail(name, v)
 	}
@@ -45,7 +66,11 @@ func (q *sqlServer) GetSessionOptions(ctx context.Context, req *flight.GetSessio
 	}
 	opts := map[string]*flight.SessionOptionValue{}
 	rc := q.s.defaultCodec
+	zone := q.s.cfg.TimeZone
 	if sess != nil {
+		if z := sess.q.TimeZone(); z != nil {
+			zone = z
+		}
 		sess.mu.Lock()
 		rc = sess.codec
 		for name, v := range sess.options {
@@ -54,6 +79,10 @@ func (q *sqlServer) GetSessionOptions(ctx context.Context, req *flight.GetSessio
 		sess.mu.Unlock()
 	}
 	opts[OptionResultCodec] = &flight.SessionOptionValue{OptionValue: &pb.SessionOptionValue_StringValue{StringValue: rc.String()}}
+	if zone == nil {
+		zone = time.UTC
+	}
+	opts[OptionTimeZone] = &flight.SessionOptionValue{OptionValue: &pb.SessionOptionValue_StringValue{StringValue: zone.String()}}
 	return &flight.GetSessionOptionsResult{SessionOptions: opts}, nil
 }
 

@@ -97,7 +97,7 @@ func New(cfg Config, c *cache.Cache) (*Server, error) {
 		engine: query.New(c, query.Options{MemoryLimit: cfg.QueryMemory, Alloc: cfg.Alloc, Spill: spills,
 			MemoryLimitName: "--query-memory", NoSpillName: "--no-spill",
 			MaxExprNodes: cfg.MaxExprNodes, MaxExprDepth: cfg.MaxExprDepth,
-			Tables: tableWriterOf(cfg, c), Views: views}),
+			Tables: tableWriterOf(cfg, c), Views: views, TimeZone: cfg.TimeZone}),
 		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionsPerClient, cfg.SessionIdle),
 		prepared: &preparedStore{max: cfg.MaxSessions, idle: cfg.SessionIdle, m: map[string]*prepared{}},
 		tickets:  newTicketStore(cfg.TicketTTL, cfg.MaxTicketBytes),

@@ -93,7 +93,7 @@ func (s *Server) runQuery(stream flight.FlightService_DoGetServer, stmt *stateme
 		s.log.Info("query", "sql", abbreviate(sql), "codec", setting.String(), "rows", st.Rows, "batches", st.Batches,
 			"raw_bytes", st.RawBytes, "sent_bytes", st.Sent, "ms", time.Since(start).Milliseconds(), "peer", addr, "err", err)
 	}()
-	res, err := s.engine.Query(ctx, sql, params...)
+	res, err := s.engine.Query(withSession(ctx, sess), sql, params...)
 	if err != nil {
 		return toStatus(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/quiverdb/quiver/query"
 )
 
 // sessionCookie is the cookie Flight SQL clients keep a session in (the
@@ -37,6 +39,10 @@ type session struct {
 	sparkLevel int                                   // OptionSparkZstdLevel; 0: unset
 	options    map[string]*flight.SessionOptionValue // the Spark keys set, as sent
 	lastUsed   time.Time                             // guarded by sessions.mu
+
+	// q is what the session's SQL sets (SET TimeZone) and its queries
+	// read; safe on its own.
+	q *query.Session
 }
 
 func (s *session) resultCodec() resultCodec {
@@ -117,7 +123,7 @@ func (ss *sessions) getOrCreate(ctx context.Context, client string, defaults res
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	s := &session{id: hex.EncodeToString(b[:]), client: client, codec: defaults, options: map[string]*flight.SessionOptionValue{}}
+	s := &session{id: hex.EncodeToString(b[:]), client: client, codec: defaults, options: map[string]*flight.SessionOptionValue{}, q: &query.Session{}}
 	ss.mu.Lock()
 	now := ss.now()
 	cs := ss.byClient[client]
@@ -253,4 +259,13 @@ func cookieValue(ctx context.Context, name string) string {
 		return ""
 	}
 	return c.Value
+}
+
+// withSession is ctx carrying the session's SQL settings (its time
+// zone) to the engine; ctx itself without a session.
+func withSession(ctx context.Context, sess *session) context.Context {
+	if sess == nil {
+		return ctx
+	}
+	return query.WithSession(ctx, sess.q)
 }

@@ -93,7 +93,11 @@ func (s *Server) planSchema(ctx context.Context, sql string, params []any) (*arr
 		return nil, err
 	}
 	defer release()
-	schema, err := s.engine.SchemaContext(ctx, sql, params...)
+	sess, err := s.sessions.lookup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := s.engine.SchemaContext(withSession(ctx, sess), sql, params...)
 	return schema, toStatus(err)
 }
 

@@ -44,6 +44,15 @@ func (s *Server) update(ctx context.Context, sql string, txn []byte) (int64, err
 	if err := s.checkChange(sql); err != nil {
 		return 0, err
 	}
+	if query.IsSet(sql) {
+		// SET needs a session to set: a client without one gets one (and
+		// its cookie) here, as with SetSessionOptions
+		sess, err := s.sessions.getOrCreate(ctx, s.clientKey(ctx), s.defaultCodec)
+		if err != nil {
+			return 0, toStatus(err)
+		}
+		ctx = withSession(ctx, sess)
+	}
 	return s.runChange(ctx, sql, nil)
 }
 
@@ -67,7 +76,11 @@ func (s *Server) runChange(ctx context.Context, sql string, params []any) (int64
 		return 0, err
 	}
 	defer release()
-	n, err := s.engine.Exec(ctx, sql, params...)
+	sess, err := s.sessions.lookup(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.engine.Exec(withSession(ctx, sess), sql, params...)
 	if err != nil {
 		s.metrics.queryErrors.Add(1)
 		return 0, toStatus(err)

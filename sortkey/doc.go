@@ -70,6 +70,8 @@
 //	decimal128, decimal256    the two's complement words big-endian, the
 //	                          high word's sign bit flipped (16 or 32 bytes)
 //	fixed_size_binary(w)      the w bytes as they are
+//	month_day_nano interval   months, days, nanoseconds as int32, int32,
+//	                          int64 above (16 bytes): the parts' order
 //
 // Floats are canonicalized first: -0.0 becomes +0.0 and every NaN the one
 // positive quiet NaN, which sorts after +Inf. That is the order of DuckDB and

@@ -69,7 +69,7 @@ func fixedWidth(t arrow.DataType) (int, error) {
 	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.DATE64, arrow.TIME64, arrow.TIMESTAMP,
 		arrow.DURATION, arrow.DECIMAL64:
 		return 8, nil
-	case arrow.DECIMAL128:
+	case arrow.DECIMAL128, arrow.INTERVAL_MONTH_DAY_NANO:
 		return 16, nil
 	case arrow.DECIMAL256:
 		return 32, nil

@@ -122,6 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	spillCodec := fs.String("spill-codec", "zstd:1", "spill file codec: none, lz4, zstd:N")
 	noSpill := fs.Bool("no-spill", false, "never spill: queries past --query-memory fail")
 	logFormat := fs.String("log-format", "text", "text or json")
+	timeZone := fs.String("time-zone", "UTC", "a session's time zone until it sets its own (SET TimeZone): an IANA name such as Europe/Berlin")
 	dataDir := fs.String("data-dir", "", "keep ingested tables in `DIR`: written there before an ingest is acknowledged, served again after a restart (default: memory only)")
 	compactFiles := fs.Int("compact-files", store.DefaultCompactFiles, "with --data-dir, merge a table's small appends into full batches in the background once more than `K` of them are on disk (0: never)")
 	compactRows := fs.Int("compact-rows", store.DefaultCompactRows, "with --data-dir, `N` rows in a batch merged from small appends")
@@ -143,6 +144,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cacheSetting, err := cache.ParseCodecSetting(*cacheCodec)
 	if err != nil {
 		return fmt.Errorf("%w: --cache-codec: %v", errUsage, err)
+	}
+	zone, err := query.LoadTimeZone(*timeZone)
+	if err != nil {
+		return fmt.Errorf("%w: --time-zone: %v", errUsage, err)
 	}
 	tokens, err := readTokens(*tokenFile)
 	if err != nil {
@@ -189,6 +194,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg.MaxSQLBytes, cfg.TicketTTL, cfg.MaxSessionsPerClient = *maxSQL, *ticketTTL, *sessionsPerClient
 	cfg.MaxTicketBytes, cfg.MaxIngestsPerClient, cfg.UploadIdle = *maxTicketBytes, *maxIngestsPerClient, *uploadIdle
 	cfg.Store = st
+	cfg.TimeZone = zone
 	server.Version = version
 	s, err := server.New(cfg, c)
 	if err != nil {

@@ -129,7 +129,8 @@ func supported(dt arrow.DataType) bool {
 		return false
 	}
 	switch dt.ID() {
-	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64:
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128, arrow.STRING, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME64,
+		arrow.INTERVAL_MONTH_DAY_NANO, arrow.BINARY:
 		return true
 	}
 	return false
@@ -153,6 +154,9 @@ func ResultType(f Func, arg arrow.DataType) (arrow.DataType, error) {
 	case Count, CountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
 	case Min, Max, ArgMin, ArgMax, First, Last, QuantileDisc:
+		if arg.ID() == arrow.INTERVAL_MONTH_DAY_NANO && (f == Min || f == Max) || arg.ID() == arrow.BINARY && (f == ArgMin || f == ArgMax) {
+			break // an interval's min and max are arg_min and arg_max by its sort key (the planner's); no arg_min of BLOBs yet
+		}
 		return arg, nil
 	case StringAgg:
 		if arg.ID() == arrow.STRING {

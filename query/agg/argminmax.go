@@ -76,6 +76,9 @@ func readerOf(a arrow.Array) func(r int) slotVal {
 		return func(r int) slotVal { return slotVal{d: v[r]} }
 	case *array.String:
 		return func(r int) slotVal { return slotVal{s: a.Value(r)} }
+	case *array.MonthDayNanoInterval: // 16 bytes, kept in d
+		v := arrow.GetValues[decimal128.Num](a.Data(), 1)
+		return func(r int) slotVal { return slotVal{d: v[r]} }
 	}
 	panic("agg: arg_min/arg_max cannot read " + a.DataType().String()) // types are checked by NewHashAggregator
 }
@@ -266,6 +269,9 @@ func exportSlots(mem memory.Allocator, t arrow.DataType, slots []argSlot, get fu
 			b.Append(v.d)
 		case *array.StringBuilder:
 			b.Append(v.s)
+		case *array.MonthDayNanoIntervalBuilder: // the 16 bytes readerOf kept in d
+			lo := v.d.LowBits()
+			b.Append(arrow.MonthDayNanoInterval{Months: int32(uint32(lo)), Days: int32(uint32(lo >> 32)), Nanoseconds: v.d.HighBits()})
 		}
 	}
 	return b.NewArray()

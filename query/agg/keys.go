@@ -62,9 +62,9 @@ func newKeyColumn(a *account, dt arrow.DataType) keyColumn {
 		return &fixedKeys[uint64]{acct: a, dt: dt, hashFn: hashInts[uint64]}
 	case arrow.BOOL:
 		return &fixedKeys[uint8]{acct: a, dt: dt, hashFn: hashInts[uint8]}
-	case arrow.DECIMAL128:
+	case arrow.DECIMAL128, arrow.INTERVAL_MONTH_DAY_NANO: // 16 bytes each (the planner normalizes intervals)
 		return &fixedKeys[decimal128.Num]{acct: a, dt: dt, hashFn: hashDecimals}
-	case arrow.STRING:
+	case arrow.STRING, arrow.BINARY: // a BLOB's layout is a string's
 		return &stringKeys{acct: a, dt: dt}
 	}
 	panic("agg: no key store for " + dt.String()) // types are checked by NewHashAggregator
@@ -126,6 +126,8 @@ func (c *fixedKeys[T]) bind(arr arrow.Array) error {
 		c.in = any(a.Date32Values()).([]T)
 	case *array.Decimal128:
 		c.in = any(a.Values()).([]T)
+	case *array.MonthDayNanoInterval:
+		c.in = any(arrow.GetValues[decimal128.Num](a.Data(), 1)).([]T)
 	default:
 		panic("agg: fixedKeys cannot bind " + arr.DataType().String())
 	}

@@ -55,8 +55,8 @@ func newMinMax(a *account, dt arrow.DataType, isMin bool) state {
 			return &minMaxState[decimal128.Num]{acct: a, dt: dt, init: decimal128.New(math.MaxInt64, math.MaxUint64), fold: foldMinDecimal}
 		}
 		return &minMaxState[decimal128.Num]{acct: a, dt: dt, init: decimal128.New(math.MinInt64, 0), fold: foldMaxDecimal}
-	case arrow.STRING:
-		return &minMaxString{acct: a, isMin: isMin}
+	case arrow.STRING, arrow.BINARY:
+		return &minMaxString{acct: a, dt: dt, isMin: isMin}
 	}
 	panic("agg: no min/max for " + dt.String()) // checked by ResultType
 }

@@ -4,11 +4,10 @@ import (
 	"bytes"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// minMaxString is min and max over strings in byte order. Each group's
+// minMaxString is min and max over strings (or BLOBs: dt) in byte order. Each group's
 // current value is a reference into one arena; a new winner is appended
 // and the old bytes become garbage, which prepare compacts away once it
 // outweighs the live bytes. prepare reserves what update can append at
@@ -16,6 +15,7 @@ import (
 // update never allocates.
 type minMaxString struct {
 	acct  *account
+	dt    arrow.DataType // utf8 or binary
 	isMin bool
 	st    []strRef
 	arena []byte
@@ -37,7 +37,7 @@ func (s *minMaxString) resize(n int) (err error) {
 func (s *minMaxString) value(a strRef) []byte { return s.arena[a.off : a.off+uint64(a.n)] }
 
 func (s *minMaxString) prepare(gids []uint32, in *input) error {
-	s.in.bind(in.arr.(*array.String))
+	s.in.bind(in.arr.(offsetsArray))
 	need := 0 // bytes of the rows that beat their group's value before the batch: a bound on what update appends
 	for _, r := range in.rows {
 		if a := s.st[gids[r]]; !a.seen || s.beats(s.in.value(r), a) {
@@ -124,7 +124,7 @@ func (s *minMaxString) varBytes(from, to int) int64 {
 }
 
 func (s *minMaxString) partialTypes() []arrow.DataType {
-	return []arrow.DataType{arrow.BinaryTypes.String}
+	return []arrow.DataType{s.dt}
 }
 
 func (s *minMaxString) partial(mem memory.Allocator, from, to int) ([]arrow.Array, error) {
@@ -134,6 +134,7 @@ func (s *minMaxString) partial(mem memory.Allocator, from, to int) ([]arrow.Arra
 
 func (s *minMaxString) result(mem memory.Allocator, _ Func, _ string, from, to int) (arrow.Array, error) {
 	out := newStringOut(mem, to-from, int(s.varBytes(from, to)))
+	out.dt = s.dt
 	for i, a := range s.st[from:to] {
 		if a.seen {
 			out.add(s.value(a))

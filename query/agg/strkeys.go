@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/zeebo/xxh3"
@@ -40,7 +39,13 @@ type strInput struct {
 
 var zeroOffset = []int32{0}
 
-func (s *strInput) bind(a *array.String) {
+// offsetsArray is a utf8 or binary array: the same layout.
+type offsetsArray interface {
+	arrow.Array
+	ValueOffsets() []int32
+}
+
+func (s *strInput) bind(a offsetsArray) {
 	s.valid, s.off = nil, 0
 	if a.Len() == 0 { // an empty array may come without an offsets buffer
 		s.offs, s.data = zeroOffset, nil
@@ -63,7 +68,7 @@ func (s *strInput) isValid(r uint32) bool {
 }
 
 func (c *stringKeys) bind(arr arrow.Array) error {
-	c.in.bind(arr.(*array.String))
+	c.in.bind(arr.(offsetsArray))
 	heads, err := scratch(c.acct, c.inHeads, arr.Len())
 	c.inHeads = heads
 	return err
@@ -241,6 +246,7 @@ func (c *stringKeys) permuteTail(from int, perm []uint32) {
 
 func (c *stringKeys) export(mem memory.Allocator, from, to int) arrow.Array {
 	out := newStringOut(mem, to-from, int(c.offs[to]-c.offs[from]))
+	out.dt = c.dt // utf8 or binary
 	for g := from; g < to; g++ {
 		out.add(c.data[c.offs[g]:c.offs[g+1]])
 	}
@@ -256,6 +262,7 @@ func (c *stringKeys) gather(mem memory.Allocator, idx []uint32) arrow.Array {
 		bytes += int(c.offs[g+1] - c.offs[g])
 	}
 	out := newStringOut(mem, len(idx), bytes)
+	out.dt = c.dt
 	for i, g := range idx {
 		out.add(c.value(g))
 		if c.nulls > 0 && !bitutil.BitIsSet(c.valid, int(g)) {

@@ -137,6 +137,11 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 			return cell{}, err
 		}
 		return timeCell(toTime(a.Value(i))), nil
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return intervalCell(v.Months, v.Days, v.Nanoseconds/1000), nil
+	case *array.Binary:
+		return cell{kind: kindString, s: fmt.Sprintf("blob %x", a.Value(i))}, nil
 	}
 	return cell{}, fmt.Errorf("quiver returned a column of type %s", a.DataType())
 }
@@ -170,8 +175,19 @@ func duckCell(v any) (cell, error) {
 		return cell{kind: kindBool, s: fmt.Sprint(v)}, nil
 	case time.Time:
 		return timeCell(v), nil
+	case duckdb.Interval:
+		return intervalCell(v.Months, v.Days, v.Micros), nil
+	case []byte:
+		return cell{kind: kindString, s: fmt.Sprintf("blob %x", v)}, nil
 	}
 	return cell{}, fmt.Errorf("DuckDB returned %T", v)
+}
+
+// intervalCell is an INTERVAL by its parts, as both engines keep them
+// (months, days, microseconds; quiver's nanoseconds are whole
+// microseconds wherever DuckDB can say the same).
+func intervalCell(months, days int32, micros int64) cell {
+	return cell{kind: kindString, s: fmt.Sprintf("interval %d months %d days %d us", months, days, micros)}
 }
 
 // timeCell is a DATE, or a timestamp at midnight (DuckDB's date ±

@@ -60,6 +60,9 @@ func Arith(op ArithOp, l, r Expr) (Expr, error) {
 	bad := func() error {
 		return errorf(ErrType, "cannot apply %s to %s and %s (%s %s %s)", op, l.Type(), r.Type(), paren(l), op, paren(r))
 	}
+	if e, ok, err := intervalArith(op, l, r); ok { // interval_arith.go
+		return e, err
+	}
 	if e, ok, err := dateArith(op, l, r); ok {
 		return e, err
 	}

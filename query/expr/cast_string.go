@@ -34,6 +34,10 @@ func castToString(mem memory.Allocator, a arrow.Array) (arrow.Array, error) {
 	case *array.Time64:
 		vals := values[int64](x)
 		f = func(i int) string { return formatTime(vals[i]) }
+	case *array.MonthDayNanoInterval:
+		f = func(i int) string { return formatInterval(x.Value(i)) }
+	case *array.Binary:
+		f = func(i int) string { return formatBlob(x.Value(i)) }
 	default:
 		return nil, errorf(ErrType, "cannot cast %s to VARCHAR", a.DataType())
 	}
@@ -132,6 +136,29 @@ func castFromString(mem memory.Allocator, a *array.String, to arrow.DataType) (a
 			v, err := ParseTime(a.Value(i))
 			if err != nil {
 				return 0, bad(i, ErrInvalidCast, "not a time (HH:MM:SS[.ffffff])")
+			}
+			return v, nil
+		})
+	case arrow.BINARY:
+		b := array.NewBinaryBuilder(mem, typBinary)
+		defer b.Release()
+		for i := range a.Len() {
+			if a.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			v, ok := parseBlob(a.Value(i))
+			if !ok {
+				return nil, bad(i, ErrInvalidCast, `not a BLOB (a backslash starts \xHH; bytes past ASCII are written \xHH)`)
+			}
+			b.Append(v)
+		}
+		return b.NewArray(), nil
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return mapRows[interval](mem, to, a, func(i int) (interval, error) {
+			v, err := ParseInterval(a.Value(i))
+			if err != nil {
+				return v, bad(i, ErrInvalidCast, "not an interval ('1 day 2 hours', '1 day 02:00:00')")
 			}
 			return v, nil
 		})

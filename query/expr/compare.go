@@ -88,9 +88,17 @@ func comparable(l, r Expr, text func(l, r Expr) string) (Expr, Expr, error) {
 	return cl, cr, nil
 }
 
-// dateFromString reads e as a date (a timestamp) when it is a String
-// literal and other is a Date32 (a timestamp).
+// dateFromString reads e as a date (a timestamp, a time, a BLOB) when it
+// is a String literal and other is a Date32 (a timestamp, …).
 func dateFromString(e, other Expr, text func(l, r Expr) string) (Expr, error) {
+	if l, ok := e.(*literal); ok && l.typ.ID() == arrow.STRING && other.Type().ID() == arrow.BINARY {
+		// a BLOB meets text as DuckDB's: the text read as a BLOB ('\xAA')
+		out, err := convertLiteral(l, typBinary)
+		if err != nil {
+			return nil, errorf(ErrType, "cannot compare BLOB with %s (%s): %v", l, text(e, other), err)
+		}
+		return out, nil
+	}
 	l, ok := e.(*literal)
 	if !ok || l.typ.ID() != arrow.STRING || !temporal(other.Type()) && other.Type().ID() != arrow.TIME64 {
 		return e, nil
@@ -138,6 +146,8 @@ func compareOperands(ctx context.Context, mem memory.Allocator, op CmpOp, l, r o
 		return compareFloats(mem, op, n, l, r), nil
 	case arrow.DECIMAL128:
 		return compareDecimals(mem, op, n, l, r), nil
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return compareIntervalOps(mem, op, n, l, r), nil
 	case arrow.BOOL:
 		if op != Eq && op != Ne {
 			return compareBools(mem, op, n, l, r), nil

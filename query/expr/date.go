@@ -160,6 +160,13 @@ func AddIntervalTime(e Expr, months, days int32, micros int64) (Expr, error) {
 		return nil, err
 	}
 	e = nullAs(e, typDate32)
+	if e.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO { // interval + INTERVAL n unit
+		ns, code := mulInt64(micros, nsPerMicro)
+		if code != codeOK {
+			return nil, errorf(ErrOverflow, "INTERVAL of %d microseconds is out of range", micros)
+		}
+		return Arith(Add, e, IntervalLiteral(months, days, ns))
+	}
 	if !temporal(e.Type()) {
 		return nil, errorf(ErrType, "cannot add an interval to %s (%s)", e.Type(), e)
 	}

@@ -10,14 +10,17 @@
 // An expression has one of the engine types: Boolean, Int64, Float64,
 // Decimal128(p ≤ 38, s), String (utf8), Date32, Timestamp in
 // microseconds, without a zone (TIMESTAMP) or with UTC (TIMESTAMP WITH
-// TIME ZONE), or Time64 in microseconds (TIME), or arrow.Null for an
-// untyped NULL literal not yet coerced. Columns enter as engine types:
+// TIME ZONE), Time64 in microseconds (TIME), month_day_nano interval
+// (INTERVAL: interval.go), Binary (BLOB: binary.go), or arrow.Null for
+// an untyped NULL literal not yet coerced. Columns enter as engine types:
 // EngineType maps a stored type to its engine type and ToEngine converts
 // a column (small integers to Int64, uint64 to Decimal128(20, 0), which
 // holds every uint64 up to 2^64-1, float32 to Float64, decimal32/64 to
 // Decimal128, large_utf8 to String, date64 to Date32, timestamps of any
 // unit to microseconds and of any zone to UTC: timestamp.go; time32 and
-// time64 to microseconds: time.go).
+// time64 to microseconds: time.go; month, day_time and duration to
+// INTERVAL; large_binary, binary_view, fixed_size_binary to BLOB and
+// string_view to String).
 // The planner converts only the columns expressions read; FromEngine and
 // AsStored go back to a stored type for output (a GROUP BY key), and a
 // Column may name a stored type when it is only passed through. Neither
@@ -67,8 +70,12 @@
 //   - Dates and timestamps: AddInterval adds months (clamping the day to
 //     the month's end: 2024-01-31 + 1 month = 2024-02-29), then days, then
 //     (AddIntervalTime) microseconds. DATE - DATE is the BIGINT days
-//     between, DATE ± BIGINT a DATE (Arith, as DuckDB). The session zone
-//     is UTC.
+//     between, DATE ± BIGINT a DATE (Arith, as DuckDB). Arith also takes
+//     INTERVALs (interval_arith.go: TIMESTAMP - TIMESTAMP, timestamp ±
+//     INTERVAL, INTERVAL ± INTERVAL, INTERVAL × BIGINT), and intervals
+//     compare normalized, as DuckDB's ('1 day' = '24 hours'). Instants
+//     meet wall-clock times in the zone the planner passes (zone.go:
+//     CastIn, LocalTime, AtZone, AddIntervalIn); Cast alone is UTC's.
 //   - Functions by name: Call resolves name(args) in the registry
 //     (registry.go) by the argument types of each signature and builds
 //     the node; funcs_*.go and strftime.go document each function's

@@ -101,6 +101,12 @@ func Extract(part DatePart, e Expr) (Expr, error) {
 	if e.Type().ID() == arrow.TIME64 && !part.ofTime() {
 		return nil, errorf(ErrType, "EXTRACT(%s FROM …): a TIME has no %s (%s)", strings.ToUpper(part.String()), part, e)
 	}
+	if e.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		if _, ok := intervalPart(part); !ok && part != PartEpoch {
+			return nil, errorf(ErrType, "EXTRACT(%s FROM …): an INTERVAL has no %s (%s)", strings.ToUpper(part.String()), part, e)
+		}
+		return fold(&extractExpr{part: part, e: e}), nil
+	}
 	if !temporal(e.Type()) && e.Type().ID() != arrow.TIME64 {
 		return nil, errorf(ErrType, "EXTRACT(%s FROM …) needs a date or a timestamp, got %s (%s)", strings.ToUpper(part.String()), e.Type(), e)
 	}
@@ -141,6 +147,9 @@ func (x *extractExpr) Eval(ctx context.Context, mem memory.Allocator, batch arro
 	n := a.Len()
 	if a.DataType().ID() == arrow.NULL || a.NullN() == n {
 		return nullArray(mem, x.Type(), n), nil
+	}
+	if a.DataType().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+		return intervalParts(mem, x.part, a), nil
 	}
 	if x.part == PartEpoch {
 		return epochs(mem, a), nil
@@ -317,4 +326,24 @@ func epochs(mem memory.Allocator, a arrow.Array) arrow.Array {
 		}
 	}
 	return makeArray(typFloat64, n, validity, nulls, buf)
+}
+
+// intervalParts takes part of each interval (intervalPart, intervalEpoch).
+func intervalParts(mem memory.Allocator, part DatePart, a arrow.Array) arrow.Array {
+	n := a.Len()
+	validity, nulls := combineValidity(mem, n, a)
+	in := values[interval](a)
+	if part == PartEpoch {
+		buf, out := newValues[float64](mem, n)
+		for i, v := range in {
+			out[i] = intervalEpoch(v)
+		}
+		return makeArray(typFloat64, n, validity, nulls, buf)
+	}
+	f, _ := intervalPart(part)
+	buf, out := newValues[int64](mem, n)
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return makeArray(typInt64, n, validity, nulls, buf)
 }

@@ -16,7 +16,7 @@ var partFuncNames = []string{
 }
 
 func init() {
-	register("date_part", []signature{sig(buildDatePart, FamString, FamTemporal), sig(buildDatePart, FamString, FamTime)}, "datepart")
+	register("date_part", []signature{sig(buildDatePart, FamString, FamTemporal), sig(buildDatePart, FamString, FamTime), sig(buildDatePart, FamString, FamInterval)}, "datepart")
 	for _, name := range partFuncNames {
 		part, err := ParseDatePart(name)
 		if err != nil {

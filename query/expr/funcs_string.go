@@ -31,7 +31,8 @@ func init() {
 		return func(name string, a []Expr) (Expr, error) { return newCall(name, typBool, k, a...), nil }
 	}
 	register("length", []signature{sig(integer(&kernel{eval: evalLength}), FamString)}, "char_length", "character_length", "len")
-	register("octet_length", []signature{sig(integer(&kernel{eval: evalOctetLength}), FamString)}, "strlen")
+	register("octet_length", []signature{sig(integer(&kernel{eval: evalOctetLength}), FamString),
+		sig(integer(&kernel{eval: evalBlobLength}), FamBinary)}, "strlen") // binary.go
 	register("lower", []signature{sig(str(&kernel{eval: mapString(appendLower)}), FamString)}, "lcase")
 	register("upper", []signature{sig(str(&kernel{eval: mapString(appendUpper)}), FamString)}, "ucase")
 	register("reverse", []signature{sig(str(&kernel{eval: mapString(func(dst []byte, s string) []byte {

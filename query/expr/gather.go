@@ -10,6 +10,18 @@ import (
 // the merge that puts CASE and COALESCE results together. One pass, where
 // arrow-go would need concatenate and then take (two copies).
 func gather(mem memory.Allocator, typ arrow.DataType, srcs []arrow.Array, from, at []int32) arrow.Array {
+	if typ.ID() == arrow.BINARY { // a BLOB's layout is a string's
+		strs := make([]arrow.Array, len(srcs))
+		for k, s := range srcs {
+			if s != nil {
+				strs[k] = relabel(s, typString)
+				defer strs[k].Release()
+			}
+		}
+		out := gather(mem, typString, strs, from, at)
+		defer out.Release()
+		return relabel(out, typBinary)
+	}
 	n := len(from)
 	validity := newBits(mem, n)
 	vbits := validity.Bytes()
@@ -38,6 +50,8 @@ func gather(mem memory.Allocator, typ arrow.DataType, srcs []arrow.Array, from, 
 		return gatherFixed[float64](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.DECIMAL128:
 		return gatherFixed[num](mem, typ, srcs, from, at, validity, nulls)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return gatherFixed[interval](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.DATE32:
 		return gatherFixed[int32](mem, typ, srcs, from, at, validity, nulls)
 	case arrow.BOOL:

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -36,11 +37,11 @@ func sizeOf[T arrow.FixedWidthType]() int {
 	switch any(z).(type) {
 	case int8, uint8:
 		return 1
-	case int16, uint16:
+	case int16, uint16, float16.Num:
 		return 2
-	case int32, uint32, float32, arrow.Date32, decimal.Decimal32:
+	case int32, uint32, float32, arrow.Date32, decimal.Decimal32, arrow.MonthInterval:
 		return 4
-	case decimal128.Num:
+	case decimal128.Num, arrow.MonthDayNanoInterval:
 		return 16
 	}
 	return 8

@@ -15,7 +15,7 @@ import (
 // literal is a constant. Exactly one value field is meaningful, chosen by
 // typ: b (Boolean), i (Int64, days for Date32, microseconds for
 // timestamps), f (Float64), d
-// (Decimal128), s (String); none when null.
+// (Decimal128), s (String), iv (INTERVAL); none when null.
 type literal struct {
 	typ  arrow.DataType
 	null bool
@@ -24,6 +24,7 @@ type literal struct {
 	f    float64
 	d    decimal128.Num
 	s    string
+	iv   interval
 	sc   scalar.Scalar // the same value for arrow-go's compute functions
 	text string        // how String spells it when not from the value
 }
@@ -116,6 +117,10 @@ func (l *literal) makeScalar() scalar.Scalar {
 		return scalar.NewTimestampScalar(arrow.Timestamp(l.i), l.typ)
 	case arrow.TIME64:
 		return scalar.NewTime64Scalar(arrow.Time64(l.i), l.typ)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return scalar.NewMonthDayNanoIntervalScalar(l.iv)
+	case arrow.BINARY:
+		return scalar.NewBinaryScalar(memory.NewBufferBytes([]byte(l.s)), typBinary)
 	}
 	return scalar.MakeNullScalar(l.typ)
 }
@@ -150,6 +155,10 @@ func (l *literal) String() string {
 		return "TIMESTAMP '" + formatTimestamp(l.i, false) + "'"
 	case arrow.TIME64:
 		return "TIME '" + formatTime(l.i) + "'"
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return "INTERVAL '" + formatInterval(l.iv) + "'"
+	case arrow.BINARY:
+		return "CAST(" + quote(formatBlob([]byte(l.s))) + " AS BLOB)"
 	}
 	return "?"
 }
@@ -179,6 +188,10 @@ func (l *literal) value() any {
 		return int32(l.i)
 	case arrow.TIMESTAMP, arrow.TIME64:
 		return l.i
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return l.iv
+	case arrow.BINARY:
+		return []byte(l.s)
 	}
 	return nil
 }
@@ -207,6 +220,10 @@ func literalAt(a arrow.Array, i int) *literal {
 		l.i = int64(x.Value(i))
 	case *array.Time64:
 		l.i = int64(x.Value(i))
+	case *array.MonthDayNanoInterval:
+		l.iv = x.Value(i)
+	case *array.Binary:
+		l.s = string(x.Value(i))
 	default:
 		l.null = true
 	}
@@ -239,6 +256,10 @@ func concatLiterals(mem memory.Allocator, typ arrow.DataType, lits []*literal) (
 			bb.Append(arrow.Timestamp(l.i))
 		case *array.Time64Builder:
 			bb.Append(arrow.Time64(l.i))
+		case *array.MonthDayNanoIntervalBuilder:
+			bb.Append(l.iv)
+		case *array.BinaryBuilder:
+			bb.Append([]byte(l.s))
 		default:
 			return nil, errorf(ErrType, "no literal array of %s", typ)
 		}

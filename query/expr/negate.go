@@ -16,13 +16,14 @@ type negateExpr struct {
 	typ arrow.DataType
 }
 
-// Negate is -e for a number; -MinInt64 is ErrOverflow.
+// Negate is -e for a number or an INTERVAL (each part negated);
+// -MinInt64 is ErrOverflow.
 func Negate(e Expr) (Expr, error) {
 	if err := checkEngine("-", e); err != nil {
 		return nil, err
 	}
 	e = nullAs(e, typInt64)
-	if !numeric(e.Type()) {
+	if !numeric(e.Type()) && e.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 		return nil, errorf(ErrType, "cannot negate %s (-%s)", e.Type(), paren(e))
 	}
 	return fold(&negateExpr{e: e, typ: e.Type()}), nil
@@ -80,6 +81,14 @@ func (x *negateExpr) apply(mem memory.Allocator, a arrow.Array) (arrow.Array, er
 		return mapFixed(mem, typFloat64, a, values[float64](a), func(v float64) (float64, error) { return -v, nil })
 	case arrow.DECIMAL128:
 		return mapFixed(mem, a.DataType(), a, values[num](a), func(v num) (num, error) { return neg128(v), nil })
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return mapFixed(mem, typInterval, a, values[interval](a), func(v interval) (interval, error) {
+			r, err := negateInterval(v)
+			if err != nil {
+				return r, errorf(ErrOverflow, "%s (in %s)", err.(*Error).Msg, x)
+			}
+			return r, nil
+		})
 	}
 	return nullArray(mem, x.Type(), a.Len()), nil
 }

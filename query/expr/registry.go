@@ -30,12 +30,14 @@ const (
 	FamTemporal                // DATE or a timestamp
 	FamBool                    // BOOLEAN
 	FamTime                    // TIME
+	FamInterval                // INTERVAL
+	FamBinary                  // BLOB
 )
 
 var familyNames = [...]string{
 	FamAny: "any", FamString: "varchar", FamInt: "bigint", FamNumeric: "numeric", FamDouble: "double",
 	FamDate: "date", FamTimestamp: "timestamp", FamTemporal: "date|timestamp", FamBool: "boolean",
-	FamTime: "time",
+	FamTime: "time", FamInterval: "interval", FamBinary: "blob",
 }
 
 func (f Family) String() string { return familyNames[f] }
@@ -66,6 +68,10 @@ func (f Family) accepts(t arrow.DataType) bool {
 		return id == arrow.BOOL
 	case FamTime:
 		return id == arrow.TIME64
+	case FamInterval:
+		return id == arrow.INTERVAL_MONTH_DAY_NANO
+	case FamBinary:
+		return id == arrow.BINARY
 	}
 	return false
 }
@@ -88,6 +94,10 @@ func (f Family) convert(e Expr) (Expr, error) {
 		return nullAs(e, typBool), nil
 	case FamTime:
 		return nullAs(e, typTime), nil
+	case FamInterval:
+		return nullAs(e, typInterval), nil
+	case FamBinary:
+		return nullAs(e, typBinary), nil
 	}
 	return e, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -38,6 +39,9 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 	case *array.Int64:
 		return narrowInt(mem, dt, a)
 	case *array.Float64:
+		if dt.ID() == arrow.FLOAT16 {
+			return mapFixed(mem, dt, arr, a.Float64Values(), func(v float64) (float16.Num, error) { return float16.New(float32(v)), nil })
+		}
 		return mapFixed(mem, dt, arr, a.Float64Values(), func(v float64) (float32, error) { return float32(v), nil })
 	case *array.Decimal128:
 		return narrowDecimal(mem, dt, a)
@@ -49,7 +53,24 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 		return timestampFromEngine(mem, a, dt)
 	case *array.Time64:
 		return timeFromEngine(mem, a, dt)
+	case *array.MonthDayNanoInterval:
+		return intervalFromEngine(mem, a, dt)
+	case *array.Binary:
+		if dt.ID() == arrow.LARGE_BINARY {
+			break // arrow-go's cast below
+		}
+		return bytesFromEngine(mem, a, dt)
 	case *array.String: // to large_utf8: wider offsets, same bytes
+		if dt.ID() == arrow.STRING_VIEW {
+			return bytesFromEngine(mem, a, dt)
+		}
+		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
+		if err != nil {
+			return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), dt, err)
+		}
+		return out, nil
+	}
+	if dt.ID() == arrow.LARGE_BINARY {
 		out, err := compute.CastArray(compute.WithAllocator(ctx, mem), arr, compute.SafeCastOptions(dt))
 		if err != nil {
 			return nil, errorf(ErrInvalidCast, "converting %s to %s: %v", arr.DataType(), dt, err)

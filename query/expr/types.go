@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -43,7 +44,7 @@ func decimalType(p, s int32) *arrow.Decimal128Type {
 // isEngine reports whether dt is an engine type.
 func isEngine(dt arrow.DataType) bool {
 	switch dt.ID() {
-	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.DATE32, arrow.NULL:
+	case arrow.BOOL, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.DATE32, arrow.NULL, arrow.BINARY:
 		return true
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
@@ -52,6 +53,8 @@ func isEngine(dt arrow.DataType) bool {
 		return arrow.TypeEqual(dt, typTimestamp) || arrow.TypeEqual(dt, typTimestampTZ)
 	case arrow.TIME64:
 		return arrow.TypeEqual(dt, typTime)
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return true
 	}
 	return false
 }
@@ -65,8 +68,10 @@ func isEngine(dt arrow.DataType) bool {
 // precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
 // bool to Boolean, null to Null, timestamps of any unit to microseconds
 // (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
-// zone), time32/time64 to TIME (microseconds: time.go). ok is false for
-// any other type.
+// zone), time32/time64 to TIME (microseconds: time.go), intervals and
+// durations to INTERVAL (month_day_nano: interval.go), binary,
+// large_binary, binary_view and fixed_size_binary to BLOB and
+// string_view to VARCHAR (binary.go). ok is false for any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -74,14 +79,16 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typInt64, true
 	case arrow.UINT64:
 		return typUint64, true
-	case arrow.FLOAT32, arrow.FLOAT64:
+	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		return typFloat64, true
 	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128:
 		d := dt.(arrow.DecimalType)
 		out := decimalType(d.GetPrecision(), d.GetScale())
 		return out, isEngine(out)
-	case arrow.STRING, arrow.LARGE_STRING:
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 		return typString, true
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return typBinary, true
 	case arrow.DATE32, arrow.DATE64:
 		return typDate32, true
 	case arrow.BOOL:
@@ -95,6 +102,8 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typTimestamp, true
 	case arrow.TIME32, arrow.TIME64:
 		return typTime, true
+	case arrow.INTERVAL_MONTH_DAY_NANO, arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.DURATION:
+		return typInterval, true
 	}
 	return nil, false
 }
@@ -129,6 +138,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return widen[uint32, int64](mem, typInt64, arr, a.Uint32Values()), nil
 	case *array.Float32:
 		return widen[float32, float64](mem, typFloat64, arr, a.Float32Values()), nil
+	case *array.Float16:
+		return mapFixed(mem, typFloat64, arr, a.Values(), func(v float16.Num) (float64, error) { return float64(v.Float32()), nil })
 	case *array.Uint64:
 		return mapFixed(mem, typUint64, arr, a.Uint64Values(), func(v uint64) (decimal128.Num, error) {
 			return decimal128.FromU64(v), nil
@@ -145,6 +156,10 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return timestampToEngine(mem, a, to)
 	case *array.Time32, *array.Time64:
 		return timeToEngine(mem, arr)
+	case *array.MonthInterval, *array.DayTimeInterval, *array.Duration:
+		return intervalToEngine(mem, arr)
+	case *array.LargeBinary, *array.BinaryView, *array.FixedSizeBinary, *array.StringView:
+		return bytesToEngine(mem, arr) // binary.go
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
@@ -207,6 +222,10 @@ func sqlType(dt arrow.DataType) string {
 		return "TIMESTAMP"
 	case arrow.TIME64:
 		return "TIME"
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return "INTERVAL"
+	case arrow.BINARY:
+		return "BLOB"
 	case arrow.DECIMAL128:
 		d := dt.(*arrow.Decimal128Type)
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Precision, d.Scale)

@@ -24,6 +24,7 @@ func TestEngineType(t *testing.T) {
 		{arrow.PrimitiveTypes.Uint32, "int64"},
 		{arrow.PrimitiveTypes.Uint64, "decimal(20, 0)"},
 		{arrow.PrimitiveTypes.Float32, "float64"},
+		{arrow.FixedWidthTypes.Float16, "float64"},
 		{arrow.PrimitiveTypes.Float64, "float64"},
 		{&arrow.Decimal32Type{Precision: 7, Scale: 2}, "decimal(7, 2)"},
 		{&arrow.Decimal64Type{Precision: 15, Scale: 2}, "decimal(15, 2)"},
@@ -32,7 +33,10 @@ func TestEngineType(t *testing.T) {
 		{&arrow.Decimal256Type{Precision: 40, Scale: 2}, ""},
 		{arrow.BinaryTypes.String, "utf8"},
 		{arrow.BinaryTypes.LargeString, "utf8"},
-		{arrow.BinaryTypes.Binary, ""},
+		{arrow.BinaryTypes.Binary, "binary"},
+		{arrow.BinaryTypes.LargeBinary, "binary"},
+		{&arrow.FixedSizeBinaryType{ByteWidth: 3}, "binary"},
+		{arrow.BinaryTypes.StringView, "utf8"},
 		{arrow.FixedWidthTypes.Date32, "date32"},
 		{arrow.FixedWidthTypes.Date64, "date32"},
 		{arrow.FixedWidthTypes.Boolean, "bool"},
@@ -42,7 +46,10 @@ func TestEngineType(t *testing.T) {
 		{&arrow.TimestampType{Unit: arrow.Second, TimeZone: "Europe/Paris"}, "timestamp[us, tz=UTC]"},
 		{arrow.FixedWidthTypes.Time64us, "time64[us]"},
 		{arrow.FixedWidthTypes.Time32s, "time64[us]"},
-		{arrow.FixedWidthTypes.MonthDayNanoInterval, ""},
+		{arrow.FixedWidthTypes.MonthDayNanoInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.DayTimeInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.MonthInterval, "month_day_nano_interval"},
+		{arrow.FixedWidthTypes.Duration_ms, "month_day_nano_interval"},
 		{arrow.ListOf(arrow.PrimitiveTypes.Int64), ""},
 	} {
 		got, ok := EngineType(tc.in)
@@ -63,6 +70,7 @@ func TestToEngine(t *testing.T) {
 		{arrow.PrimitiveTypes.Uint32, `[4294967295, null]`, "[4294967295 NULL]", nil},
 		{arrow.PrimitiveTypes.Uint64, `[9223372036854775808, 18446744073709551615, null]`, "[9223372036854775808.000000000000 18446744073709551615.000000000000 NULL]", nil},
 		{arrow.PrimitiveTypes.Float32, `[0.5, null]`, "[0.5 NULL]", nil},
+		{arrow.FixedWidthTypes.Float16, `[0.5, null, -2]`, "[0.5 NULL -2]", nil},
 		{&arrow.Decimal32Type{Precision: 7, Scale: 2}, `["-12.34", null]`, "[-12.340000000000 NULL]", nil},
 		{&arrow.Decimal64Type{Precision: 15, Scale: 2}, `["1234567890123.45", null]`, "[1234567890123.450000000000 NULL]", nil},
 		{arrow.BinaryTypes.LargeString, `["a", null, "é"]`, `["a" NULL "é"]`, nil},
@@ -110,9 +118,9 @@ func TestToEngine(t *testing.T) {
 	if err != nil {
 		t.Errorf("ToEngine(null): %v", err)
 	}
-	b, _, _ := array.FromJSON(mem, arrow.BinaryTypes.Binary, strings.NewReader(`[]`))
+	b, _, _ := array.FromJSON(mem, arrow.ListOf(arrow.PrimitiveTypes.Int8), strings.NewReader(`[]`))
 	_, err = ToEngine(context.Background(), mem, b)
-	wantErr(t, err, ErrType, "binary")
+	wantErr(t, err, ErrType, "list")
 	b.Release()
 	mem.AssertSize(t, 0)
 }
