@@ -211,6 +211,20 @@ func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// skipQuoted returns the index just past the string literal or quoted
+// name ("…" or `…`) that starts at text[i], and whether one starts there:
+// the statement rewrites that scan text step over them with it.
+func skipQuoted(text string, i int) (int, bool) {
+	switch text[i] {
+	case '\'':
+		return skipString(text, i), true
+	case '"', '`':
+		_, j := quotedIdent(text, i)
+		return j, true
+	}
+	return i, false
+}
+
 // skipString returns the offset after the string literal starting at i.
 func skipString(sql string, i int) int {
 	for j := i + 1; j < len(sql); j++ {

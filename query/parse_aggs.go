@@ -111,13 +111,11 @@ func rewriteAggs(text, sql string, edits *[]textEdit) (string, error) {
 	var err error
 	for i := 0; i < len(text); {
 		c := text[i]
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch {
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case c == '(':
 			opens = append(opens, i)
 		case c == ')':
@@ -266,13 +264,11 @@ func skipSpace(text string, i int) int {
 func closing(text string, open int) int {
 	depth := 0
 	for i := open; i < len(text); {
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch c := text[i]; {
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case c == '(':
 			depth++
 		case c == ')':
@@ -304,13 +300,11 @@ func nameBefore(text string, open int) int {
 func topLevelWord(text string, from, to int, w string) int {
 	depth := 0
 	for i := from; i < to; {
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch c := text[i]; {
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case c == '(':
 			depth++
 		case c == ')':

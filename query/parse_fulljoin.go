@@ -18,14 +18,11 @@ func rewriteFullJoin(text, sql string, edits *[]textEdit) (string, error) {
 		return text, nil
 	}
 	for i := 0; i < len(text); {
-		c := text[i]
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch {
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case i > 0 && isWordByte(text[i-1]):
 		case isWordAt(text, i, "straight_join"):
 			line, col := position(sql, min(originalOffset(i, *edits), len(sql)))
@@ -56,13 +53,11 @@ func restoredFullJoin(text string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(text); {
-		switch c := text[i]; {
-		case c == '\'':
-			i = skipString(text, i)
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
 			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
+		}
+		switch {
 		case i > 0 && isWordByte(text[i-1]):
 		case isWordAt(text, i, "straight_join"):
 			b.WriteString(text[last:i])

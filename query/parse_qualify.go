@@ -29,6 +29,10 @@ func rewriteQualify(text, sql string) (string, error) {
 	having := []bool{false} // per open parenthesis: a HAVING seen in its SELECT
 	for i := 0; i < len(text); {
 		c := text[i]
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch {
 		case c == '(':
 			having = append(having, false)
@@ -36,12 +40,6 @@ func rewriteQualify(text, sql string) (string, error) {
 			if len(having) > 1 {
 				having = having[:len(having)-1]
 			}
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case i > 0 && isWordByte(text[i-1]):
 		case isWordAt(text, i, "select"):
 			having[len(having)-1] = false

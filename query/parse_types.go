@@ -64,6 +64,10 @@ func rewriteTypes(text string) string {
 	var calls []string // per open parenthesis: the word before it
 	for i := 0; i < len(text); {
 		c := text[i]
+		if j, ok := skipQuoted(text, i); ok {
+			i = j
+			continue
+		}
 		switch {
 		case c == '(':
 			w := strings.ToLower(lastWord(text[:i]))
@@ -74,12 +78,6 @@ func rewriteTypes(text string) string {
 				casts = casts[:len(casts)-1]
 				calls = calls[:len(calls)-1]
 			}
-		case c == '\'':
-			i = skipString(text, i)
-			continue
-		case c == '"' || c == '`':
-			_, i = quotedIdent(text, i)
-			continue
 		case i > 0 && isWordByte(text[i-1]):
 		case (c == 'i' || c == 'I') && isDistinct.MatchString(text[i:]):
 			m := isDistinct.FindStringIndex(text[i:])
