@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync/atomic"
@@ -72,27 +73,24 @@ func (c *filterTerm) rank() float64 {
 	return perRow / max(drop, 1e-3)
 }
 
-// order returns the conjuncts in the order to evaluate them.
+// orderConjuncts returns the terms in the order to evaluate them: conj
+// itself until every term has been measured.
 func orderConjuncts(conj []*filterTerm) []*filterTerm {
-	out := slices.Clone(conj)
-	ranks := make(map[*filterTerm]float64, len(out))
-	measured := true
-	for _, c := range out {
-		ranks[c] = c.rank()
-		measured = measured && ranks[c] >= 0
+	type ranked struct {
+		t    *filterTerm
+		rank float64
 	}
-	if !measured {
-		return out
-	}
-	slices.SortStableFunc(out, func(a, b *filterTerm) int {
-		switch ra, rb := ranks[a], ranks[b]; {
-		case ra < rb:
-			return -1
-		case ra > rb:
-			return 1
+	rs := make([]ranked, len(conj))
+	for i, c := range conj {
+		if rs[i] = (ranked{c, c.rank()}); rs[i].rank < 0 {
+			return conj
 		}
-		return 0
-	})
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
+	out := make([]*filterTerm, len(rs))
+	for i, r := range rs {
+		out[i] = r.t
+	}
 	return out
 }
 

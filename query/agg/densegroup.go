@@ -61,10 +61,11 @@ func (h *HashAggregator) useDense(r *DenseRange) {
 	h.dense = &denseGroups{lo: r.Lo, ids: ids}
 }
 
-// groupDense numbers the groups of the n rows of key (bound to h.cols[0],
-// hashed into h.hashes) with the dense index. When a row is NULL or out of
-// range it turns the index off and reports false: the table hashes the
-// batch.
+// groupDense numbers the groups of the n rows of key (bound to h.cols[0];
+// h.hashes holds the seed) with the dense index, and hashes the rows that
+// make new groups, whose hashes the table keeps. When a row is NULL or
+// out of range it turns the index off, changing nothing else, and reports
+// false: the table hashes the batch.
 func (h *HashAggregator) groupDense(n int, key arrow.Array) (bool, error) {
 	if key.NullN() == 0 {
 		switch a := key.(type) {
@@ -112,6 +113,9 @@ func denseGroup[T int64 | arrow.Date32](h *HashAggregator, vals []T) (bool, erro
 	}
 	d.fresh = fresh
 	// The groups' keys and hashes, so that the table can take over.
+	for _, c := range h.cols {
+		c.hash(h.hashes, fresh)
+	}
 	return true, h.tab.flush(fresh, h.hashes)
 }
 

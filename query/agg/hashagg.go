@@ -337,11 +337,12 @@ func (h *HashAggregator) group(n int, keys []arrow.Array) error {
 	}
 	rows := h.iota[:n]
 	if h.dense != nil {
-		for _, c := range h.cols {
-			c.hash(h.hashes, rows)
-		}
+		// The index hashes only the rows that make groups (densegroup.go).
 		if done, err := h.groupDense(n, keys[0]); done || err != nil {
 			return err
+		}
+		for _, c := range h.cols {
+			c.hash(h.hashes, rows)
 		}
 		return h.tab.insert(rows, h.hashes, h.gids)
 	}
