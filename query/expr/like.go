@@ -208,6 +208,12 @@ type likeExpr struct {
 	// and matches it there, instead of building lower()'s whole array
 	// first (a third of the string-function benchmark's time).
 	lowered Expr
+	// first is the literal after a leading '%' ("special" of
+	// '%special%requests%'): a value without it cannot match, which
+	// likeRows tests over a batch's whole buffer at once. onlyContains:
+	// the pattern is '%first%', so containing it is matching.
+	first        string
+	onlyContains bool
 }
 
 // Like is e LIKE pattern (e NOT LIKE pattern when negate); NULL when e is.
@@ -225,6 +231,10 @@ func Like(e Expr, pattern string, negate bool) (Expr, error) {
 		return nil, err
 	}
 	x := &likeExpr{e: e, pattern: pattern, negate: negate, match: likeMatcher(toks)}
+	if len(toks) >= 2 && toks[0].any && toks[1].lit != "" {
+		x.first = toks[1].lit
+		x.onlyContains = len(toks) == 3 && toks[2].any
+	}
 	if c, ok := e.(*callExpr); ok && c.name == "lower" && len(c.args) == 1 && c.args[0].Type().ID() == arrow.STRING {
 		x.lowered = c.args[0]
 	}
@@ -256,11 +266,12 @@ func (x *likeExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.R
 	if !ok {
 		return nullArray(mem, typBool, a.Len()), nil
 	}
-	return boolsOf(mem, s, func(i int) bool { return x.match(s.Value(i)) != x.negate }), nil
+	return x.likeRows(mem, s, s.ValueBytes()), nil
 }
 
-// evalLowered is Eval of lower(s) LIKE pattern, each value of s lowered
-// (as lower() does it) into one reused buffer.
+// evalLowered is Eval of lower(s) LIKE pattern: s's whole value buffer
+// lowered at once when it is ASCII, else each value lowered (as lower()
+// does it) into one reused buffer.
 func (x *likeExpr) evalLowered(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch) (arrow.Array, error) {
 	a, err := evalArray(ctx, mem, x.lowered, batch)
 	if err != nil {
@@ -270,6 +281,10 @@ func (x *likeExpr) evalLowered(ctx context.Context, mem memory.Allocator, batch 
 	s, ok := a.(*array.String)
 	if !ok {
 		return nullArray(mem, typBool, a.Len()), nil
+	}
+	if low, release, ok := lowerASCII(s.ValueBytes()); ok {
+		defer release()
+		return x.likeRows(mem, s, low), nil
 	}
 	var buf []byte
 	return boolsOf(mem, s, func(i int) bool {
