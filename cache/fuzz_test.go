@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/internal/datagen"
+	"github.com/quiverdb/quiver/internal/take"
 )
 
 // fuzzTypes are the column types FuzzChunkDecode decodes as: every form,
@@ -43,6 +45,36 @@ func checkNarrow(t *testing.T, dec *chunkDecoder, mem memory.Allocator, dt arrow
 	defer wide.Release()
 	if !sameArray(arr, wide) {
 		t.Fatalf("narrow and widen gave\n%v\ndecode gave\n%v", wide, arr)
+	}
+}
+
+// checkRows: decoding some rows of a chunk (chunk_rows.go) fails where
+// decode fails, with ErrCorrupt, and otherwise gives decode's values at
+// those rows.
+func checkRows(t *testing.T, dec *chunkDecoder, mem memory.Allocator, dt arrow.DataType, src []byte, arr arrow.Array, decodeErr error) {
+	t.Helper()
+	sel := []int32{0, 0}
+	if arr != nil && arr.Len() > 0 {
+		sel = []int32{int32(arr.Len() - 1), 0, int32(arr.Len() / 2)}
+	}
+	got, ok, err := dec.decodeRows(dt, src, 1<<20, sel)
+	if err != nil && !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("decodeRows: error not ErrCorrupt: %v", err)
+	}
+	if !ok {
+		return
+	}
+	defer got.Release()
+	if decodeErr != nil {
+		t.Fatalf("decodeRows decoded a chunk decode refuses (%v)", decodeErr)
+	}
+	want, err := take.Array(context.Background(), mem, arr, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Release()
+	if !sameArray(want, got) {
+		t.Fatalf("decodeRows gave\n%v\ndecode and take gave\n%v", got, want)
 	}
 }
 
@@ -102,6 +134,7 @@ func FuzzChunkDecode(f *testing.F) {
 		dec := &chunkDecoder{mem: checked}
 		arr, err := dec.decode(dt, src, 1<<20)
 		checkNarrow(t, dec, checked, dt, src, arr, err)
+		checkRows(t, dec, checked, dt, src, arr, err)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error not ErrCorrupt: %v", err)

@@ -205,30 +205,31 @@ func (t keyTest) keep(c *filterCol, sel []int32, all bool, n int) []int32 {
 // keepKeys returns the rows of sel (every row of n when all; sel is then
 // scratch of n) whose value may be in s, written over sel.
 func keepKeys[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](s *keySet, vals []T, sel []int32, all bool, n int) []int32 {
-	if all {
-		sel = sel[:n]
-		for i := range sel {
-			sel[i] = int32(i)
-		}
-	}
-	out := sel[:0] // written behind the reading
 	words, lo := s.words, uint64(s.lo)
 	span := uint64(s.hi) - lo
-	if s.bloom {
-		for _, r := range sel {
-			v := int64(vals[r])
-			if uint64(v)-lo > span {
-				continue
-			}
-			if w, m := s.bloomSlot(v); words[w]&m == m {
-				out = append(out, r)
+	may := func(v int64) bool {
+		if uint64(v)-lo > span {
+			return false
+		}
+		if s.bloom {
+			w, m := s.bloomSlot(v)
+			return words[w]&m == m
+		}
+		k := uint64(v) - lo
+		return words[k>>6]&(1<<(k&63)) != 0
+	}
+	if all { // every row: no selection of all rows written first to be read back
+		sel = sel[:0]
+		for i, v := range vals[:n] {
+			if may(int64(v)) {
+				sel = append(sel, int32(i))
 			}
 		}
-		return out
+		return sel
 	}
+	out := sel[:0] // written behind the reading
 	for _, r := range sel {
-		k := uint64(int64(vals[r])) - lo
-		if k <= span && words[k>>6]&(1<<(k&63)) != 0 {
+		if may(int64(vals[r])) {
 			out = append(out, r)
 		}
 	}

@@ -90,7 +90,21 @@ func (s *Scanner) decodeFiltered(dec *chunkDecoder, i int) decoded {
 			a.Release()
 		}
 	}()
+	few := float64(kept) <= rowsShare*float64(n) // chunk_rows.go
 	for _, col := range s.cols {
+		if _, loaded := cols[col]; few && !loaded {
+			f := s.t.schema.Field(col)
+			a, ok, err := dec.decodeRows(f.Type, chunks[col], e.decoded[col], dec.sel)
+			if err != nil {
+				return decoded{err: &ChunkError{Table: s.t.name, Batch: i, Column: f.Name, Err: err}}
+			}
+			if ok {
+				out = append(out, a)
+				d.compressed += int64(len(chunks[col]))
+				d.size += int64(a.Data().Buffers()[1].Len())
+				continue
+			}
+		}
 		c, err := load(col)
 		if err != nil {
 			return decoded{err: err}
