@@ -50,10 +50,8 @@ func (p *picker) release() {
 func (p *picker) eval(e Expr, safe bool, pick []int32, arm int32) (a arrow.Array, rows []int32, err error) {
 	b := p.batch
 	if !safe {
-		sel := make([]bool, p.n)
 		for i, k := range pick {
 			if k == arm {
-				sel[i] = true
 				rows = append(rows, int32(i))
 			}
 		}
@@ -64,7 +62,7 @@ func (p *picker) eval(e Expr, safe bool, pick []int32, arm int32) (a arrow.Array
 			if p.proj == nil {
 				p.proj = project(p.batch, p.needed)
 			}
-			if b, err = filterBatch(p.ctx, p.mem, p.proj, sel, p.needed); err != nil {
+			if b, err = filterBatch(p.ctx, p.mem, p.proj, rows, p.needed); err != nil {
 				return nil, nil, err
 			}
 			defer b.Release()
