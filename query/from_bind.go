@@ -38,9 +38,13 @@ import (
 //	rule_outer.go     a LEFT JOIN whose inner side WHERE rejects as NULL is
 //	                  an inner join
 //	from_estimate.go  rows and distinct keys from the cache's statistics
-//	from_join.go      greedy operator ordering: the connected pair whose
-//	                  join is estimated smallest joins first (bushy plans),
-//	                  the smaller side built; semi and anti joins that drop
+//	join_order.go     the join order of 3 to 10 connected parts: the
+//	                  cheapest bushy tree by dynamic programming (rows out
+//	                  of every join plus its build side)
+//	from_join.go      greedy operator ordering for larger or unconnected
+//	                  regions: the connected pair whose join is estimated
+//	                  smallest joins first; every join builds the smaller
+//	                  side; semi and anti joins that drop
 //	                  most rows as soon as they can, the others last, built
 //	                  on the smaller side (right semi/anti); runtime filters
 //	                  from each build side to the probe side's scans

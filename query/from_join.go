@@ -433,11 +433,66 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 	if len(parts) == 0 {
 		return nil, conds, pend, nil
 	}
-	// Greedy operator ordering: of every two parts an equality connects,
-	// join the pair whose join is estimated smallest (then the pair of
-	// smaller parts), until one part is left; parts that nothing connects
-	// are joined last, smallest first, as cross joins. The result may be
-	// bushy: Q3 joins orders with customer before lineitem.
+	// joinPair joins two parts with every condition whose relations they
+	// then have, and the pending joins that can go in.
+	joinPair := func(x, y *part) (*part, error) {
+		var on []ast.ExprNode
+		both := x.rels | y.rels
+		for i, c := range conds {
+			if !applied[i] && c.rels != 0 && c.rels.subsetOf(both) {
+				on = append(on, c.e)
+				applied[i] = true
+			}
+		}
+		j, err := b.joinParts(x, y, joinInner, on)
+		if err != nil {
+			return nil, err
+		}
+		return applyPending(j, false)
+	}
+	var cur *part
+	if tree, ok := b.dpOrder(parts, conds, applied); ok { // join_order.go
+		var build func(t *joinTree) (*part, error)
+		build = func(t *joinTree) (*part, error) {
+			if t.leaf >= 0 {
+				return parts[t.leaf], nil
+			}
+			x, err := build(t.left)
+			if err != nil {
+				return nil, err
+			}
+			y, err := build(t.right)
+			if err != nil {
+				return nil, err
+			}
+			return joinPair(x, y)
+		}
+		if cur, err = build(tree); err != nil {
+			return nil, nil, nil, err
+		}
+	} else {
+		if cur, err = b.greedyOrder(parts, conds, applied, joinPair); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if cur, err = applyPending(cur, true); err != nil {
+		return nil, nil, nil, err
+	}
+	var left []*conjunct
+	for i, c := range conds {
+		if !applied[i] {
+			left = append(left, c)
+		}
+	}
+	return cur, left, pend, nil
+}
+
+// greedyOrder joins parts by greedy operator ordering, for regions too
+// large for dpOrder or not connected: of every two parts an equality
+// connects, join the pair whose join is estimated smallest (then the
+// pair of smaller parts), until one part is left; parts that nothing
+// connects are joined last, smallest first, as cross joins.
+func (b *builder) greedyOrder(parts []*part, conds []*conjunct, applied []bool, joinPair func(x, y *part) (*part, error)) (*part, error) {
 	rest := slices.Clone(parts)
 	for len(rest) > 1 {
 		bi, bj, best := -1, -1, 0.0
@@ -459,34 +514,45 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 		}
 		x, y := rest[bi], rest[bj]
 		rest = slices.Delete(rest, bj, bj+1)
-		var on []ast.ExprNode
-		both := x.rels | y.rels
-		for i, c := range conds {
-			if !applied[i] && c.rels != 0 && c.rels.subsetOf(both) {
-				on = append(on, c.e)
-				applied[i] = true
-			}
-		}
-		j, err := b.joinParts(x, y, joinInner, on)
+		j, err := joinPair(x, y)
 		if err != nil {
-			return nil, nil, nil, err
-		}
-		if j, err = applyPending(j, false); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		rest[bi] = j
 	}
-	cur := rest[0]
-	if cur, err = applyPending(cur, true); err != nil {
-		return nil, nil, nil, err
+	return rest[0], nil
+}
+
+// dpOrder is the cheapest join order of a region of three to
+// maxDPParts parts that equalities connect (join_order.go), from the
+// same estimates the greedy order uses.
+func (b *builder) dpOrder(parts []*part, conds []*conjunct, applied []bool) (*joinTree, bool) {
+	if len(parts) < 3 || len(parts) > maxDPParts {
+		return nil, false
 	}
-	var left []*conjunct
-	for i, c := range conds {
-		if !applied[i] {
-			left = append(left, c)
+	leafRows := make([]float64, len(parts))
+	for i, p := range parts {
+		leafRows[i] = p.est
+	}
+	relsOf := func(s regionSet) relSet {
+		var r relSet
+		for i, p := range parts {
+			if s&(1<<i) != 0 {
+				r |= p.rels
+			}
 		}
+		return r
 	}
-	return cur, left, pend, nil
+	size := func(l, r regionSet, lRows, rRows float64) (float64, bool) {
+		x, y := &part{rels: relsOf(l), est: lRows}, &part{rels: relsOf(r), est: rRows}
+		keys := b.joinKeys(x, y, conds, applied)
+		if len(keys.l) == 0 {
+			return 0, false
+		}
+		return joinEstimate(b, x, y, keys.l, keys.r), true
+	}
+	tree, _, ok := dpJoinOrder(leafRows, size)
+	return tree, ok
 }
 
 // hasEquiKey reports an equality of a column of each part among conds.
