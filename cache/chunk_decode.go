@@ -233,7 +233,7 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 // cleared: part writes every one or fails and frees the buffer.
 func (d *chunkDecoder) partBuffer(size int) *memory.Buffer {
 	if r, ok := d.mem.(*recycler); ok {
-		return memory.NewBufferWithAllocator(r.allocateDirty(size + codec.DecodeSlack)[:size], r)
+		return memory.NewBufferWithAllocator(r.AllocateDirty(size + codec.DecodeSlack)[:size], r)
 	}
 	buf := memory.NewResizableBuffer(d.mem)
 	buf.Reserve(size + codec.DecodeSlack)

@@ -5,6 +5,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // narrowCol is a decimal128 column the cache stored narrowed (every value
@@ -113,8 +115,7 @@ func (col *narrowCol) widen(mem memory.Allocator, dt arrow.DataType, sel []int32
 	if all {
 		n = len(col.vals)
 	}
-	values := memory.NewResizableBuffer(mem)
-	values.Resize(16 * n)
+	values := bufs.NewDirty(mem, 16*n) // every value written below
 	out := arrow.Uint64Traits.CastFromBytes(values.Bytes())
 	if all {
 		widenInto(out, col.vals)

@@ -82,11 +82,11 @@ func (r *recycler) Allocate(size int) []byte {
 	return full[:size:size]
 }
 
-// allocateDirty is Allocate without the clearing, for a decoder that
-// writes every byte it asks for (chunkDecoder.part): clearing a recycled
+// AllocateDirty is Allocate without the clearing, for a decoder or kernel
+// that writes every byte it asks for (bufs.NewDirty): clearing a recycled
 // buffer that is overwritten at once cost a join-heavy query a tenth of
 // its time. The bytes may be an earlier batch's.
-func (r *recycler) allocateDirty(size int) []byte {
+func (r *recycler) AllocateDirty(size int) []byte {
 	c := classOf(size)
 	if size == 0 || c > maxClass {
 		return r.Allocate(size)

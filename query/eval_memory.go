@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // evalMem is the allocator the expressions of one batch allocate from
@@ -34,6 +36,19 @@ func (rt *runtime) evalMem() *evalMem {
 
 func (m *evalMem) Allocate(size int) []byte {
 	b := m.Allocator.Allocate(size)
+	m.add(int64(len(b)))
+	return b
+}
+
+// AllocateDirty passes bufs.NewDirty's request on when the allocator
+// below can leave the bytes uncleared.
+func (m *evalMem) AllocateDirty(size int) []byte {
+	var b []byte
+	if d, ok := m.Allocator.(bufs.DirtyAllocator); ok {
+		b = d.AllocateDirty(size)
+	} else {
+		b = m.Allocator.Allocate(size)
+	}
 	m.add(int64(len(b)))
 	return b
 }

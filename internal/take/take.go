@@ -26,6 +26,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // Selection appends to dst the rows where mask is TRUE (set and not NULL),
@@ -209,8 +211,7 @@ func takeFixed[T uint8 | uint16 | uint32 | uint64 | decimal128.Num](mem memory.A
 		vals = arrow.GetData[T](b.Bytes())[d.Offset():]
 	}
 	var z T
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(len(sel) * sizeOfFixed(z))
+	buf := bufs.NewDirty(mem, len(sel)*sizeOfFixed(z)) // every value written below
 	out := arrow.GetData[T](buf.Bytes())[:len(sel)]
 	for i, r := range sel {
 		out[i] = vals[r]

@@ -149,7 +149,7 @@ func fastArith(x *arithExpr, mem memory.Allocator, n int, l, r operand) (arrow.A
 		av, relA := spread(sideOf(l, litInt), n, &int64Pool)
 		bv, relB := spread(sideOf(r, litInt), n, &int64Pool)
 		var out []int64
-		buf, out = newValues[int64](mem, n)
+		buf, out = newDirtyValues[int64](mem, n) // fastInt64 writes every value
 		ok = fastInt64(x.op, av, bv, out)
 		relA()
 		relB()
@@ -160,7 +160,7 @@ func fastArith(x *arithExpr, mem memory.Allocator, n int, l, r operand) (arrow.A
 		av, relA := spread(sideOf(l, litNum), n, &numPool)
 		bv, relB := spread(sideOf(r, litNum), n, &numPool)
 		var out []num
-		buf, out = newValues[num](mem, n)
+		buf, out = newDirtyValues[num](mem, n) // fastDecimal writes every value
 		ok = fastDecimal(x.op, av, bv, out, ld.Scale, rd.Scale, od.Precision, od.Scale)
 		relA()
 		relB()

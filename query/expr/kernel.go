@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // This file holds the plumbing of our own kernels: typed views of arrays,
@@ -51,6 +53,16 @@ func sizeOf[T arrow.FixedWidthType]() int {
 func newValues[T arrow.FixedWidthType](mem memory.Allocator, n int) (*memory.Buffer, []T) {
 	buf := memory.NewResizableBuffer(mem)
 	buf.Resize(n * sizeOf[T]())
+	if n == 0 {
+		return buf, nil
+	}
+	return buf, arrow.GetData[T](buf.Bytes())[:n]
+}
+
+// newDirtyValues is newValues for a kernel that writes all n values:
+// the buffer is not cleared first (bufs.NewDirty).
+func newDirtyValues[T arrow.FixedWidthType](mem memory.Allocator, n int) (*memory.Buffer, []T) {
+	buf := bufs.NewDirty(mem, n*sizeOf[T]())
 	if n == 0 {
 		return buf, nil
 	}
