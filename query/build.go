@@ -23,6 +23,10 @@ type builder struct {
 	sql   string
 	c     *cache.Cache
 	opts  Options
+	// otherStats caches the statistics of tables no relation of this
+	// SELECT names (a subquery's, planned by its own builder), for the
+	// runtime filters that reach their scans (from_estimate.go).
+	otherStats map[string]*cache.TableStats
 
 	table string
 	alias string

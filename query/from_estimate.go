@@ -43,14 +43,28 @@ func (b *builder) tableStats(r *relation) *cache.TableStats {
 }
 
 // statsOfTable is the statistics of a table the query names, read once
-// per relation.
+// per relation, or once per builder for a table only a subquery names: a
+// join's runtime filter can reach a scan inside a subquery (TPC-H Q4's
+// EXISTS over lineitem), and without the table's distinct counts it
+// would filter by key range only.
 func (b *builder) statsOfTable(table string) *cache.TableStats {
 	for _, r := range b.rels {
 		if r.table == table {
 			return b.tableStats(r)
 		}
 	}
-	return nil
+	if st, ok := b.otherStats[table]; ok {
+		return st
+	}
+	var out *cache.TableStats
+	if st, err := b.c.Stats(table); err == nil {
+		out = &st
+	}
+	if b.otherStats == nil {
+		b.otherStats = map[string]*cache.TableStats{}
+	}
+	b.otherStats[table] = out
+	return out
 }
 
 // distinct estimates the distinct values of a relation column before any

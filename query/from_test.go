@@ -262,6 +262,31 @@ func TestRuntimeFilter(t *testing.T) {
 	}
 }
 
+// TestRuntimeFilterIntoSubquery: a table only a subquery names (TPC-H
+// Q4's EXISTS over lineitem) gets the join's key filter too, not the key
+// range alone: its statistics are read for the scan the filter reaches.
+func TestRuntimeFilterIntoSubquery(t *testing.T) {
+	e, _ := newEngine(t, 600, 16)
+	if _, err := e.Exec(context.Background(), "CREATE TABLE items AS SELECT id % 300 AS oid, qty FROM orders"); err != nil {
+		t.Fatal(err)
+	}
+	const sql = `SELECT count(*) FROM orders o WHERE o.id % 50 = 0 AND EXISTS (SELECT * FROM items i WHERE i.oid = o.id)`
+	plan, err := e.Explain(context.Background(), "EXPLAIN "+sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "runtime filters on oid (range and keys)") {
+		t.Fatalf("the subquery's scan has no key filter:\n%s", plan)
+	}
+	got, err := run(t, e, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[5]" { // ids 50, 100, …, 250 have items (oid < 300)
+		t.Errorf("got %v, want [5]", got)
+	}
+}
+
 // TestJoinParams: ? placeholders in a WITH query used twice (each later
 // use is planned from a fresh parse) keep their values.
 func TestJoinParams(t *testing.T) {
