@@ -1,10 +1,13 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 )
 
 // TestCatalog: SaveCatalog is read back by Open; a damaged catalog is a
@@ -59,4 +62,46 @@ func TestCatalog(t *testing.T) {
 	if err := s3.SaveCatalog([]byte(`{}`)); err == nil {
 		t.Error("a damaged catalog was replaced")
 	}
+}
+
+// FuzzReadCatalog: any bytes in the catalog file open the store without
+// a panic; either the payload between a valid header and checksum is
+// served and nothing is reported, or the file is reported as corrupt,
+// nothing is served, and SaveCatalog refuses to replace it.
+func FuzzReadCatalog(f *testing.F) {
+	valid := func(payload string) []byte {
+		b := append([]byte(catalogMagic), catalogVersion)
+		b = append(b, payload...)
+		return binary.LittleEndian.AppendUint32(b, uint32(xxh3.Hash(b)))
+	}
+	f.Add(valid(`{"views":[]}`))
+	f.Add(valid(""))
+	f.Add([]byte("QVCT\x02xxxx"))
+	f.Add([]byte("QVC"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, catalogName), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mem := checked(t)
+		s, err := Open(dir, newCache(t, mem), Options{})
+		if err != nil {
+			t.Fatalf("a catalog file failed Open: %v", err)
+		}
+		defer s.Close()
+		got, problems := s.Catalog(), s.Problems()
+		if len(problems) == 0 {
+			want := raw[len(catalogMagic)+1 : len(raw)-4]
+			if got == nil || string(got) != string(want) {
+				t.Fatalf("served %q, the file holds %q", got, want)
+			}
+			return
+		}
+		if got != nil || !errors.Is(problems[0], ErrCorrupt) {
+			t.Fatalf("damaged catalog: served %q, problems %v", got, problems)
+		}
+		if err := s.SaveCatalog([]byte("{}")); err == nil {
+			t.Fatal("a damaged catalog was replaced")
+		}
+	})
 }
