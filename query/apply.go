@@ -307,10 +307,19 @@ func (a *applyExpr) Eval(ctx context.Context, mem memory.Allocator, batch arrow.
 	return out, nil
 }
 
+// outerMemKey carries, in the context a subquery runs with, the memory
+// tracker of the query whose Apply runs it: what the subquery holds
+// counts against that query's limit (and shows in its peak), instead of
+// each run having a limit of its own beside the query's.
+type outerMemKey struct{}
+
 // run runs the subquery for one outer tuple: its value as one row of typ.
 func (a *applyExpr) run(ctx context.Context, mem memory.Allocator, params []any) (arrow.Array, error) {
 	if a.runs.Add(1) > a.limit {
 		return nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: a correlated subquery used as a value runs once per distinct outer row, and this one would run more than %d times (rewrite it as a join)", a.text, a.limit)}
+	}
+	if m, ok := mem.(*evalMem); ok {
+		ctx = context.WithValue(ctx, outerMemKey{}, m.mt)
 	}
 	res, err := a.e.Query(ctx, a.sql, params...)
 	if err != nil {

@@ -55,3 +55,21 @@ func TestApply(t *testing.T) {
 		t.Errorf("EXPLAIN does not show the subquery: %v\n%s", err, plan)
 	}
 }
+
+// TestApplyMemoryCounts: what a subquery Apply runs holds counts against
+// its query's memory limit: the query's peak includes it (it was the
+// subquery's own before, beside the limit).
+func TestApplyMemoryCounts(t *testing.T) {
+	e, _ := newEngine(t, 600, 16)
+	_, alone, err := runOrdered(t, e, `SELECT count(DISTINCT y.price) FROM orders y WHERE y.id >= 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, with, err := runOrdered(t, e, `SELECT x.id, (SELECT count(DISTINCT y.price) FROM orders y WHERE y.id >= x.id) FROM orders x WHERE x.id <= 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.PeakMemory == 0 || with.PeakMemory < alone.PeakMemory {
+		t.Fatalf("peak with the subquery %d bytes, the subquery alone %d", with.PeakMemory, alone.PeakMemory)
+	}
+}

@@ -312,6 +312,9 @@ func (e *Engine) Query(ctx context.Context, sql string, params ...any) (*Result,
 // run opens the operators of plan p as a running query.
 func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
+	if outer, ok := ctx.Value(outerMemKey{}).(*memTracker); ok {
+		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
+	}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill}
 	if s := findScan(p); s != nil {
