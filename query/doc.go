@@ -271,12 +271,16 @@
 // candidates ("ambiguous: a.id or b.id", "did you mean …"); the conjuncts
 // of WHERE and ON over one table go into that table's scan, where they
 // prune and filter rows as for a single table; equalities of columns of
-// two relations become hash join keys, the rest residuals at the first
-// join that has their columns; an OR's common conjuncts are factored out
-// (TPC-H Q19's key); subqueries become semi, anti, null-aware anti or
-// inner joins with a grouped relation (decorrelation). Relations are
-// joined greedily by estimated rows (from_estimate.go: the cache's
-// distinct counts and bounds), the smaller side built.
+// two relations become hash join keys, and so do equalities of an
+// expression over each side (a.id = b.qty + 1, an integer = a decimal:
+// each side computes its key, join_exprkeys.go), the rest residuals at
+// the first join that has their columns; an OR's common conjuncts are
+// factored out (TPC-H Q19's key); subqueries become semi, anti,
+// null-aware anti or inner joins with a grouped relation
+// (decorrelation). The join order of up to 10 connected relations is the
+// cheapest by dynamic programming over the estimated rows
+// (join_order.go; from_estimate.go: the cache's distinct counts and
+// bounds), greedy beyond; every join builds its smaller side.
 //
 // # Memory
 //

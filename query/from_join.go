@@ -223,11 +223,6 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		residual = append(residual, c)
 		refs = append(refs, b.colRefsOf(c)...)
 	}
-	if kind == joinNullAwareAnti && len(pk) == 0 {
-		// NOT IN's NULL rules are applied to keys; a condition the join
-		// evaluates as a residual would lose them.
-		return nil, &Error{Kind: ErrUnsupported, Msg: "NOT IN (subquery) unless both sides are columns of one type (write NOT EXISTS, or CAST the column in the subquery's SELECT)"}
-	}
 	var pRefs, bRefs []colRef
 	for _, r := range refs {
 		if probe.rels.has(r.rel) {
@@ -242,11 +237,32 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 	if err := b.ensureEngine(build, append(bk, bRefs...)); err != nil {
 		return nil, err
 	}
+	// Equalities of expressions, one over each side: keys computed by a
+	// projection under the join (join_exprkeys.go).
+	residual, xkeys, err := b.exprKeys(probe, build, residual)
+	if err != nil {
+		return nil, err
+	}
+	if kind == joinNullAwareAnti && len(pk) == 0 && len(xkeys) == 0 {
+		// NOT IN's NULL rules are applied to keys; a condition the join
+		// evaluates as a residual would lose them.
+		return nil, &Error{Kind: ErrUnsupported, Msg: "NOT IN (subquery) unless the tested value and the subquery's values compare with = (of types with a common type; or write NOT EXISTS)"}
+	}
+	var xProbe, xBuild []int
+	if len(xkeys) > 0 {
+		pe, be := make([]expr.Expr, len(xkeys)), make([]expr.Expr, len(xkeys))
+		for i, k := range xkeys {
+			pe[i], be[i] = k.probe, k.build
+		}
+		xProbe, xBuild = withKeyColumns(probe, pe), withKeyColumns(build, be)
+	}
 	n := &hashJoinNode{probe: probe.plan, build: build.plan, kind: kind}
 	for i := range pk {
 		n.probeKeys = append(n.probeKeys, probe.enginePos(pk[i]))
 		n.buildKeys = append(n.buildKeys, build.enginePos(bk[i]))
 	}
+	n.probeKeys = append(n.probeKeys, xProbe...)
+	n.buildKeys = append(n.buildKeys, xBuild...)
 	both := &part{cols: append(slices.Clip(probe.cols), build.cols...), rels: probe.rels | build.rels}
 	both.plan = &schemaOnly{arrow.NewSchema(append(slices.Clip(probe.plan.schema().Fields()), build.plan.schema().Fields()...), nil)}
 	if len(residual) > 0 {
@@ -280,8 +296,14 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		out.cols = both.cols
 		out.est = joinEstimate(b, probe, build, pk, bk)
 	}
-	if len(pk) == 0 && kind == joinInner {
+	switch {
+	case len(pk) == 0 && len(xkeys) == 0 && kind == joinInner:
 		out.est = probe.est * build.est * selectivity(len(residual))
+	case len(pk) == 0 && kind == joinInner: // expression keys: no distinct counts to go by
+		out.est = max(probe.est, build.est) * selectivity(len(residual))
+	}
+	if len(xkeys) > 0 {
+		withoutKeyColumns(out)
 	}
 	n.estRows = out.est
 	if !b.opts.NoPruning {

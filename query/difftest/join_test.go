@@ -221,7 +221,7 @@ func (g *joinGen) output(x, y string) (sel, tail string) {
 func (g *joinGen) query() testQuery {
 	a, b := g.table(), g.table()
 	k := g.key()
-	switch g.rng.IntN(12) {
+	switch g.rng.IntN(13) {
 	case 0, 1: // inner join, ON or comma
 		sel, tail := g.output("x", "y")
 		if g.rng.IntN(2) == 0 {
@@ -264,6 +264,17 @@ func (g *joinGen) query() testQuery {
 		return testQuery{sql: fmt.Sprintf("SELECT DISTINCT x.%s, y.s FROM %s x JOIN (SELECT k, s, n, d FROM %s%s) y ON x.%s = y.%s", k, a, b, where(g.filter(b)), k, k)}
 	case 10: // a CTE used twice, self join
 		return testQuery{sql: fmt.Sprintf("WITH t1 AS (SELECT k, s, n FROM %s%s) SELECT p.k, p.s, q.n FROM t1 p JOIN t1 q ON p.k = q.k AND p.s <> q.s", a, where(g.filter(a)))}
+	case 11: // expression keys, and keys of different types
+		on := g.pick("x.k = y.n + 1", "x.k + 0 = y.k", "x.n * 2 = y.k", "x.k = y.v", "x.v = y.n", "x.s || 'z' = y.s || 'z'", "CAST(x.n AS DOUBLE) = y.k")
+		switch not := g.pick("", "NOT "); g.rng.IntN(6) {
+		case 0:
+			return testQuery{sql: fmt.Sprintf("SELECT x.k, x.s, x.n FROM %s x WHERE %sEXISTS (SELECT * FROM %s y WHERE %s)%s", a, not, b, on, andf(g.filter("x")))}
+		case 1: // NULLs on both sides
+			return testQuery{sql: fmt.Sprintf("SELECT x.k, x.s FROM %s x WHERE x.k + 1 %sIN (SELECT %s FROM %s y%s)", a, not, g.pick("y.n * 2", "y.v", "y.k"), b, where(g.filter("y")))}
+		}
+		sel, tail := g.output("x", "y")
+		kind := g.pick("", "", "LEFT ", "FULL ")
+		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x %sJOIN %s y ON %s%s%s", sel, a, kind, b, on, where(g.filter("x")), tail)}
 	}
 	// cross join of the small table
 	return testQuery{sql: fmt.Sprintf("SELECT count(*), sum(x.n * y.n) FROM jc x CROSS JOIN %s y%s", b, where(g.filter("y")))}
