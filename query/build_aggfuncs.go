@@ -184,7 +184,7 @@ func filterText(s string) string {
 		}
 		s = s[:i] + ") FILTER (WHERE " + s[open+1:end] + ")" + s[end+2:]
 	}
-	return s
+	return unrewriteFrames(s) // parse_exclude.go
 }
 
 // wordAt is the identifier at byte off of sql, lower-cased.

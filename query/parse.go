@@ -70,6 +70,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
+	text = rewriteExclude(text, &edits) // parse_exclude.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {
@@ -80,6 +81,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 				if len(edits) > 0 {
 					remapPositions(stmts[0], edits)
 				}
+				markGroups(stmts[0]) // parse_exclude.go
 				return stmts[0], nil
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}

@@ -51,7 +51,7 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 	if fr != nil {
 		c.frame = *fr
 	}
-	whole := c.frame.start.kind == boundUnboundedPreceding &&
+	whole := c.frame.exclude == excludeNoOthers && c.frame.start.kind == boundUnboundedPreceding &&
 		(c.frame.end.kind == boundUnboundedFollowing || (!c.frame.rows && c.frame.end.kind == boundCurrent && len(n.order) == 0))
 	if !whole {
 		return c, b.at(ErrUnsupported, w, "%s as a window function over a frame other than the whole partition (use OVER without ORDER BY, or ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)", name)

@@ -139,7 +139,8 @@ func TestWindowErrors(t *testing.T) {
 	}{
 		{`SELECT sum(id) OVER (ORDER BY id, k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
 		{`SELECT sum(id) OVER (RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
-		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM items`, ErrUnsupported, "GROUPS frames"},
+		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "must be a non-negative integer constant"},
+		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1 FOLLOWING AND 1 PRECEDING) FROM items`, ErrInvalid, "start is after its end"},
 		{`SELECT id, variance(id) OVER (ORDER BY id) FROM items`, ErrUnsupported, "var_samp as a window function over a frame other than the whole partition"},
 		{`SELECT id, json_arrayagg(id) OVER () FROM items`, ErrUnsupported, "window function json_arrayagg"},
 		{`SELECT id FROM items WHERE row_number() OVER (ORDER BY id) < 3`, ErrInvalid, "window function row_number is not allowed here"},
@@ -299,5 +300,48 @@ func TestWindowNamed(t *testing.T) {
 		if _, _, err := runOrdered(t, e, c.sql); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %q", c.sql, err, c.msg)
 		}
+	}
+}
+
+// TestWindowGroupsExclude checks GROUPS frames and EXCLUDE by hand over
+// 12 items whose k ties in pairs for ids 1-4 and 9-12: peer groups by k
+// are {1,9} {2,10} {3,11} {4,12} {5} {6} {7} {8}, summing to 10, 12,
+// 14, 16, 5, 6, 7, 8 (78 in all).
+func TestWindowGroupsExclude(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	got, _, err := runOrdered(t, e, `SELECT id,
+		sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING),
+		sum(id) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP),
+		count(*) OVER (ORDER BY k GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING EXCLUDE TIES),
+		max(id) OVER (ORDER BY k, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW),
+		last_value(id) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING exclude
+		  current   row),
+		min(id) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES),
+		sum(id) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW),
+		count(*) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP),
+		count(*) OVER (PARTITION BY id > 6 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE NO OTHERS),
+		avg(id) OVER (ORDER BY k GROUPS 1 PRECEDING EXCLUDE GROUP)
+		FROM items WINDOW w AS (ORDER BY k) ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GROUPS 1 PRECEDING EXCLUDE GROUP: the group before, e.g. id 5 (k 1)
+	// averages {4, 12}; the first group has none.
+	want := []string{
+		"1|22|68|5|9|8|1|77|0|6|NULL",
+		"2|36|66|5|10|8|1|76|0|6|5",
+		"3|42|64|4|11|8|1|75|0|6|6",
+		"4|35|62|3|12|8|1|74|0|6|7",
+		"5|27|73|3|12|8|1|73|0|6|8",
+		"6|18|72|3|7|8|1|72|0|6|5",
+		"7|21|71|2|8|8|1|71|0|6|6",
+		"8|15|70|1|7|7|1|70|0|6|7",
+		"9|22|68|5|2|8|9|69|0|6|NULL",
+		"10|36|66|5|3|8|1|68|0|6|5",
+		"11|42|64|4|4|8|1|67|0|6|6",
+		"12|35|62|3|5|8|1|66|0|6|7",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
