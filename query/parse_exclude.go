@@ -78,7 +78,7 @@ func rewriteExclude(text string, edits *[]textEdit) string {
 			} else {
 				sentinel = "ORDER BY " + sentinel
 			}
-			text = edit(text, i, end-i, "", edits)              // the later edit first: frameAt stays where it is
+			text = edit(text, i, end-i, "", edits)             // the later edit first: frameAt stays where it is
 			text = edit(text, top.frameAt, 0, sentinel, edits) // parse_aggs.go
 			i += len(sentinel)
 			top.frameAt = -1

@@ -330,8 +330,8 @@ func (w *winBlock) pick(c windowCall) ([]int32, error) {
 	}
 	arg := w.arg(c.arg)
 	w.eachPartition(func(ps, pe int) {
-		var queue []int32 // min/max: candidates, best first
-		next := ps        // min/max: the next row to enter the queue
+		var queue []int32  // min/max: candidates, best first
+		next := ps         // min/max: the next row to enter the queue
 		var tree *bestTree // min/max with EXCLUDE: the frame has holes, so no queue
 		if c.kind == winAggregate && c.frame.exclude != excludeNoOthers {
 			tree = newBestTree(pe-ps, func(a, b int) bool {
