@@ -58,7 +58,7 @@ type winBlock struct {
 func (w *winBlock) rangeOffsets(c windowCall) error {
 	w.rangeStart, w.rangeEnd = nil, nil
 	offset := func(b frameBound) bool { return b.kind == boundPreceding || b.kind == boundFollowing }
-	if c.frame.rows || !offset(c.frame.start) && !offset(c.frame.end) {
+	if c.frame.rows || c.frame.groups || !offset(c.frame.start) && !offset(c.frame.end) {
 		return nil
 	}
 	enc, err := sortkey.NewEncoder([]sortkey.SortField{w.orderField})

@@ -126,7 +126,7 @@ func (g *winGen) call() string {
 			fn = fmt.Sprintf("nth_value(%s, %d)", anyArg(), 1+g.r.IntN(4))
 		}
 		total()
-		frame = g.frame(true)
+		frame = g.frame(g.pick("ROWS", "ROWS", "GROUPS"))
 	default:
 		f := g.pick("sum", "count", "avg", "min", "max", "count(*)")
 		switch f {
@@ -137,15 +137,18 @@ func (g *winGen) call() string {
 		default:
 			fn = fmt.Sprintf("%s(%s)", f, g.pick(winNumbers...))
 		}
-		rows := g.chance(0.6)
 		switch {
-		case rows:
+		case g.chance(0.45):
 			total()
-			frame = g.frame(true)
+			frame = g.frame("ROWS")
+		case g.chance(0.3):
+			// GROUPS keeps the ties: count, sum, min and max of a
+			// frame do not depend on the order within peers
+			frame = g.frame("GROUPS")
 		case g.chance(0.4):
 			order, frame = g.rangeOffset()
 		default:
-			frame = g.frame(false)
+			frame = g.frame("RANGE")
 		}
 	}
 	spec := ""
@@ -186,15 +189,29 @@ func (g *winGen) rangeOffset() ([]string, string) {
 	default:
 		frame = fmt.Sprintf(frame, off())
 	}
+	if g.chance(0.3) {
+		frame += " EXCLUDE " + g.pick("CURRENT ROW", "GROUP", "TIES")
+	}
 	return []string{key + dir}, frame
 }
 
-// frame is a random frame clause, or "" for the default.
-func (g *winGen) frame(rows bool) string {
+// frame is a random frame clause of units ROWS, GROUPS or RANGE (then
+// without offsets), or "" for the default, with an EXCLUDE clause now
+// and then.
+func (g *winGen) frame(units string) string {
 	if g.chance(0.25) {
 		return ""
 	}
-	if !rows {
+	f := g.extent(units)
+	if g.chance(0.35) {
+		f += " EXCLUDE " + g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+	}
+	return f
+}
+
+// extent is a random frame extent.
+func (g *winGen) extent(units string) string {
+	if units == "RANGE" {
 		return "RANGE BETWEEN " + g.pick(
 			"UNBOUNDED PRECEDING AND CURRENT ROW",
 			"UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
@@ -223,9 +240,9 @@ func (g *winGen) frame(rows bool) string {
 		return bounds[i]
 	}
 	if g.chance(0.2) && b == 2 && a < 2 { // the short form: ROWS n PRECEDING
-		return "ROWS " + bound(a)
+		return units + " " + bound(a)
 	}
-	return "ROWS BETWEEN " + bound(a) + " AND " + bound(b)
+	return units + " BETWEEN " + bound(a) + " AND " + bound(b)
 }
 
 func (g *winGen) query() testQuery {
