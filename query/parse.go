@@ -86,7 +86,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}
 		}
-		next, ok := rewriteNulls(text, err)
+		next, ok := rewriteNulls(text, err, &edits)
 		if !ok {
 			next, ok = rewriteBareVarchar(text) // ddl_parse.go
 		}
@@ -102,8 +102,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 }
 
 // rewriteNulls replaces the NULLS FIRST/LAST clause the parser stopped at
-// with ", <sentinel>".
-func rewriteNulls(text string, err error) (string, bool) {
+// with ", <sentinel>", recording the edit (positions after it move, and
+// the planner reads the user's text at them: stddev as written).
+func rewriteNulls(text string, err error, edits *[]textEdit) (string, bool) {
 	m := errNear.FindStringSubmatch(err.Error())
 	if m == nil {
 		return "", false
@@ -124,7 +125,7 @@ func rewriteNulls(text string, err error) (string, bool) {
 	if strings.EqualFold(text[off+loc[2]:off+loc[3]], "LAST") {
 		sentinel = nullsLastSentinel
 	}
-	return text[:off] + `, "` + sentinel + `"` + text[off+loc[1]:], true
+	return edit(text, off, loc[1], `, "`+sentinel+`"`, edits), true // parse_aggs.go
 }
 
 // nearOffset finds where the parser's "near" text starts in text: among

@@ -94,7 +94,9 @@ type windowCall struct {
 	text     string
 	typ      arrow.DataType
 	spec     agg.Spec // winGeneric: the aggregate, its arguments indexes into windowNode.args
+	whole    bool     // winGeneric: every row's frame is its whole partition
 }
+
 
 // windowNode computes calls over the partitions of its input by
 // partition, ordered by order; its output is its input's columns then one

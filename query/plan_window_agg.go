@@ -11,13 +11,13 @@ import (
 
 // Aggregates beyond sum, count, avg, min and max as window functions
 // (stddev, arg_min, bool_and, string_agg, median, approx_count_distinct,
-// … OVER (PARTITION BY …)): planned as in GROUP BY (plainAggCall), over
-// frames that are the whole partition — OVER without ORDER BY (the
-// default frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED
-// PRECEDING AND UNBOUNDED FOLLOWING — and computed by one agg
-// aggregator per block keyed by partition (window_eval_agg.go). A frame
-// that moves with the row is refused by name: these aggregates have no
-// running or removable form here.
+// … OVER (…)): planned as in GROUP BY (plainAggCall) and computed by an
+// agg aggregator per block (window_eval_agg.go): keyed by partition where
+// the frame is the whole partition — OVER without ORDER BY (the default
+// frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND
+// UNBOUNDED FOLLOWING — and otherwise by row, each row's frame (ROWS,
+// RANGE, GROUPS, EXCLUDE) gathered and aggregated on its own: these
+// aggregates have no running or removable form here.
 
 // slot is the index of e among n's arguments, added once.
 func (n *windowNode) slot(argIndex map[string]int, e expr.Expr) int {
@@ -51,11 +51,8 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 	if fr != nil {
 		c.frame = *fr
 	}
-	whole := c.frame.exclude == excludeNoOthers && c.frame.start.kind == boundUnboundedPreceding &&
+	c.whole = c.frame.exclude == excludeNoOthers && c.frame.start.kind == boundUnboundedPreceding &&
 		(c.frame.end.kind == boundUnboundedFollowing || (!c.frame.rows && c.frame.end.kind == boundCurrent && len(n.order) == 0))
-	if !whole {
-		return c, b.at(ErrUnsupported, w, "%s as a window function over a frame other than the whole partition (use OVER without ORDER BY, or ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)", name)
-	}
 	if w.Distinct {
 		return c, b.at(ErrUnsupported, w, "%s(DISTINCT …) as a window function", name)
 	}

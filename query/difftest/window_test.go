@@ -86,13 +86,52 @@ func (g *winGen) call() string {
 	}
 	total := func() { order = append(order, "id"+g.pick("", " DESC")) }
 	var fn, frame string
+	wrap, ordered := "%s", false // wrap: the call's context
 	anyArg := func() string {
 		if g.chance(0.6) {
 			return g.pick(winNumbers...)
 		}
 		return g.pick(winOthers...)
 	}
-	switch g.r.IntN(12) {
+	switch g.r.IntN(14) {
+	case 12, 13:
+		// aggregates evaluated frame by frame
+		arg := g.pick(winNumbers...)
+		switch g.r.IntN(8) {
+		case 0:
+			fn = fmt.Sprintf("%s(%s)", g.pick("stddev", "stddev_pop", "var_samp", "var_pop"), arg)
+		case 1:
+			fn = fmt.Sprintf("%s(%s)", g.pick("bool_and", "bool_or", "count_if"), g.pick("b", "i > 0", "k < 3"))
+		case 2:
+			fn = fmt.Sprintf("%s(%s, id)", g.pick("arg_min", "arg_max", "min_by", "max_by"), g.pick(winOthers...))
+		case 3:
+			fn = fmt.Sprintf("%s(%s, %s)", g.pick("arg_min", "arg_max"), arg, g.pick("i", "n", "dt"))
+			wrap = "CASE WHEN %s IS NULL THEN NULL ELSE 0 END" // which of tied rows is not fixed; NULL or not is
+		case 4:
+			fn = fmt.Sprintf("median(%s)", g.pick(arg, "dt"))
+		case 5:
+			fn = fmt.Sprintf("%s(%s, %s)", g.pick("quantile_cont", "quantile_disc"), arg, g.pick("0.25", "0.5", "0.9", "0"))
+		case 6:
+			fn = fmt.Sprintf("quantile_disc(%s, 0.7)", g.pick("s", "g"))
+		default:
+			fn = fmt.Sprintf("string_agg(%s, '%s')", g.pick("s", "g", "CAST(i AS VARCHAR)"), g.pick(",", "", " | "))
+			total() // the values' order is the frame's
+			frame = g.frame(g.pick("ROWS", "GROUPS"))
+			ordered = true
+		}
+		if frame == "" && !ordered {
+			switch {
+			case g.chance(0.4):
+				total()
+				frame = g.frame("ROWS")
+			case g.chance(0.4):
+				frame = g.frame("GROUPS")
+			case g.chance(0.4):
+				order, frame = g.rangeOffset()
+			default:
+				frame = g.frame("RANGE")
+			}
+		}
 	case 0:
 		fn = "row_number()"
 		total()
@@ -161,7 +200,7 @@ func (g *winGen) call() string {
 	if frame != "" {
 		spec = strings.TrimSpace(spec + " " + frame)
 	}
-	return fmt.Sprintf("%s OVER (%s)", fn, spec)
+	return fmt.Sprintf(wrap, fmt.Sprintf("%s OVER (%s)", fn, spec))
 }
 
 // rangeOffset is one ORDER BY key and a RANGE frame with offsets over it.
