@@ -97,7 +97,6 @@ type windowCall struct {
 	whole    bool     // winGeneric: every row's frame is its whole partition
 }
 
-
 // windowNode computes calls over the partitions of its input by
 // partition, ordered by order; its output is its input's columns then one
 // per call.
