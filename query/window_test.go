@@ -398,3 +398,47 @@ func TestNullsRewriteKeepsPositions(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// TestWindowStreamsPartition runs windows whose partitions pass the
+// memory limit many times over (one partition of 60,000 rows, then three
+// of 20,000, within 512 KiB) with calls that need only the rows before
+// a row and a few after it: the partitions are streamed in chunks, and
+// the answer is the one computed in memory. A call that needs the whole
+// partition still fails with ErrMemory, naming the call.
+func TestWindowStreamsPartition(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := groupsTable(t, mem, 30_000)
+	const limit = 512 << 10
+	inMem := New(c, Options{Alloc: mem, MemoryLimit: 1 << 30})
+	m := spillManager(t, spill.Config{Codec: codec.Setting{Kind: codec.Zstd, Level: 1}})
+	tight := New(c, Options{Alloc: mem, MemoryLimit: limit, Spill: m, Workers: 2})
+	for _, part := range []string{"", "PARTITION BY g % 3"} {
+		sql := strings.ReplaceAll(`SELECT k, s, v, name, p, row_number() OVER w, rank() OVER (P ORDER BY k), dense_rank() OVER (P ORDER BY k),
+			lag(v, 3) OVER w, lead(name, 2, 'end') OVER w, lag(k) OVER w, sum(v) OVER (P ORDER BY k),
+			count(*) OVER (P ORDER BY k ROWS UNBOUNDED PRECEDING), avg(d) OVER w, min(name) OVER (P ORDER BY k),
+			max(v) OVER w, sum(f) OVER w, sum(p) OVER (P ORDER BY k GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), count(s) OVER w
+			FROM t WINDOW w AS (P ORDER BY k, s, v, name, p, f)`, "P ", part+" ")
+		want, _, err := runOrdered(t, inMem, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, st, err := runOrdered(t, tight, sql)
+		if err != nil {
+			t.Fatalf("%s: %v", part, err)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			i := firstDiff(got, want)
+			t.Fatalf("%s: %d rows, in memory %d; first difference at row %d: %q, want %q", part, len(got), len(want), i, at(got, i), at(want, i))
+		}
+		t.Logf("%s: %d rows; peak %d of %d; spilled %v", part, len(got), st.PeakMemory, limit, st.Spill)
+		checkNoSpillFiles(t, m)
+	}
+	_, _, err := runOrdered(t, tight, `SELECT k, row_number() OVER (ORDER BY k), ntile(4) OVER (ORDER BY k) FROM t`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "ntile(4) over (order by k) needs the whole partition") {
+		t.Errorf("ntile over one partition past the limit: %v, want ErrMemory naming ntile", err)
+	}
+	checkNoSpillFiles(t, m)
+}
