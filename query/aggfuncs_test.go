@@ -135,6 +135,13 @@ func TestNewAggregates(t *testing.T) {
 		{"SELECT id, first(id) OVER (PARTITION BY k ORDER BY id DESC), last(id) OVER (PARTITION BY k ORDER BY id DESC) FROM items WHERE id < 4 ORDER BY id",
 			"1|1|1,2|2|2,3|3|3"},
 		{"SELECT k, median(k) OVER () FROM items GROUP BY k ORDER BY k LIMIT 2", "-3|0.5,-2|0.5"},
+		// any_value: the first non-NULL value in row order (DuckDB's), not
+		// the smallest: k = 0 is ids 4 (NULL name), 12 (green forest), 20
+		// (Customer x Complaints), 28 (NULL)
+		{"SELECT any_value(name), min(name) FROM items WHERE id >= 4", "日本語テキスト|"},
+		{"SELECT k, any_value(name), any_value(name) FILTER (WHERE id <> 12) FROM items WHERE k = 0 GROUP BY k", "0|green forest|Customer x Complaints"},
+		{"SELECT id, any_value(name) OVER (PARTITION BY k), any_value(name) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM items QUALIFY id BETWEEN 3 AND 4 ORDER BY id",
+			"3|forest green|forest green,4|green forest|日本語テキスト"},
 	} {
 		rows, err := run(t, e, tc.sql)
 		if err != nil {

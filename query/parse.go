@@ -71,6 +71,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		return nil, err
 	}
 	text = rewriteExclude(text, &edits) // parse_exclude.go
+	text = rewriteTZLiterals(text, &edits) // parse_tzliteral.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

@@ -68,8 +68,14 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 	if ac.arg >= 0 {
 		c.spec.Arg = remap(ac.arg)
 	}
-	if ac.fn == agg.ArgMin || ac.fn == agg.ArgMax {
+	switch {
+	case ac.fn == agg.ArgMin || ac.fn == agg.ArgMax:
 		c.spec.By = remap(ac.by)
+	case ac.by == byPosition: // first, any_value: by the rows' order in the frame (window_eval_agg.go)
+		c.spec.By = byPosition
+	}
+	if ac.filter > 0 { // any_value's: the rows where its argument is not NULL
+		c.spec.Filter = remap(ac.filter-1) + 1
 	}
 	for _, o := range ac.order {
 		o.Arg = remap(o.Arg)

@@ -151,14 +151,35 @@ func (w *winBlock) aggregateGroups(ctx context.Context, c windowCall, keys []int
 	if spec.Func != agg.CountStar {
 		spec.Arg = use(spec.Arg)
 	}
-	if spec.Func == agg.ArgMin || spec.Func == agg.ArgMax {
+	switch {
+	case spec.Func == agg.ArgMin || spec.Func == agg.ArgMax:
 		spec.By = use(spec.By)
+	case spec.By == byPosition: // first and any_value: the rows in the order given
+		rows := len(idx)
+		if idx == nil {
+			rows = w.n
+		}
+		pb := array.NewInt64Builder(w.rt.mem)
+		for i := range rows {
+			pb.Append(int64(i))
+		}
+		spec.By = add(pb.NewArray())
+		pb.Release()
+	}
+	if spec.Filter > 0 {
+		spec.Filter = use(spec.Filter-1) + 1
 	}
 	spec.Order = append([]agg.OrderKey(nil), spec.Order...)
 	for i := range spec.Order {
 		spec.Order[i].Arg = use(spec.Order[i].Arg)
 	}
 	if keep != nil {
+		if spec.Filter > 0 { // and the aggregate's own filter
+			f := cols[spec.Filter-1].(*array.Boolean)
+			for i := range keep {
+				keep[i] = keep[i] && f.IsValid(i) && f.Value(i)
+			}
+		}
 		fb := array.NewBooleanBuilder(w.rt.mem)
 		fb.AppendValues(keep, nil)
 		spec.Filter = 1 + add(fb.NewArray())
