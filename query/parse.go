@@ -70,7 +70,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
-	text = rewriteExclude(text, &edits) // parse_exclude.go
+	text = rewriteExclude(text, &edits)    // parse_exclude.go
 	text = rewriteTZLiterals(text, &edits) // parse_tzliteral.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
