@@ -220,7 +220,7 @@ func (b *builder) aggArg(name string, call *ast.AggregateFuncExpr, arg expr.Expr
 			to = arrow.PrimitiveTypes.Int64
 		}
 		return wrap(b, call)(expr.Cast(arg, to))
-	case "first", "last", "approx_count_distinct":
+	case "first", "last", "any_value", "approx_count_distinct":
 		return wrap(b, call)(expr.Cast(arg, nullType(arg.Type())))
 	}
 	return arg, nil

@@ -226,17 +226,15 @@ func RelabelZone(a arrow.Array, loc *time.Location) arrow.Array {
 
 // AddIntervalIn is the instant e plus the INTERVAL iv (minus it when
 // sub; a constant or a column) on loc's calendar, as DuckDB (ICU's
-// Calendar.add) adds them: months and days move the calendar (the same
-// wall-clock time that many days or months later, 23 or 25 hours across
-// a DST change), the time part moves the instant. An interval with no
-// negative part adds months, then days, then the time; one with a
-// negative part the other way round (time, days, months), which is not
-// the same at a month's end (March 31 - '1 month 1 day' is February 29
-// in 2024: March 30, then a month back). Each calendar step keeps the
-// offset the instant had where the wall-clock time exists with it (so
-// on the night clocks go back it is the first of the two readings),
-// else takes the new one, and a time the clocks skip is read with the
-// offset before the change. A result outside TIMESTAMP is ErrOverflow.
+// Calendar.add) adds them: months, then days, move the calendar (the
+// same wall-clock time that many months or days later, 23 or 25 hours
+// across a DST change), then the time part moves the instant (March 31
+// - '1 month 1 day' is February 28 in 2024: February 29, then a day
+// back). Each calendar step keeps the offset the instant had where the
+// wall-clock time exists with it (so on the night clocks go back it is
+// the first of the two readings), else takes the new one, and a time the
+// clocks skip is read with the offset before the change. A result
+// outside TIMESTAMP is ErrOverflow.
 func AddIntervalIn(e, iv Expr, sub bool, loc *time.Location) (Expr, error) {
 	if !isTZ(e.Type()) || iv.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
 		return nil, errorf(ErrType, "calendar interval in a time zone: %s + %s, not a TIMESTAMP WITH TIME ZONE and an INTERVAL (%s, %s)", sqlType(e.Type()), sqlType(iv.Type()), e, iv)
@@ -283,21 +281,14 @@ func addInstantInterval(loc *time.Location, u int64, v interval) (int64, bool) {
 		}
 		return fromLocalKeeping(loc, local, off), true
 	}
-	steps := []func(int64) (int64, bool){
-		func(u int64) (int64, bool) { return calendar(u, v.Months, 0) },
-		func(u int64) (int64, bool) { return calendar(u, 0, v.Days) },
-		func(u int64) (int64, bool) { return addTimestampInterval(u, 0, 0, micros) },
+	u, ok := calendar(u, v.Months, 0)
+	if ok {
+		u, ok = calendar(u, 0, v.Days)
 	}
-	if v.Months < 0 || v.Days < 0 || micros < 0 {
-		steps[0], steps[2] = steps[2], steps[0]
+	if !ok {
+		return 0, false
 	}
-	for _, step := range steps {
-		var ok bool
-		if u, ok = step(u); !ok {
-			return 0, false
-		}
-	}
-	return u, true
+	return addTimestampInterval(u, 0, 0, micros)
 }
 
 // fromLocalKeeping is the instant loc's clocks read local at, keeping
