@@ -442,3 +442,35 @@ func TestWindowStreamsPartition(t *testing.T) {
 	}
 	checkNoSpillFiles(t, m)
 }
+
+// TestWindowFrameTexts: a call with GROUPS or EXCLUDE is named as
+// written (the sentinels the parser needs do not show), and a WITH query
+// holding one, which the planner restores to text and parses again,
+// keeps its frame.
+func TestWindowFrameTexts(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	r, err := e.Query(t.Context(), `SELECT sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES),
+		count(*) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW) FROM items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.Schema().Fields() {
+		names = append(names, f.Name)
+	}
+	r.Release()
+	want := []string{"sum(id) over (order by k groups between 1 preceding and current row exclude ties)",
+		"count(*) over (rows between unbounded preceding and unbounded following exclude current row)"}
+	if !slices.Equal(names, want) {
+		t.Errorf("columns %q, want %q", names, want)
+	}
+	got, _, err := runOrdered(t, e, `WITH w AS (SELECT id, sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE GROUP) AS s FROM items)
+		SELECT a.id, a.s, b.s FROM w a JOIN w b ON a.id = b.id WHERE a.id IN (1, 5) ORDER BY a.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// id 1 (k -3): no group before; id 5 (k 1): the group before, {4, 12}
+	if w := []string{"1|NULL|NULL", "5|16|16"}; !slices.Equal(got, w) {
+		t.Errorf("got %q, want %q", got, w)
+	}
+}
