@@ -64,6 +64,16 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 		return c, err
 	}
 	remap := func(i int) int { return n.slot(argIndex, tmp.args[i]) }
+	if (ac.fn == agg.Min || ac.fn == agg.Max || ac.fn == agg.Sum) && ac.filter == 0 {
+		// bool_and, bool_or (min and max of booleans) and count_if (a sum)
+		// run as min, max and sum do: over any frame without computing
+		// it from scratch (window_eval.go)
+		c.kind, c.fn, c.arg, c.typ = winAggregate, ac.fn, remap(ac.arg), ac.typ
+		if ac.fn != agg.Sum {
+			c.fallback = n.slot(argIndex, expr.NullLiteral(tmp.args[ac.arg].Type()))
+		}
+		return c, nil
+	}
 	c.spec = agg.Spec{Func: ac.fn, Sep: ac.sep, Q: ac.q}
 	if ac.arg >= 0 {
 		c.spec.Arg = remap(ac.arg)

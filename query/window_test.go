@@ -417,7 +417,8 @@ func TestWindowStreamsPartition(t *testing.T) {
 		sql := strings.ReplaceAll(`SELECT k, s, v, name, p, row_number() OVER w, rank() OVER (P ORDER BY k), dense_rank() OVER (P ORDER BY k),
 			lag(v, 3) OVER w, lead(name, 2, 'end') OVER w, lag(k) OVER w, sum(v) OVER (P ORDER BY k),
 			count(*) OVER (P ORDER BY k ROWS UNBOUNDED PRECEDING), avg(d) OVER w, min(name) OVER (P ORDER BY k),
-			max(v) OVER w, sum(f) OVER w, sum(p) OVER (P ORDER BY k GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), count(s) OVER w
+			max(v) OVER w, sum(f) OVER w, sum(p) OVER (P ORDER BY k GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), count(s) OVER w,
+			count_if(v > 5000) OVER w, bool_or(v > 9990) OVER (P ORDER BY k)
 			FROM t WINDOW w AS (P ORDER BY k, s, v, name, p, f)`, "P ", part+" ")
 		want, _, err := runOrdered(t, inMem, sql)
 		if err != nil {
