@@ -210,7 +210,8 @@
 // FOLLOWING — and over any other frame keyed by row, each row's frame
 // gathered and aggregated on its own (the frames' rows in all may not
 // pass 2^28 a block: past it the call is refused by name, asking for a
-// smaller frame). FILTER on a window function is refused by name.
+// smaller frame); bool_and, bool_or and count_if run as min, max and
+// sum. FILTER on a window function is refused by name.
 // Frames: ROWS BETWEEN UNBOUNDED/n PRECEDING, CURRENT ROW, n/UNBOUNDED
 // FOLLOWING; RANGE, whose CURRENT ROW is the row's peers (equal ORDER
 // BY keys) and whose n PRECEDING/FOLLOWING, over one ORDER BY key, reach

@@ -17,7 +17,8 @@ import (
 // frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND
 // UNBOUNDED FOLLOWING — and otherwise by row, each row's frame (ROWS,
 // RANGE, GROUPS, EXCLUDE) gathered and aggregated on its own: these
-// aggregates have no running or removable form here.
+// aggregates have no running or removable form here. bool_and, bool_or
+// and count_if, which are min, max and sum, run as those do.
 
 // slot is the index of e among n's arguments, added once.
 func (n *windowNode) slot(argIndex map[string]int, e expr.Expr) int {
