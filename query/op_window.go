@@ -87,7 +87,7 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 	var src operator = &projectOp{rt: rt, in: in, exprs: exprs, schema: projSchema, left: -1}
 	o := &windowOp{rt: rt, n: n, schema: n.schema(), width: width, streams: true}
 	for _, c := range n.calls {
-		o.streams = o.streams && c.streamable()
+		o.streams = o.streams && n.streamable(c)
 	}
 	var keys []sortKey
 	var err error
@@ -229,7 +229,7 @@ func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool)
 func (o *windowOp) wholeCalls() string {
 	var names []string
 	for _, c := range o.n.calls {
-		if !c.streamable() {
+		if !o.n.streamable(c) {
 			names = append(names, filterText(c.text))
 		}
 	}

@@ -69,9 +69,10 @@ func (c *winCarry) release() {
 	}
 }
 
-// streamable reports whether c can be computed over a partition that is
-// streamed.
-func (c windowCall) streamable() bool {
+// streamable reports whether c, one of n's calls, can be computed over a
+// partition that is streamed. Without ORDER BY a RANGE or GROUPS frame's
+// CURRENT ROW is the whole partition.
+func (n *windowNode) streamable(c windowCall) bool {
 	switch c.kind {
 	case winRowNumber, winRank, winDenseRank:
 		return true
@@ -79,7 +80,8 @@ func (c windowCall) streamable() bool {
 		return c.n <= maxStreamOffset
 	case winAggregate:
 		f := c.frame
-		return f.start.kind == boundUnboundedPreceding && f.end.kind == boundCurrent && f.exclude == excludeNoOthers
+		return f.start.kind == boundUnboundedPreceding && f.end.kind == boundCurrent && f.exclude == excludeNoOthers &&
+			(f.rows || len(n.order) > 0)
 	}
 	return false
 }

@@ -441,6 +441,11 @@ func TestWindowStreamsPartition(t *testing.T) {
 	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "ntile(4) over (order by k) needs the whole partition") {
 		t.Errorf("ntile over one partition past the limit: %v, want ErrMemory naming ntile", err)
 	}
+	// without ORDER BY, the default frame's CURRENT ROW is every row
+	_, _, err = runOrdered(t, tight, `SELECT k, sum(v) OVER (), count(*) OVER (ROWS UNBOUNDED PRECEDING) FROM t`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "sum(v) over () needs the whole partition") {
+		t.Errorf("sum over the whole of one partition past the limit: %v, want ErrMemory naming sum", err)
+	}
 	checkNoSpillFiles(t, m)
 }
 
