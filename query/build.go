@@ -693,6 +693,11 @@ func (b *builder) aggCall(call *ast.AggregateFuncExpr, ts scope, n *aggregateNod
 	default:
 		return aggCall{}, b.at(ErrInvalid, cond, "FILTER (WHERE %s) needs a boolean condition, got %s", restore(cond), f.Type())
 	}
+	if ac.filter > 0 { // any_value's own condition too
+		if f, err = expr.And(n.args[ac.filter-1], f); err != nil {
+			return aggCall{}, b.typeErr(cond, err)
+		}
+	}
 	ac.filter = n.argSlot(f, argIndex) + 1
 	ac.text += " FILTER (WHERE " + restore(cond) + ")"
 	return ac, nil
@@ -756,6 +761,9 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 	ac := aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}
 	if fn == agg.First || fn == agg.Last {
 		ac.by, n.positions = byPosition, true // the rows' positions (rowPositions)
+	}
+	if name == "any_value" { // first's, of the rows where it is not NULL (build_aggfuncs.go)
+		ac.filter = n.argSlot(expr.IsNotNull(arg), argIndex) + 1
 	}
 	return ac, nil
 }

@@ -22,8 +22,9 @@ import (
 //   - bool_and and bool_or over BOOLEAN (min and max of booleans: FALSE <
 //     TRUE), count_if(b) (the TRUE rows: sum(CAST(b AS BIGINT)), NULL
 //     when b is NULL on every row of the group, as in DuckDB), and
-//     any_value(x) (a non-NULL x of the group when there is one; quiver
-//     returns the smallest, so results are reproducible);
+//     any_value(x) (the first non-NULL x of the group by row position,
+//     as DuckDB's: first(x) over the rows where x is not NULL, so it
+//     runs, spills and filters as first does);
 //   - arg_min(x, by) and arg_max(x, by) (argmin, min_by, argmax, max_by):
 //     the x of the row with the smallest (largest) by, rows where either is
 //     NULL skipped (package agg's argminmax.go).
@@ -36,7 +37,7 @@ import (
 // extraAggs are the aggregates of this file, by name as planned.
 var extraAggs = map[string]agg.Func{
 	"var_samp": agg.VarSamp, "var_pop": agg.VarPop, "stddev_samp": agg.StddevSamp, "stddev_pop": agg.StddevPop,
-	"bool_and": agg.Min, "bool_or": agg.Max, "any_value": agg.Min, "count_if": agg.Sum,
+	"bool_and": agg.Min, "bool_or": agg.Max, "any_value": agg.First, "count_if": agg.Sum,
 	"arg_min": agg.ArgMin, "argmin": agg.ArgMin, "min_by": agg.ArgMin,
 	"arg_max": agg.ArgMax, "argmax": agg.ArgMax, "max_by": agg.ArgMax,
 	"first": agg.First, "last": agg.Last, "approx_count_distinct": agg.ApproxCountDistinct,
@@ -184,7 +185,7 @@ func filterText(s string) string {
 		}
 		s = s[:i] + ") FILTER (WHERE " + s[open+1:end] + ")" + s[end+2:]
 	}
-	return s
+	return unrewriteFrames(s) // parse_exclude.go
 }
 
 // wordAt is the identifier at byte off of sql, lower-cased.
@@ -219,7 +220,7 @@ func (b *builder) aggArg(name string, call *ast.AggregateFuncExpr, arg expr.Expr
 			to = arrow.PrimitiveTypes.Int64
 		}
 		return wrap(b, call)(expr.Cast(arg, to))
-	case "first", "last", "approx_count_distinct":
+	case "first", "last", "any_value", "approx_count_distinct":
 		return wrap(b, call)(expr.Cast(arg, nullType(arg.Type())))
 	}
 	return arg, nil

@@ -228,6 +228,9 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 		return w(expr.Or(l, r))
 	}
 	if op, ok := arithOps[x.Op]; ok {
+		if e, ok, err := b.zoneIntervalValue(op, l, r); ok { // build_zone.go
+			return w(e, err)
+		}
 		if op == expr.Sub {
 			if l, r, err = b.zoneMeet(l, r); err != nil {
 				return nil, b.typeErr(x, err)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 
@@ -101,21 +102,37 @@ func (b *builder) zoneCall(name string, args []expr.Expr) (expr.Expr, bool, erro
 // zoneInterval adds a constant interval to an instant on the session's
 // clocks: months and days move the calendar (the same wall-clock time a
 // day later, 23 or 25 hours across a DST change), the time part moves
-// the instant, as in DuckDB. ok is false when the zone does not apply.
+// the instant, as in DuckDB (expr.AddIntervalIn). ok is false when the
+// zone does not apply.
 func (b *builder) zoneInterval(d expr.Expr, months, days int32, micros int64) (expr.Expr, bool, error) {
 	loc := b.zone()
 	if loc == time.UTC || !isZoned(d) || months == 0 && days == 0 {
 		return nil, false, nil
 	}
-	l, err := expr.AddIntervalIn(d, months, days, loc)
-	if err != nil {
-		return nil, true, err
+	if micros > math.MaxInt64/1000 || micros < math.MinInt64/1000 {
+		return nil, false, nil // expr.AddIntervalTime reports it
 	}
-	if micros == 0 {
-		return l, true, nil
-	}
-	e, err := expr.AddIntervalTime(l, 0, 0, micros)
+	e, err := expr.AddIntervalIn(d, expr.IntervalLiteral(months, days, micros*1000), false, loc)
 	return e, true, err
+}
+
+// zoneIntervalValue is l op r for an instant plus or minus an INTERVAL
+// value (INTERVAL + instant too) on the session's clocks; ok is false
+// when the zone does not apply.
+func (b *builder) zoneIntervalValue(op expr.ArithOp, l, r expr.Expr) (expr.Expr, bool, error) {
+	loc := b.zone()
+	isIv := func(e expr.Expr) bool { return e.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO }
+	switch {
+	case loc == time.UTC || op != expr.Add && op != expr.Sub:
+		return nil, false, nil
+	case isZoned(l) && isIv(r):
+		e, err := expr.AddIntervalIn(l, r, op == expr.Sub, loc)
+		return e, true, err
+	case op == expr.Add && isIv(l) && isZoned(r):
+		e, err := expr.AddIntervalIn(r, l, false, loc)
+		return e, true, err
+	}
+	return nil, false, nil
 }
 
 // zoneLabelNode labels a query's TIMESTAMP WITH TIME ZONE results with

@@ -79,8 +79,10 @@
 // to and from TIMESTAMP, DATE, TIME and VARCHAR ('2024-01-02
 // 03:04:05+01'), comparisons with a TIMESTAMP or DATE, EXTRACT (but
 // epoch), date_trunc, date_diff, dayname, monthname, last_day, strftime,
-// a constant INTERVAL of days or months, current_date and
-// localtimestamp — it is read in the session's time zone (timezone.go,
+// an INTERVAL (constant or not) with days or months added to an instant
+// (months, then days, on the zone's calendar, then the time part on the
+// instant, as DuckDB 1.4 does), TIMESTAMPTZ '…' literals, current_date
+// and localtimestamp — it is read in the session's time zone (timezone.go,
 // build_zone.go): SET TimeZone = 'Europe/Berlin' (or SET TIME ZONE …)
 // on a Session passed with WithSession, else Options.TimeZone, else
 // UTC; results of the zoned type are labelled with it. Zones come from
@@ -125,7 +127,8 @@
 // a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
 // DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
 // CHAR/VARCHAR/TEXT (parse_types.go), TIME, INTERVAL, BLOB/BYTEA, CASE,
-// DATE '…', TIMESTAMP '…' and TIME '…' literals, x'0AFF' (a BLOB),
+// DATE '…', TIMESTAMP '…', TIMESTAMPTZ '…' (TIMESTAMP WITH TIME ZONE '…',
+// a cast of the text: parse_tzliteral.go) and TIME '…' literals, x'0AFF' (a BLOB),
 // date or timestamp ± INTERVAL n
 // MICROSECOND/SECOND/MINUTE/HOUR/DAY/WEEK/MONTH/QUARTER/YEAR (a date plus
 // a time unit is a timestamp, plus days or months still a date; also
@@ -172,8 +175,10 @@
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg,
 // stddev/stddev_samp, stddev_pop, variance/var_samp, var_pop (stddev and
 // variance are the sample ones, as in DuckDB), bool_and, bool_or,
-// count_if, any_value, arg_min/min_by and arg_max/max_by, first and last
-// (the first and last row's value, NULL or not, in input order),
+// count_if, any_value (the first non-NULL value in input order, as
+// DuckDB's: first over the rows where it is not NULL), arg_min/min_by and
+// arg_max/max_by, first and last (the first and last row's value, NULL
+// or not, in input order),
 // string_agg(x [, sep] [ORDER BY …]) (listagg, group_concat; sep a
 // constant, ',' by default), median, quantile_cont(x, q) and
 // quantile_disc(x, q) (quantile) over numbers, decimals, dates,
@@ -198,28 +203,37 @@
 // over a GROUP BY's keys and aggregates (rank() OVER (ORDER BY sum(x)));
 // first(x) and last(x) OVER (…) are first_value and last_value; every
 // other aggregate above (stddev, arg_min, bool_and, string_agg, median,
-// approx_count_distinct, …) is a window function over whole partitions
-// — OVER without ORDER BY, or BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
-// FOLLOWING — computed by one GROUP BY aggregator per block keyed by
-// partition (plan_window_agg.go, window_eval_agg.go); over a frame that
-// moves with the row they are refused by name, as FILTER on a window
-// function is.
+// approx_count_distinct, any_value, …) is a window function too, computed
+// by a GROUP BY aggregator per block (plan_window_agg.go,
+// window_eval_agg.go): keyed by partition over whole partitions — OVER
+// without ORDER BY, or BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+// FOLLOWING — and over any other frame keyed by row, each row's frame
+// gathered and aggregated on its own (the frames' rows in all may not
+// pass 2^28 a block: past it the call is refused by name, asking for a
+// smaller frame); bool_and, bool_or and count_if run as min, max and
+// sum. FILTER on a window function is refused by name.
 // Frames: ROWS BETWEEN UNBOUNDED/n PRECEDING, CURRENT ROW, n/UNBOUNDED
-// FOLLOWING, and RANGE, whose CURRENT ROW is the row's peers (equal ORDER
+// FOLLOWING; RANGE, whose CURRENT ROW is the row's peers (equal ORDER
 // BY keys) and whose n PRECEDING/FOLLOWING, over one ORDER BY key, reach
 // the keys within n (a number, or an INTERVAL over dates and timestamps);
-// the default is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, every
-// row of the partition without ORDER BY. WINDOW w AS (…) names a window
-// for OVER w and OVER (w ORDER BY … / frame). GROUPS frames, IGNORE
-// NULLS, DISTINCT inside a window call and windows under SELECT DISTINCT
-// are refused by name; EXCLUDE is a syntax error (the grammar has none).
+// GROUPS, whose CURRENT ROW is the row's peers and whose n
+// PRECEDING/FOLLOWING reach n peer groups back or ahead; any of them
+// with EXCLUDE CURRENT ROW, GROUP (the row's peers), TIES (its peers but
+// the row) or NO OTHERS, as in DuckDB. The grammar reads GROUPS but cannot
+// write it back, and has no EXCLUDE: both become sentinel items of the
+// window's ORDER BY (parse_exclude.go). The default frame is RANGE
+// BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, every row of the partition
+// without ORDER BY. WINDOW w AS (…) names a window for OVER w and OVER (w
+// ORDER BY … / frame). IGNORE NULLS, DISTINCT inside a window call and
+// windows under SELECT DISTINCT are refused by name.
 // Each distinct (PARTITION BY,
 // ORDER BY) is a Window step that sorts its input on the external sort
 // (as ORDER BY does, spilling past the memory limit) unless its keys are
 // a prefix of the one below it, and then walks the partitions: frames
 // whose ends only move forward are never recomputed per row (prefix sums,
 // a running float sum or a segment tree, monotone queues for min and
-// max). QUALIFY filters by window functions after them (parse_qualify.go;
+// max; with EXCLUDE, a frame of up to three spans, min and max from a
+// segment tree of the best row: window_tree.go). QUALIFY filters by window functions after them (parse_qualify.go;
 // not in a SELECT that also has HAVING, nor in a view).
 //
 // ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
@@ -294,9 +308,16 @@
 // aggregates and the table starts over; at the end the runs are merged by
 // key, combining equal keys. A window function's sort spills as ORDER
 // BY's does; the window then holds one partition at a time, and a
-// partition that spans batches counts in the query's memory (so a window
-// without PARTITION BY over more rows than fit fails with ErrMemory
-// naming the window partition). A hash join whose build side passes the
+// partition that spans batches counts in the query's memory. One that
+// passes half the limit is streamed when every call of its window needs
+// only a bounded look-back (window_stream.go: row_number, rank,
+// dense_rank, lag and lead with offsets up to 1,024, and count, sum, avg,
+// min and max from UNBOUNDED PRECEDING to CURRENT ROW): its rows are
+// computed in chunks, each carrying the counts, sums, ranks and last rows
+// the next needs. Otherwise (ntile, percent_rank, cume_dist, the *_value
+// functions, frames that reach ahead, aggregates evaluated per frame) a
+// partition past the limit fails with ErrMemory naming the window
+// partition and the calls that need it whole. A hash join whose build side passes the
 // limit becomes a grace hash join (see Executing joins). A quota or full
 // disk fails the query with an error matching spill.ErrQuota or
 // spill.ErrNoSpace; its files are removed when it ends, fails or is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,6 +40,13 @@ type windowOp struct {
 	out       []arrow.RecordBatch
 	eof       bool
 	closed    bool
+
+	// streams: every call can be computed over a partition streamed in
+	// chunks (window_stream.go); carry: the partition being streamed
+	// (nil: none), whose rest is held.
+	streams   bool
+	carry     *winCarry
+	carryRows arrow.RecordBatch // carry.ctx as held bytes: charged
 }
 
 func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
@@ -77,7 +85,10 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 	}
 	projSchema := arrow.NewSchema(fields, nil)
 	var src operator = &projectOp{rt: rt, in: in, exprs: exprs, schema: projSchema, left: -1}
-	o := &windowOp{rt: rt, n: n, schema: n.schema(), width: width}
+	o := &windowOp{rt: rt, n: n, schema: n.schema(), width: width, streams: true}
+	for _, c := range n.calls {
+		o.streams = o.streams && n.streamable(c)
+	}
 	var keys []sortKey
 	var err error
 	if len(n.partition) > 0 {
@@ -158,39 +169,147 @@ func (o *windowOp) push(ctx context.Context, rec arrow.RecordBatch) error {
 		rec.Release()
 		return nil
 	}
-	if len(o.held) > 0 {
-		same, err := o.samePartition(o.held[0], 0, rec, int(rec.NumRows())-1)
+	open := o.openPartition()
+	if open != nil {
+		same, err := o.samePartition(open, 0, rec, int(rec.NumRows())-1)
 		if err != nil {
 			rec.Release()
 			return err
 		}
 		if same {
-			return o.hold(rec, true)
+			return o.hold(ctx, rec, true)
 		}
 	}
 	return o.flush(ctx, rec, false)
 }
 
+// openPartition is a batch whose first row is in the partition held (or
+// streamed), nil when none is.
+func (o *windowOp) openPartition() arrow.RecordBatch {
+	switch {
+	case len(o.held) > 0:
+		return o.held[0]
+	case o.carry != nil:
+		return o.carry.ctx
+	}
+	return nil
+}
+
 // hold keeps rec with the partition held. A partition that spans
 // batches counts in the query's memory (charge); the start of one, cut
 // from the batch just computed, is the one batch a streaming operator
-// holds anyway. A partition fails the query when it alone passes the
-// memory limit: what the sort below holds while it merges is already
-// more than the window can give back.
-func (o *windowOp) hold(rec arrow.RecordBatch, charge bool) error {
-	if charge {
-		size := batchBytes(rec)
-		o.rt.mt.charge(size)
-		o.heldBytes += size
-		if lim := o.rt.mt.limit; lim > 0 && o.heldBytes > lim {
-			rec.Release()
+// holds anyway. When what is held passes half the memory limit and the
+// window's calls allow it, the rows held are computed as a chunk of a
+// streamed partition (window_stream.go); otherwise a partition fails the
+// query when it alone passes the memory limit: what the sort below holds
+// while it merges is already more than the window can give back.
+func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool) error {
+	o.held = append(o.held, rec)
+	if !charge {
+		return nil
+	}
+	size := batchBytes(rec)
+	o.rt.mt.charge(size)
+	o.heldBytes += size
+	lim := o.rt.mt.limit
+	switch {
+	case lim <= 0:
+		return nil
+	case o.streams && o.heldBytes > lim/2:
+		return o.streamHeld(ctx)
+	case o.heldBytes > lim:
+		mt := o.rt.mt
+		return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("a window partition holds %d bytes, past %s (%d bytes), and %s need%s the whole partition: PARTITION BY more keys%s",
+			o.heldBytes, mt.names.limit, mt.limit, o.wholeCalls(), plural(o.wholeCalls()), mt.advice())}
+	}
+	return nil
+}
+
+// wholeCalls names the calls that keep a partition from being streamed.
+func (o *windowOp) wholeCalls() string {
+	var names []string
+	for _, c := range o.n.calls {
+		if !o.n.streamable(c) {
+			names = append(names, filterText(c.text))
+		}
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "…")
+	}
+	return strings.Join(names, ", ")
+}
+
+func plural(names string) string {
+	if strings.Contains(names, ", ") {
+		return ""
+	}
+	return "s"
+}
+
+// streamHeld computes the rows held of the partition being streamed (its
+// carried context first) and holds what is left.
+func (o *windowOp) streamHeld(ctx context.Context) error {
+	if o.carry == nil {
+		o.carry = &winCarry{calls: make([]callCarry, len(o.n.calls))}
+	}
+	parts := o.held
+	if o.carry.ctx != nil {
+		parts = append([]arrow.RecordBatch{o.carry.ctx}, parts...)
+	}
+	block, err := concatBatches(o.rt.mem, parts[0].Schema(), parts) // ddl_rebatch.go
+	o.releaseHeld()
+	if err != nil {
+		return err
+	}
+	defer block.Release()
+	out, pending, err := o.streamChunk(ctx, block, false)
+	if err != nil {
+		return err
+	}
+	o.emit(out)
+	o.chargeCarry()
+	if pending != nil {
+		o.held = []arrow.RecordBatch{pending}
+		o.heldBytes = batchBytes(pending)
+		o.rt.mt.charge(o.heldBytes)
+		if lim := o.rt.mt.limit; o.heldBytes > lim {
 			mt := o.rt.mt
-			return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("a window partition holds %d bytes, past %s (%d bytes): PARTITION BY more keys%s",
+			return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("a streamed window partition holds %d bytes of rows it cannot compute yet (rows of equal ORDER BY keys, which a RANGE or GROUPS frame's CURRENT ROW takes together), past %s (%d bytes)%s",
 				o.heldBytes, mt.names.limit, mt.limit, mt.advice())}
 		}
 	}
-	o.held = append(o.held, rec)
 	return nil
+}
+
+// chargeCarry charges the carried context rows in place of the ones
+// charged before.
+func (o *windowOp) chargeCarry() {
+	if o.carryRows != nil {
+		o.rt.mt.shrink(batchBytes(o.carryRows))
+		o.carryRows.Release()
+		o.carryRows = nil
+	}
+	if o.carry != nil && o.carry.ctx != nil {
+		o.carryRows = o.carry.ctx
+		o.carryRows.Retain()
+		o.rt.mt.charge(batchBytes(o.carryRows))
+	}
+}
+
+// endCarry drops the carry of a partition that has ended.
+func (o *windowOp) endCarry() {
+	o.carry.release()
+	o.carry = nil
+	o.chargeCarry()
+}
+
+// emit hands out on in batches of the usual size (slices of it, nothing
+// copied).
+func (o *windowOp) emit(out arrow.RecordBatch) {
+	for lo := int64(0); lo < out.NumRows(); lo += outputBatchRows {
+		o.out = append(o.out, out.NewSlice(lo, min(lo+outputBatchRows, out.NumRows())))
+	}
+	out.Release()
 }
 
 func (o *windowOp) releaseHeld() {
@@ -230,6 +349,9 @@ func (o *windowOp) samePartition(a arrow.RecordBatch, i int, b arrow.RecordBatch
 // (nil: none), all of them when final, and holds the rest.
 func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool) error {
 	parts := o.held
+	if o.carry != nil { // the streamed partition's context rows come first
+		parts = append([]arrow.RecordBatch{o.carry.ctx}, parts...)
+	}
 	if rec != nil {
 		parts = append(parts[:len(parts):len(parts)], rec)
 	}
@@ -238,7 +360,7 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 	}
 	var block arrow.RecordBatch
 	var err error
-	if len(parts) == 1 {
+	if len(parts) == 1 && o.carry == nil {
 		block = parts[0]
 		block.Retain()
 	} else {
@@ -252,16 +374,44 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 		return err
 	}
 	defer block.Release()
-	n := int(block.NumRows())
 	starts, err := o.partitionStarts(block)
 	if err != nil {
 		return err
 	}
+	if o.carry != nil {
+		// The first partition ends the one streamed: compute it on its own.
+		first := int(block.NumRows())
+		if len(starts) > 1 {
+			first = starts[1]
+		}
+		head := block.NewSlice(0, int64(first))
+		out, pending, err := o.streamChunk(ctx, head, true)
+		head.Release()
+		if pending != nil {
+			pending.Release()
+		}
+		if err != nil {
+			return err
+		}
+		o.emit(out)
+		o.endCarry()
+		rest := block.NewSlice(int64(first), block.NumRows())
+		defer rest.Release()
+		block = rest
+		starts = starts[1:]
+		for i := range starts {
+			starts[i] -= first
+		}
+		if len(starts) == 0 {
+			return nil
+		}
+	}
+	n := int(block.NumRows())
 	end := n
 	if !final {
 		end = starts[len(starts)-1] // the last partition may go on
 		starts = starts[:len(starts)-1]
-		if err := o.hold(block.NewSlice(int64(end), int64(n)), false); err != nil {
+		if err := o.hold(ctx, block.NewSlice(int64(end), int64(n)), false); err != nil {
 			return err
 		}
 	}
@@ -273,11 +423,8 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 		return err
 	}
 	// A block is as large as its partitions: hand it on in batches of
-	// the usual size (slices of it, nothing copied).
-	for lo := int64(0); lo < out.NumRows(); lo += outputBatchRows {
-		o.out = append(o.out, out.NewSlice(lo, min(lo+outputBatchRows, out.NumRows())))
-	}
-	out.Release()
+	// the usual size.
+	o.emit(out)
 	return nil
 }
 
@@ -336,6 +483,9 @@ func (o *windowOp) Close() {
 	}
 	o.closed = true
 	o.releaseHeld()
+	if o.carry != nil {
+		o.endCarry()
+	}
 	for _, r := range o.out {
 		r.Release()
 	}

@@ -70,6 +70,8 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
+	text = rewriteExclude(text, &edits)    // parse_exclude.go
+	text = rewriteTZLiterals(text, &edits) // parse_tzliteral.go
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {
@@ -80,11 +82,12 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 				if len(edits) > 0 {
 					remapPositions(stmts[0], edits)
 				}
+				markGroups(stmts[0]) // parse_exclude.go
 				return stmts[0], nil
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}
 		}
-		next, ok := rewriteNulls(text, err)
+		next, ok := rewriteNulls(text, err, &edits)
 		if !ok {
 			next, ok = rewriteBareVarchar(text) // ddl_parse.go
 		}
@@ -100,8 +103,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 }
 
 // rewriteNulls replaces the NULLS FIRST/LAST clause the parser stopped at
-// with ", <sentinel>".
-func rewriteNulls(text string, err error) (string, bool) {
+// with ", <sentinel>", recording the edit (positions after it move, and
+// the planner reads the user's text at them: stddev as written).
+func rewriteNulls(text string, err error, edits *[]textEdit) (string, bool) {
 	m := errNear.FindStringSubmatch(err.Error())
 	if m == nil {
 		return "", false
@@ -122,7 +126,7 @@ func rewriteNulls(text string, err error) (string, bool) {
 	if strings.EqualFold(text[off+loc[2]:off+loc[3]], "LAST") {
 		sentinel = nullsLastSentinel
 	}
-	return text[:off] + `, "` + sentinel + `"` + text[off+loc[1]:], true
+	return edit(text, off, loc[1], `, "`+sentinel+`"`, edits), true // parse_aggs.go
 }
 
 // nearOffset finds where the parser's "near" text starts in text: among

@@ -76,7 +76,9 @@ type frameBound struct {
 // PRECEDING AND CURRENT ROW.
 type frame struct {
 	rows       bool
+	groups     bool // GROUPS: offsets count peer groups; CURRENT ROW is the row's peers
 	start, end frameBound
+	exclude    excludeKind // EXCLUDE …: rows of [start, end) left out (parse_exclude.go)
 }
 
 var defaultFrame = frame{start: frameBound{kind: boundUnboundedPreceding}, end: frameBound{kind: boundCurrent}}
@@ -92,6 +94,7 @@ type windowCall struct {
 	text     string
 	typ      arrow.DataType
 	spec     agg.Spec // winGeneric: the aggregate, its arguments indexes into windowNode.args
+	whole    bool     // winGeneric: every row's frame is its whole partition
 }
 
 // windowNode computes calls over the partitions of its input by
@@ -346,9 +349,9 @@ func (b *builder) windowSpecText(w *ast.WindowFuncExpr) (string, error) {
 		}
 		parts = append(parts, "PARTITION BY "+strings.Join(p, ", "))
 	}
-	if sp.OrderBy != nil {
-		o := make([]string, 0, len(sp.OrderBy.Items))
-		for _, it := range sp.OrderBy.Items {
+	if items, _ := excludeOf(sp.OrderBy); len(items) > 0 {
+		o := make([]string, 0, len(items))
+		for _, it := range items {
 			t := restore(it.Expr)
 			if it.Desc {
 				t += " DESC"
@@ -373,9 +376,9 @@ func (b *builder) newWindowNode(w *ast.WindowFuncExpr, spec string, sc scope) (*
 			n.partition = append(n.partition, e)
 		}
 	}
-	if sp.OrderBy != nil {
+	if items, _ := excludeOf(sp.OrderBy); len(items) > 0 {
 		prevKey := false
-		for _, it := range sp.OrderBy.Items {
+		for _, it := range items {
 			if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
 				if !prevKey {
 					return nil, b.at(ErrInvalid, it, "NULLS FIRST/LAST without an ORDER BY item before it")
@@ -533,12 +536,13 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr, n *windowNode, sc scope, sl
 		return nil, nil
 	}
 	f := &frame{}
-	switch fc.Type {
-	case ast.Rows:
+	_, f.exclude, f.groups = frameSentinels(w.Spec.OrderBy)
+	switch {
+	case f.groups: // parse_exclude.go's markGroups
+	case fc.Type == ast.Rows:
 		f.rows = true
-	case ast.Ranges:
-	default:
-		return nil, b.at(ErrUnsupported, w, "GROUPS frames (use ROWS or RANGE)")
+	case fc.Type != ast.Ranges:
+		return nil, b.at(ErrUnsupported, w, "frame type %v", fc.Type)
 	}
 	bound := func(fb *ast.FrameBound, start bool) (frameBound, error) {
 		switch {
@@ -549,7 +553,7 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr, n *windowNode, sc scope, sl
 		case fb.UnBounded:
 			return frameBound{kind: boundUnboundedFollowing}, nil
 		}
-		if !f.rows {
+		if !f.rows && !f.groups {
 			return b.rangeOffset(w, fb, n, sc, slot)
 		}
 		v, ok := intLiteral(fb.Expr)
@@ -652,12 +656,16 @@ func (b *builder) resolveNamedWindows(s *ast.SelectStmt) error {
 			return
 		}
 		sp.PartitionBy = base.PartitionBy
-		if sp.OrderBy == nil {
-			sp.OrderBy = base.OrderBy
+		// The call's ORDER BY, or w's; the call's frame and EXCLUDE, or w's.
+		items, exclude, groups := frameSentinels(sp.OrderBy) // parse_exclude.go
+		baseItems, baseExclude, baseGroups := frameSentinels(base.OrderBy)
+		if len(items) == 0 {
+			items = baseItems
 		}
 		if sp.Frame == nil {
-			sp.Frame = base.Frame
+			sp.Frame, exclude, groups = base.Frame, baseExclude, baseGroups
 		}
+		sp.OrderBy = withSentinels(items, exclude, groups)
 		sp.Name, sp.Ref, sp.OnlyAlias = ast.CIStr{}, ast.CIStr{}, false
 	}}
 	for _, f := range s.Fields.Fields {
@@ -700,8 +708,8 @@ func (v *namedWindowResolver) Leave(n ast.Node) (ast.Node, bool) { return n, tru
 // date), in the key's type.
 func (b *builder) rangeOffset(w *ast.WindowFuncExpr, fb *ast.FrameBound, n *windowNode, sc scope, slot func(expr.Expr) int) (frameBound, error) {
 	var key *ast.ByItem
-	if ob := w.Spec.OrderBy; ob != nil {
-		for _, it := range ob.Items {
+	if items, _ := excludeOf(w.Spec.OrderBy); len(items) > 0 {
+		for _, it := range items {
 			if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
 				continue
 			}

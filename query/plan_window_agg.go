@@ -11,13 +11,14 @@ import (
 
 // Aggregates beyond sum, count, avg, min and max as window functions
 // (stddev, arg_min, bool_and, string_agg, median, approx_count_distinct,
-// … OVER (PARTITION BY …)): planned as in GROUP BY (plainAggCall), over
-// frames that are the whole partition — OVER without ORDER BY (the
-// default frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED
-// PRECEDING AND UNBOUNDED FOLLOWING — and computed by one agg
-// aggregator per block keyed by partition (window_eval_agg.go). A frame
-// that moves with the row is refused by name: these aggregates have no
-// running or removable form here.
+// … OVER (…)): planned as in GROUP BY (plainAggCall) and computed by an
+// agg aggregator per block (window_eval_agg.go): keyed by partition where
+// the frame is the whole partition — OVER without ORDER BY (the default
+// frame is then every row), or ROWS/RANGE BETWEEN UNBOUNDED PRECEDING AND
+// UNBOUNDED FOLLOWING — and otherwise by row, each row's frame (ROWS,
+// RANGE, GROUPS, EXCLUDE) gathered and aggregated on its own: these
+// aggregates have no running or removable form here. bool_and, bool_or
+// and count_if, which are min, max and sum, run as those do.
 
 // slot is the index of e among n's arguments, added once.
 func (n *windowNode) slot(argIndex map[string]int, e expr.Expr) int {
@@ -51,11 +52,8 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 	if fr != nil {
 		c.frame = *fr
 	}
-	whole := c.frame.start.kind == boundUnboundedPreceding &&
+	c.whole = c.frame.exclude == excludeNoOthers && c.frame.start.kind == boundUnboundedPreceding &&
 		(c.frame.end.kind == boundUnboundedFollowing || (!c.frame.rows && c.frame.end.kind == boundCurrent && len(n.order) == 0))
-	if !whole {
-		return c, b.at(ErrUnsupported, w, "%s as a window function over a frame other than the whole partition (use OVER without ORDER BY, or ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)", name)
-	}
 	if w.Distinct {
 		return c, b.at(ErrUnsupported, w, "%s(DISTINCT …) as a window function", name)
 	}
@@ -67,12 +65,28 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 		return c, err
 	}
 	remap := func(i int) int { return n.slot(argIndex, tmp.args[i]) }
+	if (ac.fn == agg.Min || ac.fn == agg.Max || ac.fn == agg.Sum) && ac.filter == 0 {
+		// bool_and, bool_or (min and max of booleans) and count_if (a sum)
+		// run as min, max and sum do: over any frame without computing
+		// it from scratch (window_eval.go)
+		c.kind, c.fn, c.arg, c.typ = winAggregate, ac.fn, remap(ac.arg), ac.typ
+		if ac.fn != agg.Sum {
+			c.fallback = n.slot(argIndex, expr.NullLiteral(tmp.args[ac.arg].Type()))
+		}
+		return c, nil
+	}
 	c.spec = agg.Spec{Func: ac.fn, Sep: ac.sep, Q: ac.q}
 	if ac.arg >= 0 {
 		c.spec.Arg = remap(ac.arg)
 	}
-	if ac.fn == agg.ArgMin || ac.fn == agg.ArgMax {
+	switch {
+	case ac.fn == agg.ArgMin || ac.fn == agg.ArgMax:
 		c.spec.By = remap(ac.by)
+	case ac.by == byPosition: // first, any_value: by the rows' order in the frame (window_eval_agg.go)
+		c.spec.By = byPosition
+	}
+	if ac.filter > 0 { // any_value's: the rows where its argument is not NULL
+		c.spec.Filter = remap(ac.filter-1) + 1
 	}
 	for _, o := range ac.order {
 		o.Arg = remap(o.Arg)

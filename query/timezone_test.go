@@ -47,6 +47,16 @@ func TestSessionTimeZone(t *testing.T) {
 			CAST(date_trunc('day', CAST('2024-11-03 12:00:00+00' AS TIMESTAMPTZ)) AS VARCHAR), CAST(CAST('2024-11-03 05:30:00+00' AS TIMESTAMPTZ) AS TIMESTAMP)`,
 			"2024-03-10 03:30:00-04|2024-11-03 01:30:00-05|2024-11-03 00:00:00-04|2024-11-03T01:30:00"},
 		{ctxNY, `SELECT CAST(CAST('2024-11-02 12:00:00-04' AS TIMESTAMPTZ) + INTERVAL 1 DAY AS VARCHAR)`, "2024-11-03 12:00:00-05"},
+		// TIMESTAMPTZ literals read the text as a cast does
+		{ctxB, `SELECT CAST(TIMESTAMPTZ '2024-03-31 02:30' AS VARCHAR), CAST(TIMESTAMP WITH TIME ZONE '2024-07-01 12:00:00+00' AS VARCHAR), TIMESTAMPTZ'2024-01-01' = CAST('2024-01-01' AS TIMESTAMPTZ)`,
+			"2024-03-31 03:30:00+02|2024-07-01 14:00:00+02|true"},
+		// INTERVAL values (not constants) move the calendar in the zone
+		// too: months, days, then time (March 31 - 1 month 1 day is
+		// February 28: February 29, then a day back)
+		{ctxB, `SELECT CAST(TIMESTAMPTZ '2024-03-30 12:00' + to_days(1) AS VARCHAR), CAST(to_days(1) + to_hours(1) + TIMESTAMPTZ '2024-03-30 12:00' AS VARCHAR),
+			CAST(TIMESTAMPTZ '2024-03-31 12:00' - (to_months(1) + to_days(1)) AS VARCHAR), CAST(TIMESTAMPTZ '2024-01-30 12:00' + (to_months(1) + to_days(1)) AS VARCHAR),
+			CAST(TIMESTAMPTZ '2024-03-31 12:00' - INTERVAL '1 month 1 day' AS VARCHAR)`,
+			"2024-03-31 12:00:00+02|2024-03-31 13:00:00+02|2024-02-28 12:00:00+01|2024-03-01 12:00:00+01|2024-02-28 12:00:00+01"},
 		// a session without a zone is UTC's
 		{context.Background(), `SELECT CAST(CAST(TIMESTAMP '2024-03-31 02:30' AS TIMESTAMPTZ) AS VARCHAR)`, "2024-03-31 02:30:00+00"},
 	} {

@@ -38,6 +38,9 @@ type winBlock struct {
 	// peerStart[i], peerEnd[i]: the rows with i's ORDER BY keys are
 	// [peerStart[i], peerEnd[i]); every row of the partition without ORDER BY.
 	peerStart, peerEnd []int32
+	// group[i]: the number of i's peer group in the block (groups are
+	// numbered across partitions, none spans two); groupStart[g]: its first row.
+	group, groupStart []int32
 
 	order      arrow.Array       // the first ORDER BY key (nil: none)
 	orderField sortkey.SortField // its type and order
@@ -55,7 +58,7 @@ type winBlock struct {
 func (w *winBlock) rangeOffsets(c windowCall) error {
 	w.rangeStart, w.rangeEnd = nil, nil
 	offset := func(b frameBound) bool { return b.kind == boundPreceding || b.kind == boundFollowing }
-	if c.frame.rows || !offset(c.frame.start) && !offset(c.frame.end) {
+	if c.frame.rows || c.frame.groups || !offset(c.frame.start) && !offset(c.frame.end) {
 		return nil
 	}
 	enc, err := sortkey.NewEncoder([]sortkey.SortField{w.orderField})
@@ -101,6 +104,8 @@ func (w *winBlock) rangeOffsets(c windowCall) error {
 func (w *winBlock) peers(enc *sortkey.Encoder, order []arrow.Array) error {
 	w.peerStart = make([]int32, w.n)
 	w.peerEnd = make([]int32, w.n)
+	w.group = make([]int32, w.n)
+	w.groupStart = w.groupStart[:0]
 	var rows sortkey.Rows
 	if enc != nil {
 		if err := enc.Encode(&rows, order); err != nil {
@@ -118,6 +123,10 @@ func (w *winBlock) peers(enc *sortkey.Encoder, order []arrow.Array) error {
 			} else {
 				w.peerStart[i] = w.peerStart[i-1]
 			}
+			if int(w.peerStart[i]) == i || i == ps {
+				w.groupStart = append(w.groupStart, int32(i))
+			}
+			w.group[i] = int32(len(w.groupStart) - 1)
 		}
 		for i := pe - 1; i >= ps; i-- {
 			if i == pe-1 || w.peerStart[i+1] != w.peerStart[i] {
@@ -156,6 +165,8 @@ func (w *winBlock) bounds(f frame, i, ps, pe int) (int, int) {
 			return int(w.peerStart[i])
 		case boundPreceding, boundFollowing:
 			switch {
+			case f.groups:
+				return w.groupBound(b, i, ps, pe, n, end)
 			case f.rows && b.kind == boundPreceding:
 				x = i - n
 			case f.rows:
@@ -173,6 +184,49 @@ func (w *winBlock) bounds(f frame, i, ps, pe int) (int, int) {
 	}
 	fs, fe := at(f.start, false), at(f.end, true)
 	return fs, max(fs, fe)
+}
+
+// groupBound is a GROUPS frame's n PRECEDING or FOLLOWING bound of row
+// i (n at most the partition's size): the first row of the peer group n
+// groups before or after i's, or the end of that group for the frame's end;
+// past the partition's first or last group, its start or end.
+func (w *winBlock) groupBound(b frameBound, i, ps, pe, n int, end bool) int {
+	g := int(w.group[i]) + n
+	if b.kind == boundPreceding {
+		g = int(w.group[i]) - n
+	}
+	switch {
+	case g < int(w.group[ps]):
+		return ps
+	case g > int(w.group[pe-1]):
+		return pe
+	case end:
+		return int(w.peerEnd[w.groupStart[g]])
+	}
+	return int(w.groupStart[g])
+}
+
+// span is the rows [lo, hi); empty when hi <= lo.
+type span struct{ lo, hi int }
+
+// pieces is row i's frame [fs, fe) less what its EXCLUDE clause leaves
+// out, as up to three spans in row order: before the row's peers, the
+// row itself (EXCLUDE TIES), after its peers.
+func (w *winBlock) pieces(f frame, i, fs, fe int) [3]span {
+	var xs, xe int // the rows left out
+	switch f.exclude {
+	case excludeNoOthers:
+		return [3]span{{fs, fe}}
+	case excludeCurrentRow:
+		xs, xe = i, i+1
+	default:
+		xs, xe = int(w.peerStart[i]), int(w.peerEnd[i])
+	}
+	p := [3]span{{fs, min(fe, xs)}, {}, {max(fs, xe), fe}}
+	if f.exclude == excludeTies && fs <= i && i < fe {
+		p[1] = span{i, i + 1}
+	}
+	return p
 }
 
 // call computes one window call over the block.
@@ -276,8 +330,14 @@ func (w *winBlock) pick(c windowCall) ([]int32, error) {
 	}
 	arg := w.arg(c.arg)
 	w.eachPartition(func(ps, pe int) {
-		var queue []int32 // min/max: candidates, best first
-		next := ps        // min/max: the next row to enter the queue
+		var queue []int32  // min/max: candidates, best first
+		next := ps         // min/max: the next row to enter the queue
+		var tree *bestTree // min/max with EXCLUDE: the frame has holes, so no queue
+		if c.kind == winAggregate && c.frame.exclude != excludeNoOthers {
+			tree = newBestTree(pe-ps, func(a, b int) bool {
+				return bytes.Compare(keys.Row(ps+a), keys.Row(ps+b)) < 0
+			}, func(a int) bool { return arg.IsValid(ps + a) })
+		}
 		for i := ps; i < pe; i++ {
 			j := -1
 			switch c.kind {
@@ -291,17 +351,17 @@ func (w *winBlock) pick(c windowCall) ([]int32, error) {
 				}
 			case winFirstValue, winLastValue, winNthValue:
 				fs, fe := w.bounds(c.frame, i, ps, pe)
-				switch {
-				case fs == fe:
-				case c.kind == winFirstValue:
-					j = fs
-				case c.kind == winLastValue:
-					j = fe - 1
-				case int64(fe-fs) >= c.n:
-					j = fs + int(c.n) - 1
-				}
+				j = nthOf(w.pieces(c.frame, i, fs, fe), c)
 			case winAggregate:
 				fs, fe := w.bounds(c.frame, i, ps, pe)
+				if tree != nil {
+					for _, p := range w.pieces(c.frame, i, fs, fe) {
+						if k := tree.best(p.lo-ps, p.hi-ps); k >= 0 && (j < 0 || tree.better(k, j-ps)) {
+							j = ps + k
+						}
+					}
+					break
+				}
 				for ; next < fe; next++ {
 					if arg.IsNull(next) {
 						continue
@@ -322,6 +382,32 @@ func (w *winBlock) pick(c windowCall) ([]int32, error) {
 		}
 	})
 	return sel, nil
+}
+
+// nthOf is the row of pieces (a frame in row order) first_value,
+// last_value or nth_value takes, or -1.
+func nthOf(pieces [3]span, c windowCall) int {
+	if c.kind == winLastValue {
+		for k := len(pieces) - 1; k >= 0; k-- {
+			if p := pieces[k]; p.hi > p.lo {
+				return p.hi - 1
+			}
+		}
+		return -1
+	}
+	n := 1
+	if c.kind == winNthValue {
+		n = int(min(c.n, math.MaxInt32))
+	}
+	for _, p := range pieces {
+		if size := p.hi - p.lo; size > 0 {
+			if n <= size {
+				return p.lo + n - 1
+			}
+			n -= size
+		}
+	}
+	return -1
 }
 
 func (w *winBlock) arg(i int) arrow.Array { return w.block.Column(w.argBase + i) }
@@ -428,7 +514,7 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 			}
 		}
 		var tree *sumTree
-		runningFloat := c.frame.start.kind == boundUnboundedPreceding
+		runningFloat := c.frame.start.kind == boundUnboundedPreceding && c.frame.exclude == excludeNoOthers
 		if floats != nil && !runningFloat && c.fn != agg.Count {
 			tree = newSumTree(floats[ps:pe])
 		}
@@ -436,11 +522,18 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 		ran := ps // rows [ps, ran) are in run
 		for i := ps; i < pe; i++ {
 			fs, fe := w.bounds(c.frame, i, ps, pe)
-			cnt := counts[fe] - counts[fs]
+			pieces := w.pieces(c.frame, i, fs, fe)
+			var cnt, rows int64
+			for _, p := range pieces {
+				if p.hi > p.lo {
+					cnt += counts[p.hi] - counts[p.lo]
+					rows += int64(p.hi - p.lo)
+				}
+			}
 			switch {
 			case c.fn == agg.Count || c.fn == agg.CountStar:
 				if c.fn == agg.CountStar {
-					cnt = int64(fe - fs)
+					cnt = rows
 				}
 				ib.Append(cnt)
 			case cnt == 0:
@@ -448,7 +541,11 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 			case floats != nil:
 				var s float64
 				if tree != nil {
-					s = tree.sum(fs-ps, fe-ps)
+					for _, p := range pieces {
+						if p.hi > p.lo {
+							s += tree.sum(p.lo-ps, p.hi-ps)
+						}
+					}
 				} else {
 					for ; ran < fe; ran++ {
 						run += floats[ran]
@@ -460,7 +557,12 @@ func (w *winBlock) aggregate(c windowCall) (arrow.Array, error) {
 				}
 				fb.Append(s)
 			default:
-				s := sums[fe].Sub(sums[fs])
+				var s decimal128.Num
+				for _, p := range pieces {
+					if p.hi > p.lo {
+						s = s.Add(sums[p.hi].Sub(sums[p.lo]))
+					}
+				}
 				switch {
 				case c.fn == agg.Avg:
 					fb.Append(s.ToFloat64(scale) / float64(cnt))

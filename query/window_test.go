@@ -139,8 +139,8 @@ func TestWindowErrors(t *testing.T) {
 	}{
 		{`SELECT sum(id) OVER (ORDER BY id, k RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
 		{`SELECT sum(id) OVER (RANGE BETWEEN 2 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "needs exactly one ORDER BY key"},
-		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM items`, ErrUnsupported, "GROUPS frames"},
-		{`SELECT id, variance(id) OVER (ORDER BY id) FROM items`, ErrUnsupported, "var_samp as a window function over a frame other than the whole partition"},
+		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM items`, ErrInvalid, "must be a non-negative integer constant"},
+		{`SELECT sum(id) OVER (ORDER BY id GROUPS BETWEEN 1 FOLLOWING AND 1 PRECEDING) FROM items`, ErrInvalid, "start is after its end"},
 		{`SELECT id, json_arrayagg(id) OVER () FROM items`, ErrUnsupported, "window function json_arrayagg"},
 		{`SELECT id FROM items WHERE row_number() OVER (ORDER BY id) < 3`, ErrInvalid, "window function row_number is not allowed here"},
 		{`SELECT k, count(*) FROM items GROUP BY row_number() OVER ()`, ErrInvalid, "not allowed here"},
@@ -299,5 +299,184 @@ func TestWindowNamed(t *testing.T) {
 		if _, _, err := runOrdered(t, e, c.sql); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %q", c.sql, err, c.msg)
 		}
+	}
+}
+
+// TestWindowGroupsExclude checks GROUPS frames and EXCLUDE by hand over
+// 12 items whose k ties in pairs for ids 1-4 and 9-12: peer groups by k
+// are {1,9} {2,10} {3,11} {4,12} {5} {6} {7} {8}, summing to 10, 12,
+// 14, 16, 5, 6, 7, 8 (78 in all).
+func TestWindowGroupsExclude(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	got, _, err := runOrdered(t, e, `SELECT id,
+		sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING),
+		sum(id) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP),
+		count(*) OVER (ORDER BY k GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING EXCLUDE TIES),
+		max(id) OVER (ORDER BY k, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW),
+		last_value(id) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING exclude
+		  current   row),
+		min(id) OVER (ORDER BY k RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES),
+		sum(id) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW),
+		count(*) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP),
+		count(*) OVER (PARTITION BY id > 6 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE NO OTHERS),
+		avg(id) OVER (ORDER BY k GROUPS 1 PRECEDING EXCLUDE GROUP)
+		FROM items WINDOW w AS (ORDER BY k) ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GROUPS 1 PRECEDING EXCLUDE GROUP: the group before, e.g. id 5 (k 1)
+	// averages {4, 12}; the first group has none.
+	want := []string{
+		"1|22|68|5|9|8|1|77|0|6|NULL",
+		"2|36|66|5|10|8|1|76|0|6|5",
+		"3|42|64|4|11|8|1|75|0|6|6",
+		"4|35|62|3|12|8|1|74|0|6|7",
+		"5|27|73|3|12|8|1|73|0|6|8",
+		"6|18|72|3|7|8|1|72|0|6|5",
+		"7|21|71|2|8|8|1|71|0|6|6",
+		"8|15|70|1|7|7|1|70|0|6|7",
+		"9|22|68|5|2|8|9|69|0|6|NULL",
+		"10|36|66|5|3|8|1|68|0|6|5",
+		"11|42|64|4|4|8|1|67|0|6|6",
+		"12|35|62|3|5|8|1|66|0|6|7",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestWindowAggregateFrames checks aggregates evaluated frame by frame
+// (string_agg, median, var_samp, arg_max, bool_and) over moving frames
+// of items 1..8 (k = id - 4), by hand; query/difftest compares them with
+// DuckDB.
+func TestWindowAggregateFrames(t *testing.T) {
+	e, _ := itemsEngine(t, 8)
+	got, _, err := runOrdered(t, e, `SELECT id,
+		string_agg(CAST(id AS VARCHAR), '-') OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING),
+		median(id) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),
+		var_samp(id) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW),
+		arg_max(k, id) OVER (PARTITION BY id % 2 ORDER BY id),
+		bool_and(id > 2) OVER (ORDER BY id ROWS BETWEEN 3 FOLLOWING AND 4 FOLLOWING)
+		FROM items ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1|1-2|1|NULL|-3|true",
+		"2|1-2-3|1.5|2|-2|true",
+		"3|2-3-4|2|2|-1|true",
+		"4|3-4-5|3|2|0|true",
+		"5|4-5-6|4|2|1|true",
+		"6|5-6-7|5|2|2|NULL",
+		"7|6-7-8|6|2|3|NULL",
+		"8|7-8|7|NULL|4|NULL",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Frames evaluated one by one visit their rows each time: past the
+	// bound, the query is refused by name rather than left to run.
+	defer func(v int64) { maxFrameVisits = v }(maxFrameVisits)
+	maxFrameVisits = 20
+	_, _, err = runOrdered(t, e, `SELECT median(id) OVER (ORDER BY id) FROM items`)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "36 rows in all, past the 20") {
+		t.Errorf("median over 8 running frames with a bound of 20 visits: %v", err)
+	}
+}
+
+// TestNullsRewriteKeepsPositions: the planner reads stddev as written at
+// the call's position (the grammar reads it as the population one), so a
+// NULLS LAST rewritten before it must not move the positions after it.
+func TestNullsRewriteKeepsPositions(t *testing.T) {
+	e, _ := itemsEngine(t, 8)
+	got, _, err := runOrdered(t, e, `SELECT id, rank() OVER (ORDER BY k NULLS LAST, id), stddev(id) OVER (), stddev_samp(id) OVER ()
+		FROM items ORDER BY id LIMIT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "1|1|2.449489742783178|2.449489742783178"; len(got) != 1 || got[0] != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}
+
+// TestWindowStreamsPartition runs windows whose partitions pass the
+// memory limit many times over (one partition of 60,000 rows, then three
+// of 20,000, within 512 KiB) with calls that need only the rows before
+// a row and a few after it: the partitions are streamed in chunks, and
+// the answer is the one computed in memory. A call that needs the whole
+// partition still fails with ErrMemory, naming the call.
+func TestWindowStreamsPartition(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c := groupsTable(t, mem, 30_000)
+	const limit = 512 << 10
+	inMem := New(c, Options{Alloc: mem, MemoryLimit: 1 << 30})
+	m := spillManager(t, spill.Config{Codec: codec.Setting{Kind: codec.Zstd, Level: 1}})
+	tight := New(c, Options{Alloc: mem, MemoryLimit: limit, Spill: m, Workers: 2})
+	for _, part := range []string{"", "PARTITION BY g % 3"} {
+		sql := strings.ReplaceAll(`SELECT k, s, v, name, p, row_number() OVER w, rank() OVER (P ORDER BY k), dense_rank() OVER (P ORDER BY k),
+			lag(v, 3) OVER w, lead(name, 2, 'end') OVER w, lag(k) OVER w, sum(v) OVER (P ORDER BY k),
+			count(*) OVER (P ORDER BY k ROWS UNBOUNDED PRECEDING), avg(d) OVER w, min(name) OVER (P ORDER BY k),
+			max(v) OVER w, sum(f) OVER w, sum(p) OVER (P ORDER BY k GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), count(s) OVER w,
+			count_if(v > 5000) OVER w, bool_or(v > 9990) OVER (P ORDER BY k)
+			FROM t WINDOW w AS (P ORDER BY k, s, v, name, p, f)`, "P ", part+" ")
+		want, _, err := runOrdered(t, inMem, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, st, err := runOrdered(t, tight, sql)
+		if err != nil {
+			t.Fatalf("%s: %v", part, err)
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			i := firstDiff(got, want)
+			t.Fatalf("%s: %d rows, in memory %d; first difference at row %d: %q, want %q", part, len(got), len(want), i, at(got, i), at(want, i))
+		}
+		t.Logf("%s: %d rows; peak %d of %d; spilled %v", part, len(got), st.PeakMemory, limit, st.Spill)
+		checkNoSpillFiles(t, m)
+	}
+	_, _, err := runOrdered(t, tight, `SELECT k, row_number() OVER (ORDER BY k), ntile(4) OVER (ORDER BY k) FROM t`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "ntile(4) over (order by k) needs the whole partition") {
+		t.Errorf("ntile over one partition past the limit: %v, want ErrMemory naming ntile", err)
+	}
+	// without ORDER BY, the default frame's CURRENT ROW is every row
+	_, _, err = runOrdered(t, tight, `SELECT k, sum(v) OVER (), count(*) OVER (ROWS UNBOUNDED PRECEDING) FROM t`)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "sum(v) over () needs the whole partition") {
+		t.Errorf("sum over the whole of one partition past the limit: %v, want ErrMemory naming sum", err)
+	}
+	checkNoSpillFiles(t, m)
+}
+
+// TestWindowFrameTexts: a call with GROUPS or EXCLUDE is named as
+// written (the sentinels the parser needs do not show), and a WITH query
+// holding one, which the planner restores to text and parses again,
+// keeps its frame.
+func TestWindowFrameTexts(t *testing.T) {
+	e, _ := itemsEngine(t, 12)
+	r, err := e.Query(t.Context(), `SELECT sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES),
+		count(*) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW) FROM items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.Schema().Fields() {
+		names = append(names, f.Name)
+	}
+	r.Release()
+	want := []string{"sum(id) over (order by k groups between 1 preceding and current row exclude ties)",
+		"count(*) over (rows between unbounded preceding and unbounded following exclude current row)"}
+	if !slices.Equal(names, want) {
+		t.Errorf("columns %q, want %q", names, want)
+	}
+	got, _, err := runOrdered(t, e, `WITH w AS (SELECT id, sum(id) OVER (ORDER BY k GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE GROUP) AS s FROM items)
+		SELECT a.id, a.s, b.s FROM w a JOIN w b ON a.id = b.id WHERE a.id IN (1, 5) ORDER BY a.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// id 1 (k -3): no group before; id 5 (k 1): the group before, {4, 12}
+	if w := []string{"1|NULL|NULL", "5|16|16"}; !slices.Equal(got, w) {
+		t.Errorf("got %q, want %q", got, w)
 	}
 }

@@ -57,8 +57,14 @@
 // of them and of LIKE (funcs_test.go). TestNarrowTypes passes, sorts and groups
 // every type of w (narrow_test.go). TestWindowsGenerated runs seeded
 // random window calls over t (-seed, -windows: partitions, orders with ties
-// and NULLs, functions and ROWS/RANGE frames), and TestWindows windows over
-// GROUP BY, joins and lineitem, and QUALIFY (window_test.go).
+// and NULLs, functions, ROWS/RANGE/GROUPS frames with EXCLUDE clauses,
+// and the aggregates evaluated frame by frame — stddev, bool_and,
+// count_if, arg_min, median, the quantiles, string_agg — over moving
+// frames), and TestWindows windows over
+// GROUP BY, joins and lineitem, and QUALIFY (window_test.go). TestTimeZones
+// runs casts, fields, calendar arithmetic (INTERVAL constants and values),
+// TIMESTAMPTZ literals and strptime with %z in three session zones
+// (timezone_test.go).
 //
 // # Comparison
 //

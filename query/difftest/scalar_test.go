@@ -335,6 +335,13 @@ FROM fx WHERE abs(x) < 1e6 GROUP BY n ORDER BY n NULLS FIRST`},
 	{name: "bool and count_if", ordered: true, sql: `
 SELECT n, bool_and(x > 0), bool_or(s LIKE 'h%'), count_if(x > 0), count_if(NULL), any_value(CASE WHEN n > 100 THEN 1 END)
 FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
+	// any_value is the first non-NULL value in row order (fx is one row group in DuckDB)
+	{name: "any_value", ordered: true, sql: `
+SELECT n, any_value(s), any_value(x), any_value(ts), any_value(p) FILTER (WHERE id > 3), any_value(NULL) FROM fx GROUP BY n ORDER BY n NULLS FIRST`},
+	{name: "any_value over windows", ordered: true, sql: `
+SELECT id, any_value(s) OVER (PARTITION BY n), any_value(p) OVER (ORDER BY id ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING),
+       any_value(x) OVER (PARTITION BY n ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW)
+FROM fx ORDER BY id`},
 	{name: "aggregates over a join", ordered: true, sql: `
 SELECT a.n, stddev(b.x), var_pop(b.n), bool_or(b.s = a.s), count_if(b.i > 0) FROM fx a JOIN fx b ON a.id = b.id + 1
 WHERE abs(b.x) < 1e6 GROUP BY a.n ORDER BY a.n NULLS FIRST`},

@@ -36,6 +36,19 @@ SELECT id, tz + INTERVAL 1 DAY, tz - INTERVAL 1 DAY, tz + INTERVAL 1 MONTH, tz +
 SELECT count(*), count(CASE WHEN ts < tz THEN 1 END), count(CASE WHEN d <= tz THEN 1 END), count(CASE WHEN ts = tz THEN 1 END),
        count(CASE WHEN tz - ts > INTERVAL 1 HOUR THEN 1 END)
 FROM fx`},
+	// an INTERVAL value (not a constant) moves the calendar in the zone too
+	{name: "interval values", ordered: true, sql: `
+SELECT id, tz + to_days(id % 3), to_days(1) + to_hours(1) + tz, tz - (to_months(1) + to_days(1)), tz + (to_months(1) + to_days(1) + to_hours(2)),
+       tz - to_hours(25) + to_days(1), tz - (to_days(1) + to_minutes(90)), tz + INTERVAL '1 month 2 days 3 hours', tz - INTERVAL '1 month 1 day'
+FROM fx ORDER BY id`},
+	{name: "timestamptz literals", sql: `
+SELECT TIMESTAMPTZ '2024-03-31 02:30:00', TIMESTAMPTZ '2024-10-27 02:30:00', TIMESTAMPTZ '2024-10-27 02:30:00+01',
+       TIMESTAMP WITH TIME ZONE '2024-07-01 12:00', TIMESTAMPTZ '2024-03-30 12:00' + INTERVAL 1 DAY, TIMESTAMPTZ '2024-11-03 01:30' + to_days(1),
+       CAST(TIMESTAMPTZ '2024-03-10 02:30' AS VARCHAR)`},
+	{name: "strptime with %z", sql: `
+SELECT strptime('2024-03-31 02:30:00 +01:00', '%Y-%m-%d %H:%M:%S %z'), CAST(strptime('2024-10-27 01:30:00 -04:00', '%Y-%m-%d %H:%M:%S %z') AS VARCHAR),
+       date_trunc('day', strptime('2024-03-30 23:30:00 +00:00', '%Y-%m-%d %H:%M:%S %z')), to_timestamp(1711848600), hour(to_timestamp(1711848600.5)),
+       strptime('2024-03-31 02:30:00', '%Y-%m-%d %H:%M:%S')`},
 	{name: "date_diff", ordered: true, sql: `SELECT id, date_diff('day', tz, tz + INTERVAL 36 HOUR), date_diff('month', d, tz) FROM fx ORDER BY id`},
 	{name: "group by day", ordered: true, sql: `SELECT date_trunc('day', tz) AS k, count(*) FROM fx GROUP BY k ORDER BY k NULLS FIRST LIMIT 80`},
 	{name: "dst literals", sql: `

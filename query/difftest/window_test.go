@@ -86,13 +86,52 @@ func (g *winGen) call() string {
 	}
 	total := func() { order = append(order, "id"+g.pick("", " DESC")) }
 	var fn, frame string
+	wrap, ordered := "%s", false // wrap: the call's context
 	anyArg := func() string {
 		if g.chance(0.6) {
 			return g.pick(winNumbers...)
 		}
 		return g.pick(winOthers...)
 	}
-	switch g.r.IntN(12) {
+	switch g.r.IntN(14) {
+	case 12, 13:
+		// aggregates evaluated frame by frame
+		arg := g.pick(winNumbers...)
+		switch g.r.IntN(8) {
+		case 0:
+			fn = fmt.Sprintf("%s(%s)", g.pick("stddev", "stddev_pop", "var_samp", "var_pop"), arg)
+		case 1:
+			fn = fmt.Sprintf("%s(%s)", g.pick("bool_and", "bool_or", "count_if"), g.pick("b", "i > 0", "k < 3"))
+		case 2:
+			fn = fmt.Sprintf("%s(%s, id)", g.pick("arg_min", "arg_max", "min_by", "max_by"), g.pick(winOthers...))
+		case 3:
+			fn = fmt.Sprintf("%s(%s, %s)", g.pick("arg_min", "arg_max"), arg, g.pick("i", "n", "dt"))
+			wrap = "CASE WHEN %s IS NULL THEN NULL ELSE 0 END" // which of tied rows is not fixed; NULL or not is
+		case 4:
+			fn = fmt.Sprintf("median(%s)", g.pick(arg, "dt"))
+		case 5:
+			fn = fmt.Sprintf("%s(%s, %s)", g.pick("quantile_cont", "quantile_disc"), arg, g.pick("0.25", "0.5", "0.9", "0"))
+		case 6:
+			fn = fmt.Sprintf("quantile_disc(%s, 0.7)", g.pick("s", "g"))
+		default:
+			fn = fmt.Sprintf("string_agg(%s, '%s')", g.pick("s", "g", "CAST(i AS VARCHAR)"), g.pick(",", "", " | "))
+			total() // the values' order is the frame's
+			frame = g.frame(g.pick("ROWS", "GROUPS"))
+			ordered = true
+		}
+		if frame == "" && !ordered {
+			switch {
+			case g.chance(0.4):
+				total()
+				frame = g.frame("ROWS")
+			case g.chance(0.4):
+				frame = g.frame("GROUPS")
+			case g.chance(0.4):
+				order, frame = g.rangeOffset()
+			default:
+				frame = g.frame("RANGE")
+			}
+		}
 	case 0:
 		fn = "row_number()"
 		total()
@@ -126,7 +165,7 @@ func (g *winGen) call() string {
 			fn = fmt.Sprintf("nth_value(%s, %d)", anyArg(), 1+g.r.IntN(4))
 		}
 		total()
-		frame = g.frame(true)
+		frame = g.frame(g.pick("ROWS", "ROWS", "GROUPS"))
 	default:
 		f := g.pick("sum", "count", "avg", "min", "max", "count(*)")
 		switch f {
@@ -137,15 +176,18 @@ func (g *winGen) call() string {
 		default:
 			fn = fmt.Sprintf("%s(%s)", f, g.pick(winNumbers...))
 		}
-		rows := g.chance(0.6)
 		switch {
-		case rows:
+		case g.chance(0.45):
 			total()
-			frame = g.frame(true)
+			frame = g.frame("ROWS")
+		case g.chance(0.3):
+			// GROUPS keeps the ties: count, sum, min and max of a
+			// frame do not depend on the order within peers
+			frame = g.frame("GROUPS")
 		case g.chance(0.4):
 			order, frame = g.rangeOffset()
 		default:
-			frame = g.frame(false)
+			frame = g.frame("RANGE")
 		}
 	}
 	spec := ""
@@ -158,7 +200,7 @@ func (g *winGen) call() string {
 	if frame != "" {
 		spec = strings.TrimSpace(spec + " " + frame)
 	}
-	return fmt.Sprintf("%s OVER (%s)", fn, spec)
+	return fmt.Sprintf(wrap, fmt.Sprintf("%s OVER (%s)", fn, spec))
 }
 
 // rangeOffset is one ORDER BY key and a RANGE frame with offsets over it.
@@ -186,15 +228,29 @@ func (g *winGen) rangeOffset() ([]string, string) {
 	default:
 		frame = fmt.Sprintf(frame, off())
 	}
+	if g.chance(0.3) {
+		frame += " EXCLUDE " + g.pick("CURRENT ROW", "GROUP", "TIES")
+	}
 	return []string{key + dir}, frame
 }
 
-// frame is a random frame clause, or "" for the default.
-func (g *winGen) frame(rows bool) string {
+// frame is a random frame clause of units ROWS, GROUPS or RANGE (then
+// without offsets), or "" for the default, with an EXCLUDE clause now
+// and then.
+func (g *winGen) frame(units string) string {
 	if g.chance(0.25) {
 		return ""
 	}
-	if !rows {
+	f := g.extent(units)
+	if g.chance(0.35) {
+		f += " EXCLUDE " + g.pick("CURRENT ROW", "GROUP", "TIES", "NO OTHERS")
+	}
+	return f
+}
+
+// extent is a random frame extent.
+func (g *winGen) extent(units string) string {
+	if units == "RANGE" {
 		return "RANGE BETWEEN " + g.pick(
 			"UNBOUNDED PRECEDING AND CURRENT ROW",
 			"UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
@@ -223,9 +279,9 @@ func (g *winGen) frame(rows bool) string {
 		return bounds[i]
 	}
 	if g.chance(0.2) && b == 2 && a < 2 { // the short form: ROWS n PRECEDING
-		return "ROWS " + bound(a)
+		return units + " " + bound(a)
 	}
-	return "ROWS BETWEEN " + bound(a) + " AND " + bound(b)
+	return units + " BETWEEN " + bound(a) + " AND " + bound(b)
 }
 
 func (g *winGen) query() testQuery {

@@ -224,33 +224,71 @@ func RelabelZone(a arrow.Array, loc *time.Location) arrow.Array {
 	return relabel(a, &arrow.TimestampType{Unit: t.Unit, TimeZone: loc.String()})
 }
 
-// AddIntervalIn is the instant e plus months and days on loc's calendar
-// (the same wall-clock time that many days or months later), as DuckDB
-// (ICU's Calendar.add) adds them: the result keeps the offset e had when
-// the wall-clock time exists with it (so on the night clocks go back it
-// is the first of the two readings), else takes the new one, and a time
-// the clocks skip is read with the offset before the change. A result
+// AddIntervalIn is the instant e plus the INTERVAL iv (minus it when
+// sub; a constant or a column) on loc's calendar, as DuckDB (ICU's
+// Calendar.add) adds them: months, then days, move the calendar (the
+// same wall-clock time that many months or days later, 23 or 25 hours
+// across a DST change), then the time part moves the instant (March 31
+// - '1 month 1 day' is February 28 in 2024: February 29, then a day
+// back). Each calendar step keeps the offset the instant had where the
+// wall-clock time exists with it (so on the night clocks go back it is
+// the first of the two readings), else takes the new one, and a time the
+// clocks skip is read with the offset before the change. A result
 // outside TIMESTAMP is ErrOverflow.
-func AddIntervalIn(e Expr, months, days int32, loc *time.Location) (Expr, error) {
-	if !isTZ(e.Type()) {
-		return nil, errorf(ErrType, "calendar interval in a time zone on %s, not a TIMESTAMP WITH TIME ZONE (%s)", sqlType(e.Type()), e)
+func AddIntervalIn(e, iv Expr, sub bool, loc *time.Location) (Expr, error) {
+	if !isTZ(e.Type()) || iv.Type().ID() != arrow.INTERVAL_MONTH_DAY_NANO {
+		return nil, errorf(ErrType, "calendar interval in a time zone: %s + %s, not a TIMESTAMP WITH TIME ZONE and an INTERVAL (%s, %s)", sqlType(e.Type()), sqlType(iv.Type()), e, iv)
+	}
+	op := Add
+	if sub {
+		op = Sub
 	}
 	if isUTC(loc) {
-		return AddInterval(e, months, days)
+		return Arith(op, e, iv)
 	}
 	k := &kernel{fails: true, eval: func(x *callExpr, mem memory.Allocator, ops []operand, n int) (arrow.Array, error) {
-		a := intArg(ops[1])
+		a, b := intArg(ops[1]), ivArg(ops[2])
 		return mapFixedRows(x, mem, ops, n, func(i int) (int64, error) {
-			u := a.at(i)
-			off := offsetAt(loc, u)
-			local, ok := addTimestampInterval(u+off, months, days, 0)
-			if !ok {
-				return 0, x.errorf(ErrOverflow, "timestamp out of range: %s + %s", formatTimestamp(u, true), formatInterval(interval{Months: months, Days: days}))
+			u, v := a.at(i), b.at(i)
+			if sub {
+				var err error
+				if v, err = negateInterval(v); err != nil {
+					return 0, x.errorf(ErrOverflow, "%v", err)
+				}
 			}
-			return fromLocalKeeping(loc, local, off), nil
+			r, ok := addInstantInterval(loc, u, v)
+			if !ok {
+				return 0, x.errorf(ErrOverflow, "timestamp out of range: %s %s %s", formatTimestamp(u, true), op, formatInterval(b.at(i)))
+			}
+			return r, nil
 		})
 	}}
-	return newCall("timezone_add", typTimestampTZ, k, zoneName(loc), e, IntervalLiteral(months, days, 0)), nil
+	return newCall("timezone_add", typTimestampTZ, k, zoneName(loc), e, iv), nil
+}
+
+// addInstantInterval is the instant u plus v on loc's calendar
+// (AddIntervalIn); false past TIMESTAMP.
+func addInstantInterval(loc *time.Location, u int64, v interval) (int64, bool) {
+	micros := floorDiv(v.Nanoseconds, nsPerMicro)
+	calendar := func(u int64, months, days int32) (int64, bool) {
+		if months == 0 && days == 0 {
+			return u, true
+		}
+		off := offsetAt(loc, u)
+		local, ok := addTimestampInterval(u+off, months, days, 0)
+		if !ok {
+			return 0, false
+		}
+		return fromLocalKeeping(loc, local, off), true
+	}
+	u, ok := calendar(u, v.Months, 0)
+	if ok {
+		u, ok = calendar(u, 0, v.Days)
+	}
+	if !ok {
+		return 0, false
+	}
+	return addTimestampInterval(u, 0, 0, micros)
 }
 
 // fromLocalKeeping is the instant loc's clocks read local at, keeping
