@@ -37,6 +37,9 @@ type builder struct {
 	rows     []cache.Predicate // the conjuncts of WHERE the scan evaluates (build_rowfilter.go)
 	rowsText string
 
+	// allowNested: a list or struct column resolves (build_nested.go).
+	allowNested bool
+
 	// The relational planner (from_*.go), for a query that joins.
 	rels   []*relation  // the relations of FROM and of WHERE's subqueries
 	joined *part        // their join: the "table" the rest of the query reads
@@ -73,6 +76,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		b.countWithUses(s.With, s) // cte_held.go
 	}
+	b.rewriteStructFields(s)                  // build_nested.go
 	fixConcatPrecedence(s)                    // build_concat.go
 	markPipes(s)                              // build_concat.go
 	if err := b.asAggregates(s); err != nil { // build_aggfuncs.go
@@ -425,8 +429,8 @@ func (b *builder) joinedColumn(n *ast.ColumnNameExpr) (int, error) {
 	if i < 0 {
 		return 0, b.at(ErrExec, n, "planner: column %s is not in the joined batches", restore(n))
 	}
-	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
-		return 0, b.at(ErrUnsupported, n, "column %s of type %s", n.Name.Name.O, t)
+	if err := b.checkReadable(n, n.Name.Name.O, b.info.Schema.Field(i).Type); err != nil {
+		return 0, err
 	}
 	return i, nil
 }
@@ -495,10 +499,24 @@ func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	case -2:
 		return 0, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
 	}
-	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
-		return 0, b.at(ErrUnsupported, n, "column %s of type %s", cn.Name.O, t)
+	if err := b.checkReadable(n, cn.Name.O, b.info.Schema.Field(i).Type); err != nil {
+		return 0, err
 	}
 	return i, nil
+}
+
+// checkReadable refuses a column whose type has no engine type, but a
+// list or struct where the planner reads it as one (build_nested.go).
+func (b *builder) checkReadable(n ast.Node, name string, t arrow.DataType) error {
+	switch {
+	case hasEngineType(t):
+		return nil
+	case expr.IsNested(t) && b.allowNested:
+		return nil
+	case expr.IsNested(t):
+		return b.nestedRefusal(n, name, t)
+	}
+	return b.at(ErrUnsupported, n, "column %s of type %s", name, t)
 }
 
 func hasEngineType(t arrow.DataType) bool {
@@ -511,6 +529,9 @@ func (tableScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
 	i, err := b.tableColumn(n)
 	if err != nil {
 		return nil, err
+	}
+	if t := b.info.Schema.Field(i).Type; expr.IsNested(t) { // only stored reads take one
+		return nil, b.nestedRefusal(n, n.Name.Name.O, t)
 	}
 	return b.lay.engineRef(i), nil
 }
@@ -916,6 +937,9 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			col = len(exprs)
 			exprs = append(exprs, e)
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		}
+		if t := exprs[col].Type(); expr.IsNested(t) {
+			return nil, nil, nil, nil, b.at(ErrUnsupported, it.Expr, "ORDER BY %s: a value of type %s cannot be sorted (a list or struct is returned as it is or indexed: l[1], s.f)", restore(it.Expr), t)
 		}
 		k := sortKey{col: col, desc: it.Desc}
 		keys = append(keys, k)

@@ -70,6 +70,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
+	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {
