@@ -123,8 +123,7 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 func (b *builder) nestedOperand(n ast.ExprNode, sc scope) (expr.Expr, bool, error) {
 	switch x := unparen(n).(type) {
 	case *ast.ColumnNameExpr:
-		i := b.colIndex(x.Name)
-		if i < 0 || !expr.IsNested(b.info.Schema.Field(i).Type) {
+		if t := b.nameType(x, sc); t == nil || !expr.IsNested(t) {
 			return nil, false, nil
 		}
 		b.allowNested = true
@@ -145,6 +144,25 @@ func (b *builder) nestedOperand(n ast.ExprNode, sc scope) (expr.Expr, bool, erro
 		return e, true, nil
 	}
 	return nil, false, nil
+}
+
+// nameType is the stored type of the column n names in scope sc, or nil
+// when it names none (the scope's own resolution then says why).
+func (b *builder) nameType(n *ast.ColumnNameExpr, sc scope) arrow.DataType {
+	if _, ok := sc.(partScope); ok { // within the join planner: by relation
+		ref, err := b.resolve(n)
+		if err != nil {
+			return nil
+		}
+		return b.rels[ref.rel].schema.Field(ref.col).Type
+	}
+	if b.info.Schema == nil {
+		return nil
+	}
+	if i := b.colIndex(n.Name); i >= 0 {
+		return b.info.Schema.Field(i).Type
+	}
+	return nil
 }
 
 // nestedOutput plans a SELECT item or ORDER BY key that is a read into a

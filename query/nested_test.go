@@ -106,6 +106,7 @@ func TestNestedQueries(t *testing.T) {
 		// through a join and a derived table
 		{`SELECT o.name, n.l[1], n.s.a FROM nest n JOIN other o ON n.id = o.id ORDER BY o.id`, "zero|1|1 three|4|3 four|5|5"},
 		{`SELECT o.name, n.l FROM nest n JOIN other o ON n.id = o.id WHERE n.l[1] > 3 ORDER BY o.id`, "three|[4,null] four|[5]"},
+		{`SELECT a.id, b.id FROM nest a JOIN nest b ON a.l[1] = b.s.a ORDER BY a.id, b.id`, "0|0 0|5 4|4"},
 		{`SELECT x.first FROM (SELECT id, l[1] AS first FROM nest) x WHERE x.first IS NOT NULL ORDER BY x.id`, "1 4 5 2"},
 	} {
 		got, _, err := runOrdered(t, e, tc.sql)
