@@ -96,6 +96,9 @@ func (s partScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) 
 		return nil, err
 	}
 	i := s.p.enginePos(ref)
+	if t := b.rels[ref.rel].schema.Field(ref.col).Type; i < 0 && expr.IsNested(t) {
+		return nil, b.nestedRefusal(n, restore(n), t)
+	}
 	if i < 0 {
 		return nil, b.at(ErrExec, n, "planner: column %s has no engine-typed copy here", restore(n))
 	}
