@@ -208,7 +208,15 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	// column comes out as it is stored (b.output).
 	exprs := make([]expr.Expr, len(items))
 	names := make([]string, len(items))
+	plan, unnestAt, unnested, err := b.planUnnest(items, plan, sc == scope(ts), sc) // build_nested.go
+	if err != nil {
+		return nil, err
+	}
 	for i, it := range items {
+		if i == unnestAt {
+			exprs[i], names[i] = unnested, it.name
+			continue
+		}
 		if exprs[i], err = b.output(it.node, sc); err != nil {
 			return nil, err
 		}
@@ -233,6 +241,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 	}
+	if unnestAt >= 0 {
+		unnestReads(plan, exprs) // build_nested.go
+	}
 	plan = &projectNode{in: plan, exprs: exprs, names: names}
 	if keys != nil {
 		topK := int64(-1)
@@ -240,7 +251,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		if b.scan != nil && !windowed { // a window needs every row
+		if b.scan != nil && !windowed && unnestAt < 0 { // a window needs every row; an unnest's element is no table column
 			b.planTopKPrune(s, sn, exprs)
 		}
 		plan = sn

@@ -72,11 +72,8 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 		return nil
 	}
 	switch what {
-	case "unnest":
-		// One row per element is a new operator below the projection
-		// (rows repeated per element, every other SELECT item evaluated
-		// on them); the planner has none yet.
-		return nil, true, b.at(ErrUnsupported, x, "unnest(%s): quiver has no operator that makes a row per list element; index elements as l[i]", restore(x.Args[0]))
+	case "unnest": // planUnnest takes the ones it can
+		return nil, true, b.at(ErrUnsupported, x, "unnest(%s) only as a whole item of the SELECT list of a query without GROUP BY, aggregates or window functions", restore(x.Args[0]))
 	case "length":
 		if err := args(1); err != nil {
 			return nil, true, err
@@ -339,4 +336,73 @@ func (r *structFields) Leave(n ast.Node) (ast.Node, bool) {
 		}
 	}
 	return n, true
+}
+
+// planUnnest puts an Unnest step (op_unnest.go) under the projection
+// when a SELECT item is unnest(l): one row per element of l, the other
+// items computed on the row it came from, repeated; a NULL or empty list
+// gives no row (DuckDB's unnest). It returns the plan and the item's
+// expression: the element column the step appends to the batches, which
+// the layout records so later conversions go after it. One unnest per
+// SELECT, in a query without GROUP BY, aggregates or window functions
+// (tabular is false then: the items read another scope).
+func (b *builder) planUnnest(items []selectItem, plan planNode, tabular bool, sc scope) (planNode, int, expr.Expr, error) {
+	at := -1
+	for i, it := range items {
+		x, ok := unparen(it.node).(*ast.FuncCallExpr)
+		if !ok || x.FnName.L != "unnest" {
+			continue
+		}
+		if at >= 0 {
+			return nil, 0, nil, b.at(ErrUnsupported, x, "a second unnest in one SELECT list")
+		}
+		at = i
+	}
+	if at < 0 {
+		return plan, -1, nil, nil
+	}
+	x := unparen(items[at].node).(*ast.FuncCallExpr)
+	if !tabular {
+		return nil, 0, nil, b.at(ErrUnsupported, x, "unnest with GROUP BY, aggregates or window functions (unnest in a derived table, and aggregate over it)")
+	}
+	if len(x.Args) != 1 {
+		return nil, 0, nil, b.at(ErrInvalid, x, "unnest takes 1 argument, not %d", len(x.Args))
+	}
+	list, ok, err := b.nestedOperand(x.Args[0], sc)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if !ok {
+		return nil, 0, nil, b.at(ErrInvalid, x, "unnest(%s): %s is not a list", restore(x.Args[0]), restore(x.Args[0]))
+	}
+	typ, err := expr.ListElementType(list.Type())
+	if err != nil {
+		return nil, 0, nil, b.typeErr(x, err)
+	}
+	plan = b.lay.flush(plan)
+	n := &unnestNode{in: plan, list: list, name: items[at].name, typ: typ}
+	b.lay.fields = append(b.lay.fields, arrow.Field{Name: n.name, Type: typ, Nullable: true})
+	return n, at, expr.Column(len(b.lay.fields)-1, n.name, typ), nil
+}
+
+// unnestReads tells the Unnest step under plan (the projection's input:
+// it, or a conversion over it) which of its input columns the projection
+// and the conversion read: only those are repeated per element, so a
+// long list is not copied once per element of itself.
+func unnestReads(plan planNode, exprs []expr.Expr) {
+	read := map[int]bool{}
+	for _, e := range exprs {
+		for _, c := range expr.Columns(e) {
+			read[c] = true
+		}
+	}
+	if cv, ok := plan.(*convertNode); ok {
+		for _, c := range cv.cols {
+			read[c] = true
+		}
+		plan = cv.in
+	}
+	if un, ok := plan.(*unnestNode); ok {
+		un.read = read
+	}
 }

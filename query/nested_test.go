@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -107,6 +108,14 @@ func TestNestedQueries(t *testing.T) {
 		{`SELECT o.name, n.l[1], n.s.a FROM nest n JOIN other o ON n.id = o.id ORDER BY o.id`, "zero|1|1 three|4|3 four|5|5"},
 		{`SELECT o.name, n.l FROM nest n JOIN other o ON n.id = o.id WHERE n.l[1] > 3 ORDER BY o.id`, "three|[4,null] four|[5]"},
 		{`SELECT a.id, b.id FROM nest a JOIN nest b ON a.l[1] = b.s.a ORDER BY a.id, b.id`, "0|0 0|5 4|4"},
+		// unnest: a row per element, the other items repeated; NULL and
+		// empty lists give none
+		{`SELECT id, unnest(l) AS v, s.a FROM nest ORDER BY id, v NULLS FIRST`, "0|1|1 0|2|1 0|3|1 3|NULL|3 3|4|3 4|5|5 5|2|1 5|2|1"},
+		{`SELECT unnest(ll) FROM nest WHERE id < 4`, "a b NULL c"},
+		{`SELECT id, unnest(nl) FROM nest WHERE id = 0`, "0|[1] 0|[2,3]"},
+		{`SELECT unnest(fsl) AS x FROM (SELECT fsl FROM nest WHERE id = 0) d`, "1.5 2.5"},
+		{`SELECT unnest(nl[2]) FROM nest`, "2 3 4"},
+		{`SELECT v, count(*) FROM (SELECT unnest(l) AS v FROM nest) u GROUP BY v ORDER BY v NULLS FIRST`, "NULL|1 1|1 2|3 3|1 4|1 5|1"},
 		{`SELECT x.first FROM (SELECT id, l[1] AS first FROM nest) x WHERE x.first IS NOT NULL ORDER BY x.id`, "1 4 5 2"},
 	} {
 		got, _, err := runOrdered(t, e, tc.sql)
@@ -137,7 +146,12 @@ func TestNestedRefused(t *testing.T) {
 		{`SELECT a.id FROM nest a JOIN nest b ON a.l = b.l`, ErrUnsupported, "of type list"},
 		{`SELECT nl[1] + 1 FROM nest`, ErrUnsupported, "is of type list<item: int32, nullable>"},
 		{`SELECT id FROM nest ORDER BY s.inner`, ErrUnsupported, "cannot be sorted"},
-		{`SELECT unnest(l), id FROM nest`, ErrUnsupported, "unnest(l): quiver has no operator"},
+		{`SELECT unnest(l), unnest(ll) FROM nest`, ErrUnsupported, "a second unnest"},
+		{`SELECT unnest(l) + 1 FROM nest`, ErrUnsupported, "unnest(l) only as a whole item of the SELECT list"},
+		{`SELECT unnest(l), count(*) FROM nest GROUP BY 1`, ErrUnsupported, "unnest(l) only as a whole item"},
+		{`SELECT unnest(s) FROM nest`, ErrInvalid, "is not a list"},
+		{`SELECT unnest(s.inner.x) FROM nest`, ErrInvalid, "is not a list"},
+		{`SELECT unnest(id) FROM nest`, ErrInvalid, "id is not a list"},
 		{`SELECT l[1:2] FROM nest`, ErrUnsupported, "list slices"},
 		{`SELECT [1, 2] FROM nest`, ErrUnsupported, "list literals"},
 		{`SELECT s.nope FROM nest`, ErrInvalid, `has no field "nope" (fields: "a", "B", "inner")`},
@@ -152,5 +166,52 @@ func TestNestedRefused(t *testing.T) {
 		if err == nil || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %v containing %q", tc.sql, err, tc.kind, tc.want)
 		}
+	}
+}
+
+// TestUnnestSplitsLongLists: a list longer than a batch comes out over
+// several batches of at most unnestBatchRows rows, every element once.
+func TestUnnestSplitsLongLists(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true}}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	ids, lb := b.Field(0).(*array.Int64Builder), b.Field(1).(*array.ListBuilder)
+	ids.AppendValues([]int64{0, 1, 2}, nil)
+	lb.Append(true)
+	for i := range 20000 {
+		lb.ValueBuilder().(*array.Int64Builder).Append(int64(i))
+	}
+	lb.AppendNull()
+	lb.Append(true)
+	lb.ValueBuilder().(*array.Int64Builder).Append(7)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putTable(t, c, "big", []arrow.RecordBatch{rec})
+	e := New(c, Options{Alloc: mem, MemoryLimit: 64 << 20})
+	got, err := run(t, e, `SELECT count(*), sum(v), min(v), max(v), count(DISTINCT id) FROM (SELECT id, unnest(l) AS v FROM big) u`)
+	if err != nil || strings.Join(got, " ") != "20001|199990007|0|19999|2" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	r, err := e.Query(context.Background(), `SELECT unnest(l) FROM big`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	rows, batches := 0, 0
+	for r.Next() {
+		n := int(r.RecordBatch().NumRows())
+		if n > unnestBatchRows {
+			t.Errorf("a batch of %d rows, past %d", n, unnestBatchRows)
+		}
+		rows, batches = rows+n, batches+1
+	}
+	if r.Err() != nil || rows != 20001 || batches < 3 {
+		t.Errorf("%d rows in %d batches (%v), want 20001 in at least 3", rows, batches, r.Err())
 	}
 }

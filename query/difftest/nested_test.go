@@ -20,7 +20,7 @@ import (
 // list and struct functions: elements by positive, negative, zero and
 // out-of-range index, lengths, list_contains with NULLs, fields of
 // structs and of structs in structs, IS NULL, and filters, groups and
-// aggregates over what is read. DuckDB reads table nest from Parquet as
+// aggregates over what is read, and unnest. DuckDB reads table nest from Parquet as
 // quiver's cache holds it (the large list and the fixed-size list arrive
 // as DuckDB lists, which index the same way; pqarrow writes no NULL
 // fixed-size list, so f has NULL elements only). Whole lists and structs
@@ -47,6 +47,11 @@ SELECT s.a % 3 AS g, count(*), sum(l[1]), min(l[-1]), max(ls[1]), avg(len(l)), c
 FROM nest GROUP BY g ORDER BY g NULLS FIRST`},
 	{name: "group by element", ordered: true, sql: `SELECT l[1], count(*) FROM nest GROUP BY l[1] ORDER BY l[1] NULLS FIRST`},
 	{name: "order by element", ordered: true, sql: `SELECT id, l[-1] FROM nest ORDER BY l[-1] DESC NULLS LAST, s.b, id LIMIT 40`},
+	{name: "unnest", sql: `SELECT id, unnest(l), s.a FROM nest`},
+	{name: "unnest filtered", sql: `SELECT id, k, unnest(ls) AS v FROM nest WHERE id % 3 = 0`},
+	{name: "unnest of an element", sql: `SELECT id, unnest(nl[1]) FROM nest`},
+	{name: "unnest ordered and limited", ordered: true, sql: `SELECT id, unnest(f) AS v FROM nest ORDER BY v DESC NULLS LAST, id LIMIT 25`},
+	{name: "aggregate over unnest", ordered: true, sql: `SELECT v, count(*), sum(id) FROM (SELECT id, unnest(l) AS v FROM nest) u GROUP BY v ORDER BY v NULLS FIRST`},
 	{name: "self join on elements", ordered: true, sql: `
 SELECT a.id, b.id FROM nest a JOIN nest b ON a.l[1] = b.s.a WHERE a.id < 40 AND b.id < 40 ORDER BY a.id, b.id`},
 }

@@ -422,3 +422,34 @@ func (x *listContainsExpr) Eval(ctx context.Context, mem memory.Allocator, batch
 	}
 	return b.NewArray(), nil
 }
+
+// ListElementType is the type the elements of a list of type dt read as
+// (their engine type, or their stored type when they are lists or
+// structs), for unnest.
+func ListElementType(dt arrow.DataType) (arrow.DataType, error) {
+	if !isList(dt) {
+		return nil, errorf(ErrType, "%s is not a list", dt)
+	}
+	typ, ok := readType(elemType(dt))
+	if !ok {
+		return nil, errorf(ErrType, "elements of type %s cannot be read", elemType(dt))
+	}
+	return typ, nil
+}
+
+// TakeElements returns the elements of list at pos, positions in its
+// values (array.ListLike's ListValues), as ListElementType says.
+func TakeElements(ctx context.Context, mem memory.Allocator, list arrow.Array, pos []int64) (arrow.Array, error) {
+	l, ok := list.(array.ListLike)
+	if !ok {
+		return nil, errorf(ErrInvalid, "got a %s array, not a list", list.DataType())
+	}
+	idx := array.NewInt64Builder(mem)
+	idx.AppendValues(pos, nil)
+	out, err := takeRows(ctx, mem, l.ListValues(), idx.NewArray())
+	idx.Release()
+	if err != nil {
+		return nil, err
+	}
+	return readValues(ctx, mem, out)
+}
