@@ -51,7 +51,7 @@ func restore(n ast.Node) string {
 	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreStringWithoutCharset, &sb)); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
-	return unrewriteTypes(sb.String()) // parse_types.go
+	return subscriptText(unrewriteTypes(sb.String())) // parse_types.go, parse_subscript.go
 }
 
 // at makes an error about node n, with its position.

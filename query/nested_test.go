@@ -129,6 +129,26 @@ func TestNestedQueries(t *testing.T) {
 	}
 }
 
+// TestNestedNames: reads into lists and structs are named as written,
+// a field by its name (as DuckDB names them).
+func TestNestedNames(t *testing.T) {
+	e := nestEngine(t)
+	r, err := e.Query(context.Background(), `SELECT l[1], s['B'], nl[2][-1], s.a, s.inner.x, len(l), unnest(ll) FROM nest LIMIT 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	var names []string
+	for _, f := range r.Schema().Fields() {
+		names = append(names, f.Name)
+	}
+	if got, want := strings.Join(names, ", "), "l[1], s['B'], nl[2][-1], a, x, len(l), unnest(ll)"; got != want {
+		t.Errorf("names %s, want %s", got, want)
+	}
+	for r.Next() {
+	}
+}
+
 // TestNestedRefused: what a list or struct cannot do fails with an error
 // that names the column and its type, or the construct.
 func TestNestedRefused(t *testing.T) {

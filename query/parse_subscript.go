@@ -122,7 +122,7 @@ func operandStart(text string, open, lastOpen, lastClose, quoteStart, quoteEnd i
 	switch c := text[j-1]; {
 	case c == ')' && j-1 == lastClose:
 		s = nameBefore(text, lastOpen)
-		if s < lastOpen && notOperands[strings.ToLower(text[s:nameEnd(text, s)])] {
+		if name := strings.TrimSpace(text[s:lastOpen]); name == "" || notOperands[strings.ToLower(name)] {
 			s = lastOpen // IN (…)[1] and the like: the group alone
 		}
 		return s
@@ -234,4 +234,32 @@ func fieldAfter(text string, i int) (string, int) {
 		return "", -1
 	}
 	return text[i:end], end
+}
+
+// subscriptText writes the subscripts the rewrite made back as the user
+// wrote them, in restored SQL text (column names, errors):
+// array_extract(l, 1) is l[1] again. The innermost call goes first.
+func subscriptText(s string) string {
+	call := subscriptFunc + "("
+	if !strings.Contains(s, call) {
+		return s
+	}
+	for range strings.Count(s, call) {
+		at := strings.LastIndex(s, call)
+		if at < 0 || at > 0 && isWordByte(s[at-1]) {
+			return s
+		}
+		open := at + len(subscriptFunc)
+		end := closing(s, open)
+		if end < 0 {
+			return s
+		}
+		args := s[open+1 : end]
+		comma := topLevelComma(args)
+		if comma < 0 {
+			return s
+		}
+		s = s[:at] + strings.TrimSpace(args[:comma]) + "[" + strings.TrimSpace(args[comma+1:]) + "]" + s[end+1:]
+	}
+	return s
 }
