@@ -43,7 +43,7 @@ func TestRewriteSubscripts(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		`array_extract(array_extract(l, 1), 2) + 1`: `l[1][2] + 1`,
+		`array_extract(array_extract(l, 1), 2) + 1`:           `l[1][2] + 1`,
 		`f(array_extract(s, 'a'), array_extract(l, g(1, 2)))`: `f(s['a'], l[g(1, 2)])`,
 	} {
 		if got := subscriptText(in); got != want {
