@@ -181,18 +181,17 @@ func (b *builder) nestedOutput(n ast.ExprNode, sc scope) (expr.Expr, bool, error
 
 // rewriteStructFields turns the names of s that read a struct's field
 // into struct_extract calls: q.f, where q is no table of the FROM clause
-// but a struct column of one of its tables, and t.s.f, where t is one and
-// s its struct column (or s.f.g: a field of a field). Subqueries are left
-// to their own planning.
+// but a struct column of one of its cached tables, t.s.f, where t is a
+// table of the FROM clause (its column s must be a struct), and s.f.g, a
+// field of a field. A struct column of a derived table or WITH name is
+// read as d.s.f or s['f'] (its columns are not known before it is
+// planned). Subqueries are left to their own planning.
 func (b *builder) rewriteStructFields(s *ast.SelectStmt) {
 	if s.From == nil {
 		return
 	}
 	r := &structFields{b: b, tables: map[string]*arrow.Schema{}, names: map[string]bool{}}
 	r.collect(s.From.TableRefs)
-	if len(r.tables) == 0 {
-		return
-	}
 	for _, f := range s.Fields.Fields {
 		if f.Expr != nil {
 			if c, ok := f.Expr.(*ast.ColumnNameExpr); ok && f.AsName.O == "" && r.field(c) != nil {
@@ -283,7 +282,10 @@ func (r *structFields) field(c *ast.ColumnNameExpr) ast.ExprNode {
 	switch {
 	case q == "" && !r.names[tbl] && r.structColumn("", tbl) != nil: // s.f
 		base = &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: cn.Table}}
-	case q != "" && r.names[q] && r.structColumn(q, tbl) != nil: // t.s.f
+	case q != "" && r.names[q] && (r.tables[q] == nil || r.structColumn(q, tbl) != nil):
+		// t.s.f: a FROM name can be nothing but a table here, so also
+		// where t's columns are not known yet (a derived table, a WITH
+		// name): struct_extract says so if s is no struct
 		base = &ast.ColumnNameExpr{Name: &ast.ColumnName{Table: cn.Schema, Name: cn.Table}}
 	case q != "" && !r.names[q] && r.structColumn("", q) != nil: // s.f.g
 		base = structExtract(&ast.ColumnNameExpr{Name: &ast.ColumnName{Name: cn.Schema}}, cn.Table.O, c)

@@ -108,6 +108,15 @@ func TestNestedQueries(t *testing.T) {
 		{`SELECT o.name, n.l[1], n.s.a FROM nest n JOIN other o ON n.id = o.id ORDER BY o.id`, "zero|1|1 three|4|3 four|5|5"},
 		{`SELECT o.name, n.l FROM nest n JOIN other o ON n.id = o.id WHERE n.l[1] > 3 ORDER BY o.id`, "three|[4,null] four|[5]"},
 		{`SELECT a.id, b.id FROM nest a JOIN nest b ON a.l[1] = b.s.a ORDER BY a.id, b.id`, "0|0 0|5 4|4"},
+		// through set operations, windows, derived tables, WITH, subqueries
+		// and tables made with SQL
+		{`SELECT l FROM nest WHERE id < 2 UNION ALL SELECT l FROM nest WHERE id = 4`, "[1,2,3] [] [5]"},
+		{`SELECT id, l, row_number() OVER (ORDER BY id DESC) FROM nest WHERE id > 3 ORDER BY id`, "4|[5]|2 5|[2,2]|1"},
+		{`SELECT d.l, d.s['a'] FROM (SELECT l, s FROM nest) d WHERE d.l[1] = 1`, "[1,2,3]|1"},
+		{`WITH c AS (SELECT id, s FROM nest) SELECT c.s.a, c.s.inner['x'] FROM c WHERE c.id = 4`, "5|50"},
+		{`SELECT id FROM nest WHERE id IN (SELECT l[1] FROM nest) ORDER BY id`, "1 2 4 5"},
+		{`SELECT id, (SELECT max(l[-1]) FROM nest) FROM nest WHERE id = 0`, "0|5"},
+		{`SELECT id, l, l[1] FROM nest LIMIT 2 OFFSET 3`, "3|[4,null]|4 4|[5]|5"},
 		// unnest: a row per element, the other items repeated; NULL and
 		// empty lists give none
 		{`SELECT id, unnest(l) AS v, s.a FROM nest ORDER BY id, v NULLS FIRST`, "0|1|1 0|2|1 0|3|1 3|NULL|3 3|4|3 4|5|5 5|2|1 5|2|1"},
@@ -158,6 +167,8 @@ func TestNestedRefused(t *testing.T) {
 		kind error
 		want string
 	}{
+		{`SELECT id, l FROM nest UNION SELECT id, l FROM nest`, ErrUnsupported, "column l of type list"},
+		{`SELECT count(l) FROM nest`, ErrUnsupported, "column l of type list"},
 		{`SELECT id FROM nest ORDER BY l`, ErrUnsupported, "ORDER BY l: a value of type list<item: int32, nullable> cannot be sorted"},
 		{`SELECT l, count(*) FROM nest GROUP BY l`, ErrUnsupported, "column l of type list<item: int32, nullable>"},
 		{`SELECT DISTINCT s FROM nest`, ErrUnsupported, "column s of type struct<"},
@@ -233,5 +244,23 @@ func TestUnnestSplitsLongLists(t *testing.T) {
 	}
 	if r.Err() != nil || rows != 20001 || batches < 3 {
 		t.Errorf("%d rows in %d batches (%v), want 20001 in at least 3", rows, batches, r.Err())
+	}
+}
+
+// TestNestedThroughSQLTables: CREATE TABLE … AS SELECT and INSERT …
+// SELECT store lists and structs as they are, and they read back.
+func TestNestedThroughSQLTables(t *testing.T) {
+	e := nestEngine(t)
+	for _, sql := range []string{
+		`CREATE TABLE n2 AS SELECT id, l, s FROM nest WHERE id < 2`,
+		`INSERT INTO n2 SELECT id, l, s FROM nest WHERE id = 4`,
+	} {
+		if _, err := e.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got, err := run(t, e, `SELECT id, l[-1], s.inner.x, l FROM n2 ORDER BY id`)
+	if want := "0|3|10|[1,2,3] 1|NULL|NULL|[] 4|5|50|[5]"; err != nil || strings.Join(got, " ") != want {
+		t.Errorf("got %v (%v), want %s", got, err, want)
 	}
 }
