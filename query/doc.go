@@ -112,7 +112,9 @@
 // the end, 0 or out of range NULL; list_extract, list_element,
 // array_extract), s.f, s['f'] and struct_extract(s, 'f') (a field name
 // matches ignoring case when only one does; s.f is a field when no
-// table of the FROM clause is named s; t.s.f and s.f.g too),
+// table of the FROM clause is named s but one of its cached tables has
+// a struct column s; t.s.f and s.f.g too; through a derived table or
+// WITH name write d.s.f or s['f']),
 // len/length/array_length(l), list_contains/list_has/array_contains/
 // array_has(l, x) (NULL for a NULL list or x, NULL elements never
 // match), chains of them (l[1].k, nl[2][1]), and IS [NOT] NULL. What
