@@ -264,3 +264,13 @@ func TestNestedThroughSQLTables(t *testing.T) {
 		t.Errorf("got %v (%v), want %s", got, err, want)
 	}
 }
+
+// TestNestedParams: an index, a field name and a list_contains value may
+// be bound parameters.
+func TestNestedParams(t *testing.T) {
+	e := nestEngine(t)
+	got, _, err := runOrdered(t, e, `SELECT id, l[?], s[?] FROM nest WHERE list_contains(l, ?) ORDER BY id`, int64(2), "a", int64(2))
+	if want := "0|2|1 5|2|1"; err != nil || strings.Join(got, " ") != want {
+		t.Errorf("got %v (%v), want %s", got, err, want)
+	}
+}
