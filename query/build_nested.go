@@ -190,7 +190,7 @@ func (b *builder) rewriteStructFields(s *ast.SelectStmt) {
 	if s.From == nil {
 		return
 	}
-	r := &structFields{b: b, tables: map[string]*arrow.Schema{}, names: map[string]bool{}}
+	r := &structFields{b: b, sources: map[string]*ast.TableName{}, names: map[string]bool{}}
 	r.collect(s.From.TableRefs)
 	for _, f := range s.Fields.Fields {
 		if f.Expr != nil {
@@ -217,11 +217,32 @@ func (b *builder) rewriteStructFields(s *ast.SelectStmt) {
 	r.rewriteOn(s.From.TableRefs)
 }
 
-// structFields finds the struct columns of a FROM clause's tables.
+// structFields finds the struct columns of a FROM clause's tables. It
+// looks their schemas up only once a name needs them (most statements
+// name no struct field).
 type structFields struct {
-	b      *builder
-	tables map[string]*arrow.Schema // lower-case name or alias → cached table's schema
-	names  map[string]bool          // every name or alias of the FROM clause, lower case
+	b       *builder
+	sources map[string]*ast.TableName // lower-case name or alias → a table that may be cached
+	tables  map[string]*arrow.Schema  // the cached ones' schemas, once looked up
+	names   map[string]bool           // every name or alias of the FROM clause, lower case
+}
+
+// schemas looks the cached tables' schemas up, once.
+func (r *structFields) schemas() map[string]*arrow.Schema {
+	if r.tables != nil {
+		return r.tables
+	}
+	r.tables = map[string]*arrow.Schema{}
+	for name, tn := range r.sources {
+		table, err := r.b.lookupTable(tn)
+		if err != nil {
+			continue
+		}
+		if info, err := r.b.c.Info(table); err == nil {
+			r.tables[name] = info.Schema
+		}
+	}
+	return r.tables
 }
 
 func (r *structFields) collect(n ast.ResultSetNode) {
@@ -241,13 +262,7 @@ func (r *structFields) collect(n ast.ResultSetNode) {
 		if !isTable || r.b.c == nil || slices.ContainsFunc(r.b.ctes, func(q namedQuery) bool { return strings.EqualFold(q.name, tn.Name.O) }) {
 			return
 		}
-		table, err := r.b.lookupTable(tn)
-		if err != nil {
-			return
-		}
-		if info, err := r.b.c.Info(table); err == nil {
-			r.tables[name] = info.Schema
-		}
+		r.sources[name] = tn
 	}
 }
 
@@ -255,7 +270,7 @@ func (r *structFields) collect(n ast.ResultSetNode) {
 // or of the one table q names: the only one, or nil.
 func (r *structFields) structColumn(q, name string) *arrow.StructType {
 	var found *arrow.StructType
-	for t, sch := range r.tables {
+	for t, sch := range r.schemas() {
 		if q != "" && t != q {
 			continue
 		}
@@ -282,7 +297,7 @@ func (r *structFields) field(c *ast.ColumnNameExpr) ast.ExprNode {
 	switch {
 	case q == "" && !r.names[tbl] && r.structColumn("", tbl) != nil: // s.f
 		base = &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: cn.Table}}
-	case q != "" && r.names[q] && (r.tables[q] == nil || r.structColumn(q, tbl) != nil):
+	case q != "" && r.names[q] && (r.schemas()[q] == nil || r.structColumn(q, tbl) != nil):
 		// t.s.f: a FROM name can be nothing but a table here, so also
 		// where t's columns are not known yet (a derived table, a WITH
 		// name): struct_extract says so if s is no struct
