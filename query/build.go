@@ -41,6 +41,9 @@ type builder struct {
 	rows     []cache.Predicate // the conjuncts of WHERE the scan evaluates (build_rowfilter.go)
 	rowsText string
 
+	// allowNested: a list or struct column resolves (build_nested.go).
+	allowNested bool
+
 	// The relational planner (from_*.go), for a query that joins.
 	rels   []*relation  // the relations of FROM and of WHERE's subqueries
 	joined *part        // their join: the "table" the rest of the query reads
@@ -77,6 +80,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		b.countWithUses(s.With, s) // cte_held.go
 	}
+	b.rewriteStructFields(s)                  // build_nested.go
 	fixConcatPrecedence(s)                    // build_concat.go
 	markPipes(s)                              // build_concat.go
 	if err := b.asAggregates(s); err != nil { // build_aggfuncs.go
@@ -208,7 +212,15 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	// column comes out as it is stored (b.output).
 	exprs := make([]expr.Expr, len(items))
 	names := make([]string, len(items))
+	plan, unnestAt, unnested, err := b.planUnnest(items, plan, sc == scope(ts), sc) // build_nested.go
+	if err != nil {
+		return nil, err
+	}
 	for i, it := range items {
+		if i == unnestAt {
+			exprs[i], names[i] = unnested, it.name
+			continue
+		}
 		if exprs[i], err = b.output(it.node, sc); err != nil {
 			return nil, err
 		}
@@ -233,6 +245,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 	}
+	if unnestAt >= 0 {
+		unnestReads(plan, exprs) // build_nested.go
+	}
 	plan = &projectNode{in: plan, exprs: exprs, names: names}
 	if keys != nil {
 		topK := int64(-1)
@@ -240,7 +255,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			topK = limit + offset
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
-		if b.scan != nil && !windowed { // a window needs every row
+		if b.scan != nil && !windowed && unnestAt < 0 { // a window needs every row; an unnest's element is no table column
 			b.planTopKPrune(s, sn, exprs)
 		}
 		plan = sn
@@ -429,8 +444,8 @@ func (b *builder) joinedColumn(n *ast.ColumnNameExpr) (int, error) {
 	if i < 0 {
 		return 0, b.at(ErrExec, n, "planner: column %s is not in the joined batches", restore(n))
 	}
-	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
-		return 0, b.at(ErrUnsupported, n, "column %s of type %s", n.Name.Name.O, t)
+	if err := b.checkReadable(n, n.Name.Name.O, b.info.Schema.Field(i).Type); err != nil {
+		return 0, err
 	}
 	return i, nil
 }
@@ -499,10 +514,24 @@ func (b *builder) tableColumn(n *ast.ColumnNameExpr) (int, error) {
 	case -2:
 		return 0, b.at(ErrInvalid, n, "column %q is ambiguous in table %s (quote it to match case)", cn.Name.O, b.table)
 	}
-	if t := b.info.Schema.Field(i).Type; !hasEngineType(t) {
-		return 0, b.at(ErrUnsupported, n, "column %s of type %s", cn.Name.O, t)
+	if err := b.checkReadable(n, cn.Name.O, b.info.Schema.Field(i).Type); err != nil {
+		return 0, err
 	}
 	return i, nil
+}
+
+// checkReadable refuses a column whose type has no engine type, but a
+// list or struct where the planner reads it as one (build_nested.go).
+func (b *builder) checkReadable(n ast.Node, name string, t arrow.DataType) error {
+	switch {
+	case hasEngineType(t):
+		return nil
+	case expr.IsNested(t) && b.allowNested:
+		return nil
+	case expr.IsNested(t):
+		return b.nestedRefusal(n, name, t)
+	}
+	return b.at(ErrUnsupported, n, "column %s of type %s", name, t)
 }
 
 func hasEngineType(t arrow.DataType) bool {
@@ -515,6 +544,9 @@ func (tableScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
 	i, err := b.tableColumn(n)
 	if err != nil {
 		return nil, err
+	}
+	if t := b.info.Schema.Field(i).Type; expr.IsNested(t) { // only stored reads take one
+		return nil, b.nestedRefusal(n, n.Name.Name.O, t)
 	}
 	return b.lay.engineRef(i), nil
 }
@@ -928,6 +960,9 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			col = len(exprs)
 			exprs = append(exprs, e)
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
+		}
+		if t := exprs[col].Type(); expr.IsNested(t) {
+			return nil, nil, nil, nil, b.at(ErrUnsupported, it.Expr, "ORDER BY %s: a value of type %s cannot be sorted (a list or struct is returned as it is or indexed: l[1], s.f)", restore(it.Expr), t)
 		}
 		k := sortKey{col: col, desc: it.Desc}
 		keys = append(keys, k)

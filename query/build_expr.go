@@ -51,7 +51,7 @@ func restore(n ast.Node) string {
 	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreStringWithoutCharset, &sb)); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
-	return unrewriteTypes(sb.String()) // parse_types.go
+	return subscriptText(unrewriteTypes(sb.String())) // parse_types.go, parse_subscript.go
 }
 
 // at makes an error about node n, with its position.
@@ -77,7 +77,13 @@ func (b *builder) typeErr(n ast.Node, err error) error {
 // their engine types: int32 + 1 is an int64.
 func (b *builder) output(n ast.ExprNode, sc scope) (expr.Expr, error) {
 	if c, ok := unparen(n).(*ast.ColumnNameExpr); ok {
-		return sc.stored(b, c)
+		b.allowNested = true // a list or struct column is returned as it is
+		e, err := sc.stored(b, c)
+		b.allowNested = false
+		return e, err
+	}
+	if e, ok, err := b.nestedOutput(n, sc); ok { // build_nested.go
+		return e, err
 	}
 	return b.expr(n, sc)
 }
@@ -118,7 +124,10 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		}
 		return nil, b.at(ErrUnsupported, n, "operator %s", x.Op)
 	case *ast.IsNullExpr:
-		v, err := b.expr(x.Expr, sc)
+		v, nested, err := b.nestedOperand(x.Expr, sc) // l IS NULL: build_nested.go
+		if !nested && err == nil {
+			v, err = b.expr(x.Expr, sc)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -522,6 +531,9 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		if isPipes(x) { // not marked: planned outside a SELECT's pass
 			return b.concat(x, sc)
 		}
+	}
+	if e, ok, err := b.nestedCall(x, sc, false); ok { // l[i], s.f, len(l): build_nested.go
+		return e, err
 	}
 	return b.callFunc(name, x, sc) // build_funcs.go
 }

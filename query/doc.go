@@ -99,10 +99,42 @@
 // hours'), sorted by a key of that order (min and max are arg_min and
 // arg_max by it, so they return the value as it is, as DuckDB's do; sum
 // and avg are refused). binary, large_binary, binary_view and fixed_size_binary
-// compute as BLOB (string_view as VARCHAR). Columns of types with no
-// engine type (lists, structs, maps, unions, float16, decimal256, …) are
-// refused wherever the query names them, passed through or not; the
-// server's TestAllTypesThroughServer lists what each type does.
+// compute as BLOB (string_view as VARCHAR). decimal256 computes as
+// DECIMAL(p,s) up to 38 digits, exactly, and as DOUBLE past them (DuckDB
+// has no wider decimal: its Parquet reader reads them as DOUBLE, its
+// Arrow scan refuses decimal256); passed through it keeps every digit,
+// and a GROUP BY key past 38 digits comes out as the DOUBLE it grouped
+// on (package expr's decimal256.go).
+//
+// Lists (list, large_list, fixed_size_list, list_view,
+// large_list_view), structs and maps have no engine type: a query
+// returns such a column as it is stored (SELECT l, SELECT *) and reads
+// into it (build_nested.go, package expr's nested.go, DuckDB's
+// semantics, checked by query/difftest): l[i] (1-based, negative from
+// the end, 0 or out of range NULL; list_extract, list_element,
+// array_extract), s.f, s['f'] and struct_extract(s, 'f') (a field name
+// matches ignoring case when only one does; s.f is a field when no
+// table of the FROM clause is named s but one of its cached tables has
+// a struct column s; t.s.f and s.f.g too; through a derived table or
+// WITH name write d.s.f or s['f']),
+// len/length/array_length(l), list_contains/list_has/array_contains/
+// array_has(l, x) (NULL for a NULL list or x, NULL elements never
+// match), chains of them (l[1].k, nl[2][1]), and IS [NOT] NULL. What
+// they read is a value like any other: WHERE l[1] > 3, GROUP BY s.a,
+// sum(l[2]), a join ON a.l[1] = b.s.a; a read that gives a list or
+// struct is returned or read into again. The grammar has no brackets,
+// so x[i] is rewritten to array_extract(x, i) before parsing
+// (parse_subscript.go); list literals ([1, 2]) and slices (l[1:2]) are
+// refused by name. unnest(l) as a whole item of the SELECT list makes a
+// row per element, the other items repeated (a NULL or empty list gives
+// none): an Unnest step under the projection (op_unnest.go), one per
+// SELECT, not with GROUP BY, aggregates or window functions (unnest in
+// a derived table and aggregate over that). Comparing, sorting,
+// grouping, joining, casting or aggregating a whole list or struct is
+// refused with the column, its type and what it can do. Unions and
+// run-end encoded columns, which have no engine type either, are refused
+// wherever the query names them; the server's TestAllTypesThroughServer
+// lists what each type does.
 //
 // # Supported SQL
 //
@@ -271,7 +303,8 @@
 // values it reads (apply.go).
 //
 // Anything else — FULL JOIN … USING, NATURAL joins, ANY/ALL,
-// INTERSECT/EXCEPT ALL, other functions (list functions, …),
+// INTERSECT/EXCEPT ALL, other functions (list functions beyond those
+// above, …),
 // UPDATE and DELETE —
 // fails at plan time with ErrUnsupported naming the construct and its
 // line and column; errors match ErrSyntax, ErrUnsupported, ErrInvalid,

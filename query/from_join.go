@@ -67,6 +67,9 @@ func (b *builder) ensureEngine(p *part, refs []colRef) error {
 		}
 		f := sch.Field(i)
 		et, ok := expr.EngineType(f.Type)
+		if !ok && expr.IsNested(f.Type) {
+			continue // read as stored, into (partScope.stored, build_nested.go)
+		}
 		if !ok {
 			return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("column %s.%s of type %s", b.rels[r.rel].name, f.Name, f.Type)}
 		}
@@ -93,6 +96,9 @@ func (s partScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) 
 		return nil, err
 	}
 	i := s.p.enginePos(ref)
+	if t := b.rels[ref.rel].schema.Field(ref.col).Type; i < 0 && expr.IsNested(t) {
+		return nil, b.nestedRefusal(n, restore(n), t)
+	}
 	if i < 0 {
 		return nil, b.at(ErrExec, n, "planner: column %s has no engine-typed copy here", restore(n))
 	}
@@ -101,6 +107,17 @@ func (s partScope) column(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) 
 }
 
 func (s partScope) stored(b *builder, n *ast.ColumnNameExpr) (expr.Expr, error) {
+	if b.allowNested { // a list or struct read into (build_nested.go)
+		ref, err := b.resolve(n)
+		if err != nil {
+			return nil, err
+		}
+		if i := s.p.find(ref); i >= 0 {
+			if f := s.p.plan.schema().Field(i); expr.IsNested(f.Type) {
+				return expr.Column(i, f.Name, f.Type), nil
+			}
+		}
+	}
 	return s.column(b, n)
 }
 

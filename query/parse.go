@@ -72,6 +72,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	}
 	text = rewriteExclude(text, &edits)    // parse_exclude.go
 	text = rewriteTZLiterals(text, &edits) // parse_tzliteral.go
+	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
+		return nil, err
+	}
 	for range maxNullsRewrites {
 		stmts, _, err := p.ParseSQL(text)
 		if err == nil {

@@ -133,6 +133,8 @@ func cell(col arrow.Array, i int) string {
 		return d.Value(i).ToString(d.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.Decimal64:
 		return decimal128.FromI64(int64(d.Value(i))).ToString(d.DataType().(*arrow.Decimal64Type).Scale)
+	case *array.Decimal256:
+		return d.Value(i).ToString(d.DataType().(*arrow.Decimal256Type).Scale)
 	case *array.Decimal32:
 		return decimal128.FromI64(int64(d.Value(i))).ToString(d.DataType().(*arrow.Decimal32Type).Scale)
 	}

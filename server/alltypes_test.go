@@ -111,12 +111,18 @@ func TestAllTypesThroughServer(t *testing.T) {
 	queryable := map[string]bool{
 		"bool": true, "i8": true, "i16": true, "i32": true, "i64": true, "u8": true, "u16": true, "u32": true, "u64": true,
 		"f32": true, "f64": true, "dec32": true, "dec64": true, "dec128": true, "date32": true, "date64": true,
+		"dec256": true, // its 76 digits compute as DOUBLE, as DuckDB's Parquet reader reads them
 		// not ts_s: its random seconds pass ±292,000 years, which the
 		// engine's microseconds do not hold (a clear error naming it)
 		"time32": true, "time64": true, "ts": true, "ts_ms_tz": true, "ts_us": true, "ts_ns": true, "ts_ns_tz": true,
 		"str": true, "lstr": true, "dict": true, "f16": true,
 		"bin": true, "lbin": true, "fsb": true, "binview": true, "strview": true,
 		"dur": true, "ivl_m": true, "ivl_dt": true, "ivl_mdn": true, // as INTERVAL
+	}
+	// lists, structs and maps are selected (and tested IS NULL) as they
+	// are, not compared, sorted, grouped or aggregated
+	passed := map[string]bool{
+		"list": true, "llist": true, "listview": true, "llistview": true, "fsl": true, "struct": true, "map": true, "listdict": true,
 	}
 	var matrix []string
 	for _, name := range ingested {
@@ -129,7 +135,7 @@ func TestAllTypesThroughServer(t *testing.T) {
 			if err != nil {
 				line += " " + op.name + ":NO"
 				checkClear(t, f[0], op.name, err)
-				if queryable[name] {
+				if queryable[name] || passed[name] && op.name == "select" {
 					t.Errorf("%s (%s): %s: %v", name, f[0].Type, sql, err)
 				}
 				continue
@@ -139,6 +145,7 @@ func TestAllTypesThroughServer(t *testing.T) {
 		matrix = append(matrix, line)
 	}
 	t.Logf("what each type does through the server:\n%s", strings.Join(matrix, "\n"))
+	checkNestedAccess(t, ctx, cl, schema, rec, ingested) // alltypes_nested_test.go
 
 	// computed intervals and BLOBs reach the client as Arrow's types
 	for _, tc := range []struct{ sql, typ, val string }{

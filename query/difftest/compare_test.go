@@ -110,6 +110,8 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 		return exactDecimal(a.Value(i).BigInt(), int(a.DataType().(*arrow.Decimal128Type).Scale)), nil
 	case *array.Decimal64:
 		return exactDecimal(big.NewInt(int64(a.Value(i))), int(a.DataType().(*arrow.Decimal64Type).Scale)), nil
+	case *array.Decimal256:
+		return exactDecimal(a.Value(i).BigInt(), int(a.DataType().(*arrow.Decimal256Type).Scale)), nil
 	case *array.Decimal32:
 		return exactDecimal(big.NewInt(int64(a.Value(i))), int(a.DataType().(*arrow.Decimal32Type).Scale)), nil
 	case *array.String:

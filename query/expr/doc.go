@@ -20,7 +20,12 @@
 // unit to microseconds and of any zone to UTC: timestamp.go; time32 and
 // time64 to microseconds: time.go; month, day_time and duration to
 // INTERVAL; large_binary, binary_view, fixed_size_binary to BLOB and
-// string_view to String).
+// string_view to String; decimal256 to Decimal128 up to 38 digits, to
+// Float64 past them: decimal256.go).
+// Lists and structs have no engine type: ListElement, StructField,
+// ListLength, ListContains and IsNull read them (nested.go), returning
+// an engine type, or a list or struct to be returned or read into
+// again; every other constructor refuses them with ErrType.
 // The planner converts only the columns expressions read; FromEngine and
 // AsStored go back to a stored type for output (a GROUP BY key), and a
 // Column may name a stored type when it is only passed through. Neither

@@ -84,7 +84,8 @@ func isTerm(e Expr) bool {
 		return !c.infix
 	}
 	switch e.(type) {
-	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr, *callExpr:
+	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr, *callExpr,
+		*listElementExpr, *structFieldExpr, *listLengthExpr, *listContainsExpr:
 		return true
 	}
 	return false

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -45,6 +46,8 @@ func sizeOf[T arrow.FixedWidthType]() int {
 		return 4
 	case decimal128.Num, arrow.MonthDayNanoInterval:
 		return 16
+	case decimal256.Num:
+		return 32
 	}
 	return 8
 }

@@ -35,6 +35,9 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 	if et, ok := EngineType(dt); !ok || !arrow.TypeEqual(et, arr.DataType()) {
 		return nil, errorf(ErrType, "cannot store %s as %s", arr.DataType(), dt)
 	}
+	if d, ok := dt.(*arrow.Decimal256Type); ok {
+		return decimal256FromEngine(mem, arr, d)
+	}
 	switch a := arr.(type) {
 	case *array.Int64:
 		return narrowInt(mem, dt, a)

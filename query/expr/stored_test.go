@@ -27,6 +27,8 @@ var storedCases = []struct {
 	{arrow.PrimitiveTypes.Uint64, `[0, 9223372036854775807, 9223372036854775808, 18446744073709551615, null]`},
 	{arrow.PrimitiveTypes.Float32, `[0.5, null, -3.4028235e38, 1e-45, 16777217]`},
 	{&arrow.Decimal32Type{Precision: 7, Scale: 2}, `["-99999.99", null, "99999.99", "0.01"]`},
+	{&arrow.Decimal256Type{Precision: 38, Scale: 3}, `["-99999999999999999999999999999999999.999", null, "0.001"]`},
+	{&arrow.Decimal256Type{Precision: 60, Scale: 2}, `["-12345.75", null, "0.25"]`}, // exact doubles: a DOUBLE key comes back as it was
 	{&arrow.Decimal64Type{Precision: 18, Scale: 3}, `["-999999999999999.999", null, "1.5"]`},
 	{arrow.BinaryTypes.LargeString, `["a", null, "", "é"]`},
 	{arrow.FixedWidthTypes.Date64, `[0, null, -86400000, 253402214400000]`},

@@ -65,7 +65,8 @@ func isEngine(dt arrow.DataType) bool {
 // expression on the column fail; DuckDB sums a UBIGINT into a HUGEINT as
 // sum over decimal(20,0) gives decimal(38,0)),
 // float32/float64 to Float64, decimal32/64/128 to Decimal128 of the same
-// precision and scale, utf8/large_utf8 to String, date32/date64 to Date32,
+// precision and scale, decimal256 too up to 38 digits and to Float64
+// past them (decimal256.go), utf8/large_utf8 to String, date32/date64 to Date32,
 // bool to Boolean, null to Null, timestamps of any unit to microseconds
 // (TIMESTAMP, or TIMESTAMP WITH TIME ZONE in UTC when the column has a
 // zone), time32/time64 to TIME (microseconds: time.go), intervals and
@@ -85,6 +86,9 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		d := dt.(arrow.DecimalType)
 		out := decimalType(d.GetPrecision(), d.GetScale())
 		return out, isEngine(out)
+	case arrow.DECIMAL256:
+		out := decimal256Engine(dt.(*arrow.Decimal256Type)) // decimal256.go
+		return out, out.ID() == arrow.FLOAT64 || isEngine(out)
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 		return typString, true
 	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
@@ -152,6 +156,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return mapFixed(mem, to, arr, a.Values(), func(v decimal.Decimal64) (decimal128.Num, error) {
 			return decimal128.FromI64(int64(v)), nil
 		})
+	case *array.Decimal256:
+		return decimal256ToEngine(mem, a, to)
 	case *array.Timestamp:
 		return timestampToEngine(mem, a, to)
 	case *array.Time32, *array.Time64:

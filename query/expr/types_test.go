@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -30,7 +31,8 @@ func TestEngineType(t *testing.T) {
 		{&arrow.Decimal64Type{Precision: 15, Scale: 2}, "decimal(15, 2)"},
 		{&arrow.Decimal128Type{Precision: 38, Scale: 10}, "decimal(38, 10)"},
 		{&arrow.Decimal128Type{Precision: 10, Scale: -2}, ""},
-		{&arrow.Decimal256Type{Precision: 40, Scale: 2}, ""},
+		{&arrow.Decimal256Type{Precision: 38, Scale: 4}, "decimal(38, 4)"},
+		{&arrow.Decimal256Type{Precision: 40, Scale: 2}, "float64"}, // DuckDB's Parquet reader's DOUBLE
 		{arrow.BinaryTypes.String, "utf8"},
 		{arrow.BinaryTypes.LargeString, "utf8"},
 		{arrow.BinaryTypes.Binary, "binary"},
@@ -73,6 +75,10 @@ func TestToEngine(t *testing.T) {
 		{arrow.FixedWidthTypes.Float16, `[0.5, null, -2]`, "[0.5 NULL -2]", nil},
 		{&arrow.Decimal32Type{Precision: 7, Scale: 2}, `["-12.34", null]`, "[-12.340000000000 NULL]", nil},
 		{&arrow.Decimal64Type{Precision: 15, Scale: 2}, `["1234567890123.45", null]`, "[1234567890123.450000000000 NULL]", nil},
+		{&arrow.Decimal256Type{Precision: 38, Scale: 2}, `["-12.34", null, "999999999999999999999999999999999999.99"]`, "[-12.340000000000 NULL 999999999999999999999999999999999999.990000000000]", nil},
+		// past 38 digits: the nearest double, as DuckDB reads them
+		{&arrow.Decimal256Type{Precision: 50, Scale: 3}, `["1.500", null, "-0.001", "123456789012345678901234567890.125", "-9007199254740993.000"]`,
+			"[1.5 NULL -0.001 1.2345678901234568e+29 -9.007199254740992e+15]", nil},
 		{arrow.BinaryTypes.LargeString, `["a", null, "é"]`, `["a" NULL "é"]`, nil},
 		{arrow.FixedWidthTypes.Date64, `[86400000, -1, -86400000, null]`, "[1 -1 -1 NULL]", nil},
 		{arrow.FixedWidthTypes.Date64, `[185542587187200000]`, "", ErrOverflow},
@@ -102,6 +108,19 @@ func TestToEngine(t *testing.T) {
 		}
 		s.Release()
 		a.Release()
+		mem.AssertSize(t, 0)
+	}
+	// a decimal256(38, 0) holding 2^127 (its builder does not check) does
+	// not fit decimal128
+	{
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		b := array.NewDecimal256Builder(mem, &arrow.Decimal256Type{Precision: 38, Scale: 0})
+		b.Append(decimal256.New(0, 0, 1<<63, 0))
+		a := b.NewArray()
+		_, err := ToEngine(context.Background(), mem, a)
+		wantErr(t, err, ErrOverflow, "170141183460469231731687303715884105728 does not fit decimal(38, 0)")
+		a.Release()
+		b.Release()
 		mem.AssertSize(t, 0)
 	}
 	// an engine column is returned as is, retained
