@@ -70,8 +70,8 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go
 		return nil, err
 	}
-	text = rewriteExclude(text, &edits)    // parse_exclude.go
-	text = rewriteTZLiterals(text, &edits) // parse_tzliteral.go
+	text = rewriteExclude(text, &edits)                               // parse_exclude.go
+	text = rewriteTZLiterals(text, &edits)                            // parse_tzliteral.go
 	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
 		return nil, err
 	}
