@@ -590,8 +590,14 @@ func (b *builder) dpOrder(parts []*part, conds []*conjunct, applied []bool) (*jo
 		}
 		return joinEstimate(b, x, y, keys.l, keys.r), true
 	}
-	tree, _, ok := dpJoinOrder(leafRows, size)
-	return tree, ok
+	tree, cost, ok := dpJoinOrder(leafRows, size)
+	if !ok {
+		return nil, false
+	}
+	if g, ok := greedyCost(leafRows, size); ok && cost > dpGain*g {
+		return nil, false // not clearly better: greedyOrder joins them
+	}
+	return tree, true
 }
 
 // hasEquiKey reports an equality of a column of each part among conds.

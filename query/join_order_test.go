@@ -13,6 +13,12 @@ import (
 // tree joins every part once, each join over an edge.
 func TestDPJoinOrderIsOptimal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	greedyWorse := 0
+	defer func() {
+		if greedyWorse == 0 {
+			t.Error("the greedy order was never worse than the DP's: the test cannot tell them apart")
+		}
+	}()
 	for round := range 300 {
 		n := 2 + rng.IntN(6)
 		leafRows := make([]float64, n)
@@ -46,6 +52,13 @@ func TestDPJoinOrderIsOptimal(t *testing.T) {
 		want, _, _ := bruteJoinCost(leafRows, size, regionSet(1<<n-1))
 		if math.Abs(cost-want) > 1e-9*want {
 			t.Fatalf("round %d (%d parts): DP cost %g, the best tree costs %g", round, n, cost, want)
+		}
+		g, ok := greedyCost(leafRows, size)
+		if !ok || g < cost*(1-1e-9) {
+			t.Fatalf("round %d: the greedy order costs %g (ok %v), below the optimum %g", round, g, ok, cost)
+		}
+		if g > cost*(1+1e-9) {
+			greedyWorse++
 		}
 		var seen regionSet
 		var walk func(*joinTree) regionSet
