@@ -327,7 +327,9 @@
 // (decorrelation). The join order of up to 10 connected relations is the
 // cheapest by dynamic programming over the estimated rows
 // (join_order.go; from_estimate.go: the cache's distinct counts and
-// bounds), greedy beyond; every join builds its smaller side.
+// bounds) when it is estimated a tenth cheaper than the greedy order,
+// which is used otherwise and beyond 10; every join builds its smaller
+// side.
 //
 // # Memory
 //
