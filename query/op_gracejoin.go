@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quiverdb/quiver/shuffle"
-	"github.com/quiverdb/quiver/spill"
 )
 
 // A grace hash join: a hash join whose build side does not fit the
@@ -91,17 +90,31 @@ type graceJoin struct {
 	ranges  []keyRange // per runtime filter of the join
 	free    []*shuffle.HashPartitioner
 
-	work []*gracePart // partitions left to join, the next last
-	st   graceStats
+	rounds     []*graceRound // every partitioning, for close
+	work       []*gracePart  // partitions left to join, the next last
+	st         graceStats
 }
 
-// gracePart is one partition of both sides, spilled.
-type gracePart struct {
-	build, probe *spill.File // nil: no rows
-	buildRows    int64
-	buildMem     int64
+// graceRound is one partitioning of both sides: the join's first level,
+// or one partition partitioned again. Its map outputs are removed once
+// all its partitions are joined.
+type graceRound struct {
+	build, probe *partSet
 	level        int
-	whole        bool // partitioning it again cannot split its build rows
+	left         int // partitions not joined yet
+}
+
+// gracePart is one partition of both sides, spilled: partition p of a
+// round's map outputs.
+type gracePart struct {
+	r                   *graceRound
+	p                   int
+	buildRows, buildMem int64
+	probeRows           int64
+	whole               bool // partitioning it again cannot split its build rows
+	// split: the build side's map ranges of a skewed partition, each
+	// joined with the whole probe partition (op_gracejoin_plan.go).
+	split []shuffle.MapRange
 }
 
 // canSpill: the join may turn into a grace hash join.
@@ -119,12 +132,22 @@ func (o *hashJoinOp) newGrace() *graceJoin {
 	if len(g.types) == 0 {
 		g.fanout = 1 // nothing to partition by: one partition, joined by the nested loop
 	}
-	g.build = g.newPartSet("build", bs, g.fanout)
-	g.nullBuild = g.newPartSet("build-nullkey", bs, 1)
 	g.ranges = make([]keyRange, len(o.n.filters))
+	g.st.partitions.Store(int64(g.fanout))
 	o.gst.Store(&g.st)
 	o.rt.spills.add(o)
 	return g
+}
+
+// startBuild starts the build side's partitioning.
+func (g *graceJoin) startBuild() error {
+	bs := g.o.n.build.schema()
+	var err error
+	if g.build, err = g.newPartSet("build", bs, g.fanout); err != nil {
+		return err
+	}
+	g.nullBuild, err = g.newPartSet("build-nullkey", bs, 1)
+	return err
 }
 
 // spillError wraps an error of package spill (ErrQuota, ErrNoSpace,
@@ -180,16 +203,15 @@ func (g *graceJoin) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := g.fanout - 1; i >= 0; i-- {
-		bp, pp := g.build.parts[i], g.probe.parts[i]
-		g.work = append(g.work, &gracePart{build: bp.f, probe: pp.f, buildRows: bp.rows, buildMem: bp.mem})
-		bp.f, pp.f = nil, nil
-	}
+	r := &graceRound{build: g.build, probe: g.probe}
+	g.rounds = append(g.rounds, r)
+	g.build, g.probe = nil, nil // the round's now
+	g.plan(r)                   // op_gracejoin_plan.go
 	for len(g.work) > 0 {
 		p := g.work[len(g.work)-1]
 		g.work = g.work[:len(g.work)-1]
 		err := g.joinPart(ctx, p)
-		removeFiles(p.build, p.probe)
+		g.joined(p)
 		if err != nil {
 			return err
 		}
@@ -197,11 +219,11 @@ func (g *graceJoin) run(ctx context.Context) error {
 	return g.emitNullBuild(ctx)
 }
 
-func removeFiles(fs ...*spill.File) {
-	for _, f := range fs {
-		if f != nil {
-			_ = f.Remove()
-		}
+// joined counts a partition as done; a round's files go with its last.
+func (g *graceJoin) joined(p *gracePart) {
+	if p.r.left--; p.r.left == 0 {
+		p.r.build.remove()
+		p.r.probe.remove()
 	}
 }
 
@@ -212,11 +234,8 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if p.buildRows == 0 && o.innerLike() || p.probe == nil && !(o.n.kind == joinRight || o.n.kind == joinFull || o.n.kind == joinRightAnti) {
-		return nil
-	}
 	if g.fits(p) {
-		src, err := g.open(p.build, o.n.build.schema())
+		src, err := g.open(ctx, p.r.build, p.p, p.r.build.allMaps(), o.n.build.schema())
 		if err != nil {
 			return err
 		}
@@ -225,16 +244,20 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 		o.st.buildNanos.Add(int64(time.Since(t)))
 		src.close()
 		if err == nil {
-			return g.probePart(ctx, b, p.probe)
+			return g.probePart(ctx, b, p)
 		}
 		if !errors.Is(err, ErrMemory) {
 			return err
 		}
 	}
-	if len(g.types) > 0 && !p.whole && p.level < graceMaxLevel {
+	if p.split != nil {
+		return g.nestedLoop(ctx, p, p.split) // a skewed partition, split by map ranges
+	}
+	if len(g.types) > 0 && !p.whole && p.r.level < graceMaxLevel {
 		return g.repartition(ctx, p)
 	}
-	return g.nestedLoop(ctx, p) // op_gracejoin_loop.go
+	g.st.fallbacks.Add(1)
+	return g.nestedLoop(ctx, p, []shuffle.MapRange{p.r.build.allMaps()}) // op_gracejoin_loop.go
 }
 
 // fits estimates whether a partition's build rows fit in memory now.
@@ -246,14 +269,19 @@ func (g *graceJoin) fits(p *gracePart) bool {
 	if mt.limit <= 0 {
 		return true
 	}
-	need := p.buildMem + p.buildMem/4 + p.buildRows*int64(graceRowOverhead+16*len(g.types))
-	return mt.used.Load()+need <= mt.limit
+	return mt.used.Load()+g.need(p.buildRows, p.buildMem) <= mt.limit
 }
 
-// probePart probes b, one partition's build rows in memory, with the
-// partition's probe rows on the workers, then returns the build rows the
-// kind returns; b is released.
-func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, probe *spill.File) error {
+// need estimates the memory of a joinBuild of rows build rows that held
+// mem bytes: their columns, gathered, and the hash table.
+func (g *graceJoin) need(rows, mem int64) int64 {
+	return mem + mem/4 + rows*int64(graceRowOverhead+16*len(g.types))
+}
+
+// probePart probes b, build rows of p in memory, with p's probe rows on
+// the workers, then returns the build rows the kind returns; b is
+// released.
+func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, p *gracePart) error {
 	o := g.o
 	o.b = b
 	defer func() {
@@ -264,7 +292,7 @@ func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, probe *spill.Fi
 	if err := o.allocMatched(b); err != nil {
 		return err
 	}
-	src, err := g.open(probe, o.n.probe.schema())
+	src, err := g.open(ctx, p.r.probe, p.p, p.r.probe.allMaps(), o.n.probe.schema())
 	if err != nil {
 		return err
 	}
@@ -317,11 +345,10 @@ func (o *hashJoinOp) send(ctx context.Context, rec arrow.RecordBatch) error {
 // the kinds that return them.
 func (g *graceJoin) emitNullBuild(ctx context.Context) error {
 	o := g.o
-	f := g.nullBuild.parts[0].f
-	if f == nil {
+	if g.nullBuild.rows[0] == 0 {
 		return nil
 	}
-	return g.copyParts(ctx, f, o.n.build.schema(), func(rec arrow.RecordBatch) error {
+	return g.copyParts(ctx, g.nullBuild, 0, o.n.build.schema(), func(rec arrow.RecordBatch) error {
 		sel := make([]int32, rec.NumRows())
 		for i := range sel {
 			sel[i] = int32(i)
@@ -342,10 +369,11 @@ func (g *graceJoin) close() {
 			s.remove()
 		}
 	}
-	for _, p := range g.work {
-		removeFiles(p.build, p.probe)
+	for _, r := range g.rounds {
+		r.build.remove()
+		r.probe.remove()
 	}
-	g.work = nil
+	g.rounds, g.work = nil, nil
 	for _, p := range g.free {
 		p.Release()
 	}
@@ -358,12 +386,14 @@ func (o *hashJoinOp) spillStats() SpillStats {
 	if g == nil {
 		return SpillStats{}
 	}
-	return SpillStats{Files: g.files.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
+	return SpillStats{Files: g.maps.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
 }
 
 // String is a grace join's part of an EXPLAIN ANALYZE line.
 func (s *graceStats) String() string {
-	return fmt.Sprintf("; spilled %d partition files, %d bytes, %d rows in %v, %d repartition levels, %d nested-loop fallbacks (%d chunks)",
-		s.files.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; skipped %d empty blocks, %d partitions; "+
+		"%d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
+		s.partitions.Load(), s.maps.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+		s.emptyBlocks.Load(), s.skipped.Load(), s.splits.Load(), s.ranges.Load(),
 		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
 }

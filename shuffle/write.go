@@ -181,6 +181,18 @@ func (w *MapWriter) WriteRows(ctx context.Context, rec arrow.RecordBatch, parts 
 	return Split(ctx, w.opts.Alloc, rec, parts, w.partitions, &w.split, w.write)
 }
 
+// Buffered returns the encoded bytes held, not yet written: what a caller
+// counting its memory counts for the writer (at most about
+// WriterOptions.BufferBytes past one batch's).
+func (w *MapWriter) Buffered() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return 0
+	}
+	return w.pendingBytes
+}
+
 func (w *MapWriter) usable() error {
 	if w.err != nil {
 		return w.err

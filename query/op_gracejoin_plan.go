@@ -1,0 +1,118 @@
+package query
+
+import (
+	"github.com/quiverdb/quiver/shuffle"
+)
+
+// A grace hash join's plan of one round (op_gracejoin.go), decided from
+// the map statuses of its two sides (package shuffle), as Spark's
+// adaptive execution decides from a finished map stage's:
+//
+//   - a partition whose blocks are empty on a side that decides (the
+//     build side of a kind that returns nothing for an unmatched probe
+//     row; the probe side of one that returns no build rows) is not
+//     joined, and its other side's blocks are not read; a probe row of
+//     an inner-like join whose build partition is empty is not even
+//     written (writeProbe);
+//   - the partitions whose build rows fit in memory are joined first, in
+//     order, the rest after;
+//   - a partition whose build rows do not fit and that shuffle's skew rule
+//     flags (bigger than 5 × the median partition and than what fits:
+//     shuffle.SkewThreshold, the memory budget standing for Spark's 256
+//     MiB) is split by map ranges of about what fits
+//     (shuffle.SplitByMaps), each joined with the whole probe partition
+//     (replicated: read once per range). Partitioning it again would not
+//     help: the bytes that make it skewed are one key's, or a few keys'.
+//     A range that does not fit after all is cut further as the nested
+//     loop's chunks are; a partition too big but not skewed is
+//     partitioned again with the next level's seed, as before.
+//
+// The budget is in the statuses' bytes (the blocks as written, compressed
+// by the spill codec): what fits in memory, converted with the ratio of
+// the side's bytes on disk to what its rows held in memory and its rows'
+// hash table.
+
+// plan puts the partitions of round r that need joining on the work
+// list, the first to join last.
+func (g *graceJoin) plan(r *graceRound) {
+	o := g.o
+	buildTotals, probeTotals := r.build.totals(), r.probe.totals()
+	returnsBuild := o.n.kind == joinRight || o.n.kind == joinFull || o.n.kind == joinRightAnti
+	var fit, big []*gracePart
+	for p := range r.build.fanout {
+		if buildTotals[p] == 0 && (o.innerLike() || probeTotals[p] == 0) || probeTotals[p] == 0 && !returnsBuild {
+			g.st.skipped.Add(1)
+			continue
+		}
+		q := &gracePart{r: r, p: p, buildRows: r.build.rows[p], buildMem: r.build.mem[p], probeRows: r.probe.rows[p]}
+		if g.fits(q) {
+			fit = append(fit, q)
+		} else {
+			big = append(big, q)
+		}
+	}
+	if len(big) > 0 {
+		g.planSkew(r, buildTotals, big)
+	}
+	r.left = len(fit) + len(big)
+	for i := len(big) - 1; i >= 0; i-- {
+		g.work = append(g.work, big[i])
+	}
+	for i := len(fit) - 1; i >= 0; i-- {
+		g.work = append(g.work, fit[i])
+	}
+	if r.left == 0 {
+		r.build.remove()
+		r.probe.remove()
+	}
+}
+
+// planSkew marks the partitions of big (too big for memory) that the
+// skew rule flags to be split by map ranges of the build side.
+func (g *graceJoin) planSkew(r *graceRound, totals []int64, big []*gracePart) {
+	maps := r.build.maps
+	if maps < 2 {
+		return
+	}
+	budget := g.budgetBytes(r.build, totals)
+	threshold := shuffle.SkewThreshold(totals, shuffle.SkewConfig{Threshold: max(budget, 1)})
+	st := r.build.sh.Statuses()
+	sizes := make([]int64, maps)
+	for _, q := range big {
+		if totals[q.p] <= threshold {
+			continue
+		}
+		for m := range sizes {
+			sizes[m] = st.Size(m, q.p)
+		}
+		ranges := shuffle.SplitByMaps(sizes, max(budget, 1))
+		if len(ranges) < 2 {
+			continue
+		}
+		q.split = ranges
+		g.st.splits.Add(1)
+		g.st.ranges.Add(int64(len(ranges)))
+	}
+}
+
+// budgetBytes is what a partition of s may hold to fit in memory now, in
+// its statuses' bytes (totals).
+func (g *graceJoin) budgetBytes(s *partSet, totals []int64) int64 {
+	var bytes, rows, need int64
+	for p, n := range totals {
+		bytes += n
+		rows += s.rows[p]
+		need += g.need(s.rows[p], s.mem[p])
+	}
+	if bytes == 0 || rows == 0 {
+		return 0
+	}
+	budget := int64(1) << 62
+	if mt := g.o.rt.mt; mt.limit > 0 {
+		budget = int64(float64(mt.limit-mt.used.Load()) * float64(bytes) / float64(max(need, 1)))
+	}
+	if m := g.o.rt.joinSpill.maxRows; m > 0 {
+		budget = min(budget, int64(float64(m)*float64(bytes)/float64(rows)))
+	}
+	return budget
+}
