@@ -90,9 +90,9 @@ type graceJoin struct {
 	ranges  []keyRange // per runtime filter of the join
 	free    []*shuffle.HashPartitioner
 
-	rounds     []*graceRound // every partitioning, for close
-	work       []*gracePart  // partitions left to join, the next last
-	st         graceStats
+	rounds []*graceRound // every partitioning, for close
+	work   []*gracePart  // partitions left to join, the next last
+	st     graceStats
 }
 
 // graceRound is one partitioning of both sides: the join's first level,

@@ -424,13 +424,13 @@ func (s *fileSource) close() {
 // graceStats are what a grace hash join spilled, for EXPLAIN ANALYZE
 // and Stats.Spill.
 type graceStats struct {
-	partitions         atomic.Int64 // of the first level
-	maps, bytes, rows  atomic.Int64 // map outputs written (files), both sides, every level
-	emptyBlocks        atomic.Int64 // (map output, partition) blocks not read: their status says empty
-	skipped            atomic.Int64 // partitions not joined: nothing they hold can return a row
-	splits, ranges     atomic.Int64 // skewed partitions split by map ranges, and the ranges
-	levels             atomic.Int64 // deepest repartitioning (0: none)
-	fallbacks          atomic.Int64 // partitions joined by the chunked nested loop
-	chunks             atomic.Int64 // build chunks those joined
-	nanos              atomic.Int64 // writing partitions
+	partitions        atomic.Int64 // of the first level
+	maps, bytes, rows atomic.Int64 // map outputs written (files), both sides, every level
+	emptyBlocks       atomic.Int64 // (map output, partition) blocks not read: their status says empty
+	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
+	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
+	levels            atomic.Int64 // deepest repartitioning (0: none)
+	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
+	chunks            atomic.Int64 // build chunks those joined
+	nanos             atomic.Int64 // writing partitions
 }
