@@ -67,6 +67,9 @@ type joinSpillTuning struct {
 	// maxRows: a partition of more build rows counts as too big for
 	// memory, so that small tests repartition and fall back; 0: none.
 	maxRows int64
+	// noSkewSplit: a skewed partition is partitioned again as the others
+	// are, not split by map ranges (to measure what the split saves).
+	noSkewSplit bool
 }
 
 // forcedMaxRows is the build rows a partition may hold in memory under

@@ -51,7 +51,7 @@ func (g *graceJoin) plan(r *graceRound) {
 			big = append(big, q)
 		}
 	}
-	if len(big) > 0 {
+	if len(big) > 0 && !o.rt.joinSpill.noSkewSplit {
 		g.planSkew(r, buildTotals, big)
 	}
 	r.left = len(fit) + len(big)
