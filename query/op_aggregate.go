@@ -27,6 +27,8 @@ type aggregateOp struct {
 
 	out     []arrow.RecordBatch
 	spill   *aggSpill // with Options.Spill (op_aggspill.go)
+	// exchange is what the hash exchange moved (op_aggexchange.go).
+	exchange *exchangeStats
 	started bool
 	held    int64 // bytes accounted to rt.mt
 	closed  bool
