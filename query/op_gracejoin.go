@@ -19,17 +19,20 @@ import (
 // query's memory limit. With Options.Spill set, once the build side
 // passes the limit while it is drained (or at once, with
 // Options.ForceJoinSpill), its rows, those held so far and the rest, are
-// hash-partitioned by key (partition.go; fanout graceFanout) into spill
-// files, and so are the probe side's after it. Then the partitions are
-// joined one at a time by the in-memory join's machinery: a joinBuild of
-// the partition's build rows, probed by the workers with the
-// partition's probe rows, then (right, full, right semi and anti joins)
-// the partition's build rows the kind returns. A partition whose build
-// rows do not fit either is partitioned again with the next level's seed,
-// at most graceMaxLevel levels deep; one that cannot be split (every
-// build row has one key: partitioning it again left them together) or
-// is still too big at the last level is joined by a nested loop over
-// chunks of its build rows that fit (op_gracejoin_loop.go).
+// hash-partitioned by key (shuffle.HashPartitioner; fanout graceFanout)
+// into a shuffle's map outputs (op_gracejoin_part.go), and so are the
+// probe side's after it. Then the partitions are joined one at a time,
+// in the order the map statuses plan (op_gracejoin_plan.go), by the
+// in-memory join's machinery: a joinBuild of the partition's build rows,
+// probed by the workers with the partition's probe rows, then (right,
+// full, right semi and anti joins) the partition's build rows the kind
+// returns. A partition whose build rows do not fit either is split by
+// map ranges when the statuses say it is skewed, or else partitioned
+// again with the next level's seed, at most graceMaxLevel levels deep;
+// one that cannot be split (every build row has one key: partitioning it
+// again left them together) or is still too big at the last level is
+// joined by a nested loop over chunks of its build rows that fit
+// (op_gracejoin_loop.go), as are a split partition's map ranges.
 //
 // What decides a kind's answer over the whole build side is counted
 // while it is partitioned and used by every partition: its rows (NOT IN
@@ -45,10 +48,12 @@ import (
 // Runtime filters get the key range of the whole build side, computed
 // while it is partitioned.
 //
-// Partition files count against the spill Manager's quota; the batches
-// being written count in the query's memory tracker. Every file is
-// removed as soon as its partition is joined, and the rest when the
-// operator closes (the query ends, fails or is cancelled).
+// Map outputs count against the spill Manager's quota; the batches being
+// written, and the encoded blocks a map writer holds, count in the
+// query's memory tracker. A round's files (the first partitioning, or
+// one partition's partitioning again) are removed as soon as its last
+// partition is joined, and the rest when the operator closes (the query
+// ends, fails or is cancelled).
 
 const (
 	graceFanout   = 32 // partitions per level
