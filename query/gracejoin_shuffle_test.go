@@ -154,3 +154,40 @@ func TestGraceJoinSkewSplitCancel(t *testing.T) {
 		t.Errorf("the join did not spill: %v", r.Stats().Spill)
 	}
 }
+
+// TestGraceJoinSkewSplitMemoryLimit: the skew split under a memory limit
+// (not a row cap): 30,000 build rows, 40% of them key 0, within 1 MiB.
+// The partition of key 0 is split, the others joined in memory, and the
+// answers are the in-memory join's.
+func TestGraceJoinSkewSplitMemoryLimit(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := joinTables(t, mem, 14,
+		joinSide{rows: 20000, batch: 1000, domain: 50000, nullP: 0.01, hot: 0.0005},
+		joinSide{rows: 30000, batch: 1000, domain: 50000, nullP: 0.01, hot: 0.4})
+	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	plain := New(c, Options{Alloc: mem, Workers: 2})
+	e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Workers: 2, Spill: m})
+	for _, kind := range []joinKind{joinInner, joinLeft, joinRightAnti} {
+		jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: true}
+		want, _, err := runJoin(t, plain, mem, jc.node(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := runJoin(t, e, mem, jc.node(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := firstDiff(got, want); len(got) != len(want) || i < len(got) {
+			t.Fatalf("%s: %d rows, want %d; first difference at %d", kind, len(got), len(want), i)
+		}
+		text, err := e.analyze(context.Background(), &analyzeRoot{in: jc.node(t, c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if splits, levels := graceStat(t, text, "skewed partitions split into"), graceStat(t, text, "repartition levels"); splits != 1 || levels != 0 {
+			t.Errorf("%s: %d partitions split, %d repartition levels; want 1, 0:\n%s", kind, splits, levels, text)
+		}
+		checkNoSpillFiles(t, m)
+	}
+}

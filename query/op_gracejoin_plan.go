@@ -17,20 +17,19 @@ import (
 //   - the partitions whose build rows fit in memory are joined first, in
 //     order, the rest after;
 //   - a partition whose build rows do not fit and that shuffle's skew rule
-//     flags (bigger than 5 × the median partition and than what fits:
-//     shuffle.SkewThreshold, the memory budget standing for Spark's 256
-//     MiB) is split by map ranges of about what fits
-//     (shuffle.SplitByMaps), each joined with the whole probe partition
+//     flags (bigger than 5 × the median partition: shuffle.SkewThreshold,
+//     not fitting standing for Spark's 256 MiB) is split by map ranges of
+//     about what fits (shuffle.SplitByMaps), each joined with the whole
+//     probe partition
 //     (replicated: read once per range). Partitioning it again would not
 //     help: the bytes that make it skewed are one key's, or a few keys'.
 //     A range that does not fit after all is cut further as the nested
 //     loop's chunks are; a partition too big but not skewed is
 //     partitioned again with the next level's seed, as before.
 //
-// The budget is in the statuses' bytes (the blocks as written, compressed
-// by the spill codec): what fits in memory, converted with the ratio of
-// the side's bytes on disk to what its rows held in memory and its rows'
-// hash table.
+// Sizes are the statuses' bytes (the blocks as written, compressed by the
+// spill codec); whether a partition fits is judged, as before, by the
+// memory its rows held and their hash table's.
 
 // plan puts the partitions of round r that need joining on the work
 // list, the first to join last.
@@ -74,8 +73,9 @@ func (g *graceJoin) planSkew(r *graceRound, totals []int64, big []*gracePart) {
 	if maps < 2 {
 		return
 	}
-	budget := g.budgetBytes(r.build, totals)
-	threshold := shuffle.SkewThreshold(totals, shuffle.SkewConfig{Threshold: max(budget, 1)})
+	// Spark's threshold is max(256 MiB, 5 × the median); here "too big"
+	// is fits' (memory) verdict, so only the factor is left.
+	threshold := shuffle.SkewThreshold(totals, shuffle.SkewConfig{Threshold: 1})
 	st := r.build.sh.Statuses()
 	sizes := make([]int64, maps)
 	for _, q := range big {
@@ -85,7 +85,11 @@ func (g *graceJoin) planSkew(r *graceRound, totals []int64, big []*gracePart) {
 		for m := range sizes {
 			sizes[m] = st.Size(m, q.p)
 		}
-		ranges := shuffle.SplitByMaps(sizes, max(budget, 1))
+		// Ranges of what fits, in the partition's own bytes: its blocks
+		// compress as its rows do (one key's compress well), so a ratio
+		// of the whole side's would misjudge them.
+		target := max(int64(float64(totals[q.p])*g.fitShare(q)), 1)
+		ranges := shuffle.SplitByMaps(sizes, target)
 		if len(ranges) < 2 {
 			continue
 		}
@@ -95,24 +99,14 @@ func (g *graceJoin) planSkew(r *graceRound, totals []int64, big []*gracePart) {
 	}
 }
 
-// budgetBytes is what a partition of s may hold to fit in memory now, in
-// its statuses' bytes (totals).
-func (g *graceJoin) budgetBytes(s *partSet, totals []int64) int64 {
-	var bytes, rows, need int64
-	for p, n := range totals {
-		bytes += n
-		rows += s.rows[p]
-		need += g.need(s.rows[p], s.mem[p])
-	}
-	if bytes == 0 || rows == 0 {
-		return 0
-	}
-	budget := int64(1) << 62
+// fitShare is the share of p's build rows that fit in memory now.
+func (g *graceJoin) fitShare(p *gracePart) float64 {
+	share := 1.0
 	if mt := g.o.rt.mt; mt.limit > 0 {
-		budget = int64(float64(mt.limit-mt.used.Load()) * float64(bytes) / float64(max(need, 1)))
+		share = min(share, float64(mt.limit-mt.used.Load())/float64(max(g.need(p.buildRows, p.buildMem), 1)))
 	}
 	if m := g.o.rt.joinSpill.maxRows; m > 0 {
-		budget = min(budget, int64(float64(m)*float64(bytes)/float64(rows)))
+		share = min(share, float64(m)/float64(max(p.buildRows, 1)))
 	}
-	return budget
+	return max(share, 0)
 }
