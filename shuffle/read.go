@@ -286,7 +286,10 @@ func (r *BlockReader) Next() bool {
 		if err == nil {
 			var rec arrow.RecordBatch
 			if rec, err = r.dec.Decode(m); err == nil && rec == nil {
-				err = errors.New("a dictionary batch")
+				// A dictionary, sent before each batch of its column.
+				r.left = rest
+				r.gotBatch++
+				continue
 			}
 			if err == nil {
 				r.left = rest

@@ -22,6 +22,7 @@ func streamRows(t *testing.T, r io.Reader, mem memory.Allocator) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer sr.Release() // its dictionaries
 	var n int64
 	for {
 		rec, err := sr.Next()
