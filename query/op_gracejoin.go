@@ -204,17 +204,32 @@ func (o *hashJoinOp) startGrace(ctx context.Context) {
 // run partitions the probe side, then joins the partitions.
 func (g *graceJoin) run(ctx context.Context) error {
 	o := g.o
+	k, err := g.keep(ctx) // op_gracejoin_keep.go
+	if err != nil {
+		return err
+	}
 	t := time.Now()
-	err := g.partitionProbe(ctx)
+	err = g.partitionProbe(ctx, k)
 	o.st.probeNanos.Add(int64(time.Since(t)))
 	o.probe.Close() // done with it: a scan stops, its buffers go
+	if k != nil {
+		if err == nil {
+			err = g.finishKept(ctx)
+		} else {
+			g.releaseKept()
+		}
+	}
 	if err != nil {
 		return err
 	}
 	r := &graceRound{build: g.build, probe: g.probe}
 	g.rounds = append(g.rounds, r)
 	g.build, g.probe = nil, nil // the round's now
-	g.plan(r)                   // op_gracejoin_plan.go
+	var done []bool
+	if k != nil {
+		done = k.kept
+	}
+	g.plan(r, done) // op_gracejoin_plan.go
 	for len(g.work) > 0 {
 		p := g.work[len(g.work)-1]
 		g.work = g.work[:len(g.work)-1]
@@ -399,9 +414,9 @@ func (o *hashJoinOp) spillStats() SpillStats {
 
 // String is a grace join's part of an EXPLAIN ANALYZE line.
 func (s *graceStats) String() string {
-	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; skipped %d empty blocks, %d partitions; "+
-		"%d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
+	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; kept %d partitions in memory (%d probe rows joined unspilled); "+
+		"skipped %d empty blocks, %d partitions; %d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
 		s.partitions.Load(), s.maps.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
-		s.emptyBlocks.Load(), s.skipped.Load(), s.splits.Load(), s.ranges.Load(),
+		s.kept.Load(), s.keptRows.Load(), s.emptyBlocks.Load(), s.skipped.Load(), s.splits.Load(), s.ranges.Load(),
 		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
 }

@@ -97,6 +97,7 @@ func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) (*
 // partScratch is one worker's scratch for splitting a batch by partition.
 type partScratch struct {
 	ids   []uint16
+	kept  []uint16 // probeKept's: 0 for a row of a kept partition
 	split shuffle.SplitScratch
 }
 
@@ -429,6 +430,7 @@ type graceStats struct {
 	emptyBlocks       atomic.Int64 // (map output, partition) blocks not read: their status says empty
 	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
 	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
+	kept, keptRows    atomic.Int64 // partitions kept in memory, and the probe rows they joined
 	levels            atomic.Int64 // deepest repartitioning (0: none)
 	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
 	chunks            atomic.Int64 // build chunks those joined

@@ -32,13 +32,17 @@ import (
 // memory its rows held and their hash table's.
 
 // plan puts the partitions of round r that need joining on the work
-// list, the first to join last.
-func (g *graceJoin) plan(r *graceRound) {
+// list, the first to join last; done: those joined already (kept in
+// memory while the probe side was partitioned), or nil.
+func (g *graceJoin) plan(r *graceRound, done []bool) {
 	o := g.o
 	buildTotals, probeTotals := r.build.totals(), r.probe.totals()
 	returnsBuild := o.n.kind == joinRight || o.n.kind == joinFull || o.n.kind == joinRightAnti
 	var fit, big []*gracePart
 	for p := range r.build.fanout {
+		if done != nil && done[p] {
+			continue
+		}
 		if buildTotals[p] == 0 && (o.innerLike() || probeTotals[p] == 0) || probeTotals[p] == 0 && !returnsBuild {
 			g.st.skipped.Add(1)
 			continue

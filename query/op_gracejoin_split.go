@@ -19,8 +19,10 @@ func (o *hashJoinOp) dropProbeNulls() bool {
 	return o.innerLike() || o.n.kind == joinNullAwareAnti && o.side.rows > 0
 }
 
-// partitionProbe partitions the probe side at level 0, on the workers.
-func (g *graceJoin) partitionProbe(ctx context.Context) error {
+// partitionProbe partitions the probe side at level 0, on the workers;
+// the rows of kept partitions (k, when not nil) are joined instead
+// (op_gracejoin_keep.go).
+func (g *graceJoin) partitionProbe(ctx context.Context, k *keptParts) error {
 	o := g.o
 	var err error
 	if g.probe, err = g.newPartSet("probe", o.n.probe.schema(), g.fanout); err != nil {
@@ -36,6 +38,12 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 			}
 			defer p.Release()
 			var sc partScratch
+			var kw *keptWorker
+			if k != nil {
+				kw = &keptWorker{k: k, w: o.newWorker()}
+				kw.w.curBase = -1
+				defer kw.w.release()
+			}
 			for {
 				rec, err := in.next(gctx)
 				if err == io.EOF {
@@ -45,7 +53,7 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 					return err
 				}
 				o.st.probeRows.Add(rec.NumRows())
-				err = g.writeProbe(gctx, g.probe, g.build, p, rec, &sc)
+				err = g.writeProbe(gctx, g.probe, g.build, p, rec, &sc, kw)
 				rec.Release()
 				if err != nil {
 					return err
@@ -59,10 +67,17 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 	return g.probe.finish()
 }
 
+// keptWorker is a probe-partitioning worker's prober of the kept
+// partitions.
+type keptWorker struct {
+	k *keptParts
+	w *joinWorker
+}
+
 // writeProbe partitions a batch of probe rows into s, dropping those that
 // cannot return anything (builds: the build side's partitions of the same
-// level).
-func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuffle.HashPartitioner, rec arrow.RecordBatch, sc *partScratch) error {
+// level); with kw, the rows of kept partitions are joined instead.
+func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuffle.HashPartitioner, rec arrow.RecordBatch, sc *partScratch, kw *keptWorker) error {
 	o := g.o
 	n := int(rec.NumRows())
 	if n == 0 {
@@ -97,6 +112,11 @@ func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuff
 			if id != dropRow && builds.empty[id] {
 				sc.ids[r] = dropRow
 			}
+		}
+	}
+	if kw != nil {
+		if err := g.probeKept(ctx, kw.k, kw.w, rec, sc.ids, sc); err != nil {
+			return err
 		}
 	}
 	return s.write(ctx, rec, sc.ids, sc)
@@ -138,7 +158,7 @@ func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 	}
 	if err == nil {
 		err = g.copyParts(ctx, p.r.probe, p.p, o.n.probe.schema(), func(rec arrow.RecordBatch) error {
-			return g.writeProbe(ctx, r.probe, r.build, pt, rec, &sc)
+			return g.writeProbe(ctx, r.probe, r.build, pt, rec, &sc, nil)
 		})
 	}
 	if err == nil {
@@ -147,7 +167,7 @@ func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 	if err != nil {
 		return err
 	}
-	g.plan(r)
+	g.plan(r, nil)
 	for _, q := range g.work[len(g.work)-r.left:] {
 		q.whole = q.buildRows == p.buildRows
 	}
