@@ -123,6 +123,31 @@ type gracePart struct {
 	// split: the build side's map ranges of a skewed partition, each
 	// joined with the whole probe partition (op_gracejoin_plan.go).
 	split []shuffle.MapRange
+	// group: small partitions joined together (p the first of them),
+	// coalesced by the plan; nil: p alone. The rows are the group's.
+	group []int
+}
+
+// parts returns the partitions p joins.
+func (p *gracePart) parts() []int {
+	if p.group != nil {
+		return p.group
+	}
+	return []int{p.p}
+}
+
+// sideSource reads a side's rows of the partitions p joins: one
+// partition's numbered (fileSource), a group's one after the other.
+type sideSource interface {
+	batchSource
+	close()
+}
+
+func (g *graceJoin) openSide(ctx context.Context, p *gracePart, s *partSet, schema *arrow.Schema) (sideSource, error) {
+	if p.group == nil {
+		return g.open(ctx, s, p.p, s.allMaps(), schema)
+	}
+	return &partsSource{g: g, s: s, parts: p.group, schema: schema}, nil
 }
 
 // canSpill: the join may turn into a grace hash join.
@@ -258,7 +283,7 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 		return err
 	}
 	if g.fits(p) {
-		src, err := g.open(ctx, p.r.build, p.p, p.r.build.allMaps(), o.n.build.schema())
+		src, err := g.openSide(ctx, p, p.r.build, o.n.build.schema())
 		if err != nil {
 			return err
 		}
@@ -271,6 +296,10 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 		}
 		if !errors.Is(err, ErrMemory) {
 			return err
+		}
+		if p.group != nil {
+			g.ungroup(p)
+			return nil
 		}
 	}
 	if p.split != nil {
@@ -315,7 +344,7 @@ func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, p *gracePart) e
 	if err := o.allocMatched(b); err != nil {
 		return err
 	}
-	src, err := g.open(ctx, p.r.probe, p.p, p.r.probe.allMaps(), o.n.probe.schema())
+	src, err := g.openSide(ctx, p, p.r.probe, o.n.probe.schema())
 	if err != nil {
 		return err
 	}
@@ -415,8 +444,8 @@ func (o *hashJoinOp) spillStats() SpillStats {
 // String is a grace join's part of an EXPLAIN ANALYZE line.
 func (s *graceStats) String() string {
 	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; kept %d partitions in memory (%d probe rows joined unspilled); "+
-		"skipped %d empty blocks, %d partitions; %d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
+		"skipped %d empty blocks, %d partitions; coalesced %d partitions into %d; %d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
 		s.partitions.Load(), s.maps.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
-		s.kept.Load(), s.keptRows.Load(), s.emptyBlocks.Load(), s.skipped.Load(), s.splits.Load(), s.ranges.Load(),
+		s.kept.Load(), s.keptRows.Load(), s.emptyBlocks.Load(), s.skipped.Load(), s.coalesced.Load(), s.groups.Load(), s.splits.Load(), s.ranges.Load(),
 		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
 }

@@ -64,7 +64,13 @@ func (g *graceJoin) keep(ctx context.Context) (*keptParts, error) {
 	if k.n == 0 {
 		return nil, nil
 	}
-	src := &partsSource{g: g, s: s, kept: k.kept}
+	var parts []int
+	for p, kept := range k.kept {
+		if kept {
+			parts = append(parts, p)
+		}
+	}
+	src := &partsSource{g: g, s: s, parts: parts, schema: o.n.build.schema()}
 	defer src.close()
 	t := time.Now()
 	b, err := o.loadBuild(ctx, src)
@@ -100,15 +106,15 @@ func (g *graceJoin) finishKept(ctx context.Context) error {
 	return g.o.emitBuildRows(ctx)
 }
 
-// partsSource reads the build rows of the kept partitions, one partition
-// after the other.
+// partsSource reads partitions of a side, one after the other: the kept
+// partitions' build rows, or a coalesced group's rows.
 type partsSource struct {
-	g    *graceJoin
-	s    *partSet
-	kept []bool
-	mu   sync.Mutex
-	p    int // the next partition to open
-	cur  *fileSource
+	g      *graceJoin
+	s      *partSet
+	parts  []int
+	schema *arrow.Schema
+	mu     sync.Mutex
+	cur    *fileSource
 }
 
 func (s *partsSource) next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -123,21 +129,20 @@ func (s *partsSource) next(ctx context.Context) (arrow.RecordBatch, error) {
 			s.cur.close()
 			s.cur = nil
 		}
-		for s.p < len(s.kept) && !s.kept[s.p] {
-			s.p++
-		}
-		if s.p == len(s.kept) {
+		if len(s.parts) == 0 {
 			return nil, io.EOF
 		}
-		cur, err := s.g.open(ctx, s.s, s.p, s.s.allMaps(), s.g.o.n.build.schema())
+		cur, err := s.g.open(ctx, s.s, s.parts[0], s.s.allMaps(), s.schema)
 		if err != nil {
 			return nil, err
 		}
-		s.cur, s.p = cur, s.p+1
+		s.cur, s.parts = cur, s.parts[1:]
 	}
 }
 
 func (s *partsSource) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cur != nil {
 		s.cur.close()
 		s.cur = nil

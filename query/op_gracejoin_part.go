@@ -431,6 +431,7 @@ type graceStats struct {
 	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
 	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
 	kept, keptRows    atomic.Int64 // partitions kept in memory, and the probe rows they joined
+	coalesced, groups atomic.Int64 // partitions joined in groups, and the groups
 	levels            atomic.Int64 // deepest repartitioning (0: none)
 	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
 	chunks            atomic.Int64 // build chunks those joined

@@ -57,6 +57,7 @@ func (g *graceJoin) plan(r *graceRound, done []bool) {
 	if len(big) > 0 && !o.rt.joinSpill.noSkewSplit {
 		g.planSkew(r, buildTotals, big)
 	}
+	fit = g.coalesce(fit)
 	r.left = len(fit) + len(big)
 	for i := len(big) - 1; i >= 0; i-- {
 		g.work = append(g.work, big[i])
@@ -113,4 +114,54 @@ func (g *graceJoin) fitShare(p *gracePart) float64 {
 		share = min(share, float64(m)/float64(max(p.buildRows, 1)))
 	}
 	return max(share, 0)
+}
+
+// coalesce packs the partitions that fit, in order, into groups joined
+// together (Spark's CoalesceShufflePartitions, by what fits rather than
+// an advisory size): a group grows while its build rows would fit in half
+// of what the memory limit leaves (and under the row cap of
+// Options.ForceJoinSpill), so that a join spilled into many small
+// partitions builds and probes a few times, not once per partition.
+func (g *graceJoin) coalesce(fit []*gracePart) []*gracePart {
+	var out []*gracePart
+	for _, q := range fit {
+		if n := len(out); n > 0 {
+			cur := out[n-1]
+			sum := &gracePart{r: q.r, p: cur.p, buildRows: cur.buildRows + q.buildRows, buildMem: cur.buildMem + q.buildMem,
+				probeRows: cur.probeRows + q.probeRows}
+			if g.groupFits(sum) {
+				sum.group = append(cur.parts(), q.p)
+				out[n-1] = sum
+				continue
+			}
+		}
+		out = append(out, q)
+	}
+	for _, q := range out {
+		if len(q.group) > 1 {
+			g.st.coalesced.Add(int64(len(q.group)))
+			g.st.groups.Add(1)
+		}
+	}
+	return out
+}
+
+// groupFits: a group of p's size fits with room to spare.
+func (g *graceJoin) groupFits(p *gracePart) bool {
+	if m := g.o.rt.joinSpill.maxRows; m > 0 && p.buildRows > m {
+		return false
+	}
+	mt := g.o.rt.mt
+	return mt.limit <= 0 || mt.used.Load()+2*g.need(p.buildRows, p.buildMem) <= mt.limit
+}
+
+// ungroup puts the partitions of a group that did not fit after all on
+// the work list one by one.
+func (g *graceJoin) ungroup(p *gracePart) {
+	r := p.r
+	for i := len(p.group) - 1; i >= 0; i-- {
+		q := p.group[i]
+		g.work = append(g.work, &gracePart{r: r, p: q, buildRows: r.build.rows[q], buildMem: r.build.mem[q], probeRows: r.probe.rows[q]})
+	}
+	r.left += len(p.group)
 }
