@@ -344,10 +344,13 @@
 // shuffle: each writing worker's own file, a new one every quarter of the
 // memory limit), and the partitions are joined one at a time by the same
 // build and workers, planned from the map statuses
-// (op_gracejoin_plan.go): partitions whose blocks say nothing can come of
-// them are skipped (an inner join's probe rows of an empty build partition
-// are not even written), those that fit are joined first, and one too big
-// that is skewed (past 5 times the median partition) is split by map
+// (op_gracejoin_plan.go): the smallest build partitions that fit are
+// kept in memory while the probe side is partitioned, and their probe
+// rows joined then instead of written (a hybrid hash join); partitions
+// whose blocks say nothing can come of them are skipped (an inner join's
+// probe rows of an empty build partition are not even written); those
+// that fit are joined first, a few together while they fit; and one too
+// big that is skewed (past 5 times the median partition) is split by map
 // ranges of its build side, each joined with the whole probe partition.
 // A partition still too big is partitioned again with the next level's
 // seed (3 levels at most); one whose build rows share one key, or a join
@@ -360,9 +363,10 @@
 // key range (not its keys). Options.ForceJoinSpill sends every hash join down this path
 // with small partitions, for tests. EXPLAIN ANALYZE shows each join's
 // build and probe rows, the bytes it held and the time each side took,
-// and what it spilled: partitions, map outputs, bytes, rows, empty blocks
-// and partitions skipped, skewed partitions split, repartition levels and
-// nested-loop fallbacks.
+// and what it spilled: partitions, map outputs, bytes, rows, partitions
+// kept in memory, empty blocks and partitions skipped, partitions
+// coalesced, skewed partitions split, repartition levels and nested-loop
+// fallbacks.
 //
 // # Limits and cancellation
 //

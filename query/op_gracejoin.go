@@ -21,7 +21,10 @@ import (
 // Options.ForceJoinSpill), its rows, those held so far and the rest, are
 // hash-partitioned by key (shuffle.HashPartitioner; fanout graceFanout)
 // into a shuffle's map outputs (op_gracejoin_part.go), and so are the
-// probe side's after it. Then the partitions are joined one at a time,
+// probe side's after it, but for the rows of the smallest build
+// partitions, which are kept in memory and joined as the probe side is
+// partitioned (op_gracejoin_keep.go). Then the partitions are joined one
+// at a time (or a few small ones together),
 // in the order the map statuses plan (op_gracejoin_plan.go), by the
 // in-memory join's machinery: a joinBuild of the partition's build rows,
 // probed by the workers with the partition's probe rows, then (right,

@@ -15,7 +15,10 @@ import (
 //     an inner-like join whose build partition is empty is not even
 //     written (writeProbe);
 //   - the partitions whose build rows fit in memory are joined first, in
-//     order, the rest after;
+//     order, the rest after; those that fit are packed into groups joined
+//     together while a group fits in half of what the limit leaves
+//     (coalesce), and the smallest were kept in memory while the probe
+//     side was partitioned (op_gracejoin_keep.go) and are done already;
 //   - a partition whose build rows do not fit and that shuffle's skew rule
 //     flags (bigger than 5 × the median partition: shuffle.SkewThreshold,
 //     not fitting standing for Spark's 256 MiB) is split by map ranges of
