@@ -98,7 +98,7 @@ type ShuffleCell struct {
 	Rows              int64  // rows out
 	Check             string // the answer's first row, equal across a query's cells
 	Spill             engine.SpillStats
-	Shuffle           string // the grace join's split, repartition and fallback counts
+	Shuffle           string // the grace join's plan: kept, coalesced and split partitions, repartition levels, fallbacks
 	Peak              int64
 }
 
@@ -337,7 +337,7 @@ func measureShuffleCells(ctx context.Context, cfg ShuffleEngineConfig, c *cache.
 			if err != nil {
 				return err
 			}
-			cl.Shuffle = graceSummary.FindString(text)
+			cl.Shuffle = graceLine(text)
 		}
 	}
 	for run := range cfg.Runs {
@@ -355,7 +355,18 @@ func measureShuffleCells(ctx context.Context, cfg ShuffleEngineConfig, c *cache.
 	return nil
 }
 
-var graceSummary = regexp.MustCompile(`\d+ skewed partitions split into \d+ map ranges; \d+ repartition levels, \d+ nested-loop fallbacks \(\d+ chunks\)`)
+// graceSummary picks the grace join's plan out of EXPLAIN ANALYZE.
+var graceSummary = regexp.MustCompile(`kept (\d+) partitions in memory \((\d+) probe rows joined unspilled\); skipped (\d+) empty blocks, (\d+) partitions; ` +
+	`coalesced (\d+) partitions into (\d+); (\d+) skewed partitions split into (\d+) map ranges; (\d+) repartition levels, (\d+) nested-loop fallbacks`)
+
+// graceLine is graceSummary's numbers, short, for the report's table.
+func graceLine(text string) string {
+	m := graceSummary.FindStringSubmatch(text)
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf("kept %s (%s probe rows), coalesced %s into %s, split %s into %s, %s levels, %s fallbacks", m[1], m[2], m[5], m[6], m[7], m[8], m[9], m[10])
+}
 
 // runShuffleCell runs a cell's query to the end; first records its rows,
 // first row, spill and peak memory.

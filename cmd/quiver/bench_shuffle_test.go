@@ -15,7 +15,7 @@ func TestBenchShuffleEngine(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"| b | GROUP BY | grp | 1 | exchange |", "| b | lineitem ⋈ orders | TPC-H | 2 | limit |",
-		"| c | skew join | build 30% one key | 2 | limit, no split |", "skewed partitions split into", "Target (issue 16): the skewed join"} {
+		"| c | skew join | build 30% one key | 2 | limit, no split |", "| kept ", ", coalesced ", "Target (issue 16): the skewed join"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
