@@ -55,7 +55,7 @@ func (g *graceJoin) keep(ctx context.Context) (*keptParts, error) {
 	for _, p := range order {
 		pn, pr := g.need(s.rows[p], s.mem[p]), s.rows[p]
 		if need+pn > budget || rows+pr > rowCap {
-			break // the smallest first: no later one fits either
+			break // the smallest first (by bytes written): the rest are bigger
 		}
 		need, rows = need+pn, rows+pr
 		k.kept[p] = true
@@ -85,6 +85,9 @@ func (g *graceJoin) keep(ctx context.Context) (*keptParts, error) {
 	o.st.buildBytes.Store(max(o.st.buildBytes.Load(), b.held))
 	if err := o.allocMatched(b); err != nil {
 		g.releaseKept()
+		if errors.Is(err, ErrMemory) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	g.st.kept.Store(int64(k.n))
