@@ -399,13 +399,23 @@
 // MemoryLimit fails with ErrMemory naming it. With it, the join becomes a
 // grace hash join (op_gracejoin.go): the rows drained so far and the rest
 // of the build side, then the probe side, are hash-partitioned by key
-// (partition.go: a hash of their own seed, not the hash table's) into 32
-// spill files a side, and the partitions are joined one at a time by the
-// same build and workers. A partition still too big is partitioned again
-// with the next level's seed (3 levels at most); one whose build rows
-// share one key, or a join without keys, is joined by a nested loop over
-// chunks of its build rows that fit, the probe rows read once per chunk
-// (op_gracejoin_loop.go). NOT IN and IN's mark decide by the whole build
+// (shuffle.HashPartitioner: a hash of their own seed, not the hash
+// table's) into 32 partitions, written as a shuffle's map outputs (package
+// shuffle: each writing worker's own file, a new one every quarter of the
+// memory limit), and the partitions are joined one at a time by the same
+// build and workers, planned from the map statuses
+// (op_gracejoin_plan.go): the smallest build partitions that fit are
+// kept in memory while the probe side is partitioned, and their probe
+// rows joined then instead of written (a hybrid hash join); partitions
+// whose blocks say nothing can come of them are skipped (an inner join's
+// probe rows of an empty build partition are not even written); those
+// that fit are joined first, a few together while they fit; and one too
+// big that is skewed (past 5 times the median partition) is split by map
+// ranges of its build side, each joined with the whole probe partition.
+// A partition still too big is partitioned again with the next level's
+// seed (3 levels at most); one whose build rows share one key, or a join
+// without keys, is joined by a nested loop over chunks of its build rows
+// that fit, the probe rows read once per chunk (op_gracejoin_loop.go). NOT IN and IN's mark decide by the whole build
 // side (empty? a NULL key?), counted while it is partitioned; build rows
 // with NULL keys are dropped, or kept in a file of their own for right,
 // full and right anti joins, which return each partition's unmatched
@@ -413,8 +423,10 @@
 // key range (not its keys). Options.ForceJoinSpill sends every hash join down this path
 // with small partitions, for tests. EXPLAIN ANALYZE shows each join's
 // build and probe rows, the bytes it held and the time each side took,
-// and what it spilled: partition files, bytes, rows, repartition levels
-// and nested-loop fallbacks.
+// and what it spilled: partitions, map outputs, bytes, rows, partitions
+// kept in memory, empty blocks and partitions skipped, partitions
+// coalesced, skewed partitions split, repartition levels and nested-loop
+// fallbacks.
 //
 // # Limits and cancellation
 //

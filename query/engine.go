@@ -63,6 +63,12 @@ type Options struct {
 	// joins answer as joins in memory do. It is slow; never set it to
 	// serve queries.
 	ForceJoinSpill bool
+	// NoJoinSkewSplit turns off the grace hash join's skew split: a
+	// partition too big for memory that its map statuses show skewed is
+	// partitioned again, as the others are, instead of split by map
+	// ranges (op_gracejoin_plan.go). For measuring what the split saves
+	// (quiver bench shuffle).
+	NoJoinSkewSplit bool
 	// NoPruning keeps WHERE out of the scan: every batch is decoded and
 	// the engine's filter evaluates all of WHERE (no row filter in the
 	// scan), and a top-k sort does not skip batches (topk_prune.go). For
@@ -151,6 +157,7 @@ func New(c *cache.Cache, opts Options) *Engine {
 	if opts.ForceJoinSpill {
 		e.joinSpill = joinSpillTuning{force: true, maxRows: forcedMaxRows}
 	}
+	e.joinSpill.noSkewSplit = opts.NoJoinSkewSplit
 	return e
 }
 

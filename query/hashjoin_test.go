@@ -48,6 +48,7 @@ type joinSide struct {
 	rows, batch int
 	domain      int     // of i: 1 makes every i equal
 	nullP       float64 // of each key column
+	hot         float64 // share of the rows whose i is 0 (a skewed key)
 }
 
 // joinTables puts p and b into a new cache of mem and returns it with
@@ -108,7 +109,9 @@ func joinRecord(mem memory.Allocator, rng *rand.Rand, side joinSide) arrow.Recor
 		return false
 	}
 	for row := range side.rows {
-		if !null(0) {
+		if side.hot > 0 && rng.Float64() < side.hot {
+			b.Field(0).(*array.Int64Builder).Append(0)
+		} else if !null(0) {
 			b.Field(0).(*array.Int64Builder).Append(int64(rng.IntN(side.domain)))
 		}
 		if !null(1) {

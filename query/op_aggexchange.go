@@ -2,15 +2,18 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/query/agg"
 	"github.com/quiverdb/quiver/query/expr"
 	"github.com/quiverdb/quiver/shuffle"
@@ -73,6 +76,8 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 	for i := range queues {
 		queues[i] = make(chan arrow.RecordBatch, exchangeQueue)
 	}
+	st := newExchangeStats(fanout)
+	o.exchange = st
 	src, steps := pipeline(o.in)
 	g, gctx := errgroup.WithContext(ctx)
 	var mu sync.Mutex // src is pulled by one worker at a time
@@ -112,7 +117,9 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 				rows := int(piece.NumRows())
 				ids, err = p.Partition(ids[:0], piece.Columns()[:len(keyTypes)], rows)
 				if err == nil {
+					st.batches.Add(1)
 					err = shuffle.Split(gctx, o.rt.mem, piece, ids, fanout, &sc, func(part int, b arrow.RecordBatch) error {
+						st.add(part, b)
 						b.Retain()
 						select {
 						case queues[part] <- b:
@@ -211,6 +218,39 @@ func (o *aggregateOp) keysAndArgs(ctx context.Context, schema *arrow.Schema, rec
 	}
 	defer releaseAll(args)
 	return array.NewRecordBatch(schema, append(cloned(keys), args...), rec.NumRows()), nil
+}
+
+// exchangeStats are what a GROUP BY's hash exchange moved, for EXPLAIN
+// ANALYZE: per partition, its rows and bytes (arrowsize of the keys and
+// arguments sent), and the pieces sent of all batches; a batch with no
+// row for a partition sends it nothing (an empty block, skipped).
+type exchangeStats struct {
+	rows, bytes []atomic.Int64
+	pieces      atomic.Int64
+	batches     atomic.Int64 // split
+}
+
+func newExchangeStats(fanout int) *exchangeStats {
+	return &exchangeStats{rows: make([]atomic.Int64, fanout), bytes: make([]atomic.Int64, fanout)}
+}
+
+func (s *exchangeStats) add(part int, b arrow.RecordBatch) {
+	s.rows[part].Add(b.NumRows())
+	s.bytes[part].Add(arrowsize.Record(b))
+	s.pieces.Add(1)
+}
+
+// String is the exchange's part of an EXPLAIN ANALYZE line.
+func (s *exchangeStats) String() string {
+	var rows, bytes, most int64
+	for i := range s.rows {
+		rows += s.rows[i].Load()
+		bytes += s.bytes[i].Load()
+		most = max(most, s.bytes[i].Load())
+	}
+	empty := s.batches.Load()*int64(len(s.rows)) - s.pieces.Load()
+	return fmt.Sprintf("; exchanged to %d partitions: %d rows, %d bytes in %d pieces, %d empty skipped; largest partition %d bytes",
+		len(s.rows), rows, bytes, s.pieces.Load(), empty, most)
 }
 
 // cloned copies a slice, so that appending to it leaves the original.

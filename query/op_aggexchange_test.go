@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -56,5 +58,33 @@ func TestAggregateExchange(t *testing.T) {
 			t.Error("a cancelled query ran to the end")
 		}
 		r.Release()
+	}
+}
+
+// TestAggregateExchangeExplain: EXPLAIN ANALYZE of a GROUP BY through the
+// exchange says what it moved: its partitions, every input row once,
+// bytes, and how many of each batch's pieces were empty. With a filter
+// that leaves one key, every batch sends one piece and skips the others.
+func TestAggregateExchangeExplain(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := testTable(t, mem, 3000, 64)
+	e := New(c, Options{Alloc: mem, Workers: 3, Exchange: true})
+	rows, err := run(t, e, `EXPLAIN ANALYZE SELECT id, sum(qty) FROM orders GROUP BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(rows, "\n")
+	if !strings.Contains(text, "exchanged to 4 partitions: 3000 rows,") || !strings.Contains(text, "largest partition") {
+		t.Errorf("no exchange in\n%s", text)
+	}
+	rows, err = run(t, e, `EXPLAIN ANALYZE SELECT id, sum(qty) FROM orders WHERE id = 7 GROUP BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = strings.Join(rows, "\n")
+	m := regexp.MustCompile(`exchanged to 4 partitions: (\d+) rows, \d+ bytes in (\d+) pieces, (\d+) empty skipped`).FindStringSubmatch(text)
+	if m == nil || m[1] != "1" || m[2] != "1" || m[3] == "0" {
+		t.Errorf("one key: %v in\n%s", m, text)
 	}
 }

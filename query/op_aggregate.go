@@ -25,11 +25,13 @@ type aggregateOp struct {
 	n      *aggregateNode
 	schema *arrow.Schema
 
-	out     []arrow.RecordBatch
-	spill   *aggSpill // with Options.Spill (op_aggspill.go)
-	started bool
-	held    int64 // bytes accounted to rt.mt
-	closed  bool
+	out   []arrow.RecordBatch
+	spill *aggSpill // with Options.Spill (op_aggspill.go)
+	// exchange is what the hash exchange moved (op_aggexchange.go).
+	exchange *exchangeStats
+	started  bool
+	held     int64 // bytes accounted to rt.mt
+	closed   bool
 }
 
 func (o *aggregateOp) Schema() *arrow.Schema { return o.schema }

@@ -13,24 +13,29 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quiverdb/quiver/shuffle"
-	"github.com/quiverdb/quiver/spill"
 )
 
 // A grace hash join: a hash join whose build side does not fit the
 // query's memory limit. With Options.Spill set, once the build side
 // passes the limit while it is drained (or at once, with
 // Options.ForceJoinSpill), its rows, those held so far and the rest, are
-// hash-partitioned by key (partition.go; fanout graceFanout) into spill
-// files, and so are the probe side's after it. Then the partitions are
-// joined one at a time by the in-memory join's machinery: a joinBuild of
-// the partition's build rows, probed by the workers with the
-// partition's probe rows, then (right, full, right semi and anti joins)
-// the partition's build rows the kind returns. A partition whose build
-// rows do not fit either is partitioned again with the next level's seed,
-// at most graceMaxLevel levels deep; one that cannot be split (every
-// build row has one key: partitioning it again left them together) or
-// is still too big at the last level is joined by a nested loop over
-// chunks of its build rows that fit (op_gracejoin_loop.go).
+// hash-partitioned by key (shuffle.HashPartitioner; fanout graceFanout)
+// into a shuffle's map outputs (op_gracejoin_part.go), and so are the
+// probe side's after it, but for the rows of the smallest build
+// partitions, which are kept in memory and joined as the probe side is
+// partitioned (op_gracejoin_keep.go). Then the partitions are joined one
+// at a time (or a few small ones together),
+// in the order the map statuses plan (op_gracejoin_plan.go), by the
+// in-memory join's machinery: a joinBuild of the partition's build rows,
+// probed by the workers with the partition's probe rows, then (right,
+// full, right semi and anti joins) the partition's build rows the kind
+// returns. A partition whose build rows do not fit either is split by
+// map ranges when the statuses say it is skewed, or else partitioned
+// again with the next level's seed, at most graceMaxLevel levels deep;
+// one that cannot be split (every build row has one key: partitioning it
+// again left them together) or is still too big at the last level is
+// joined by a nested loop over chunks of its build rows that fit
+// (op_gracejoin_loop.go), as are a split partition's map ranges.
 //
 // What decides a kind's answer over the whole build side is counted
 // while it is partitioned and used by every partition: its rows (NOT IN
@@ -46,10 +51,12 @@ import (
 // Runtime filters get the key range of the whole build side, computed
 // while it is partitioned.
 //
-// Partition files count against the spill Manager's quota; the batches
-// being written count in the query's memory tracker. Every file is
-// removed as soon as its partition is joined, and the rest when the
-// operator closes (the query ends, fails or is cancelled).
+// Map outputs count against the spill Manager's quota; the batches being
+// written, and the encoded blocks a map writer holds, count in the
+// query's memory tracker. A round's files (the first partitioning, or
+// one partition's partitioning again) are removed as soon as its last
+// partition is joined, and the rest when the operator closes (the query
+// ends, fails or is cancelled).
 
 const (
 	graceFanout   = 32 // partitions per level
@@ -68,6 +75,9 @@ type joinSpillTuning struct {
 	// maxRows: a partition of more build rows counts as too big for
 	// memory, so that small tests repartition and fall back; 0: none.
 	maxRows int64
+	// noSkewSplit: a skewed partition is partitioned again as the others
+	// are, not split by map ranges (to measure what the split saves).
+	noSkewSplit bool
 }
 
 // forcedMaxRows is the build rows a partition may hold in memory under
@@ -91,17 +101,56 @@ type graceJoin struct {
 	ranges  []keyRange // per runtime filter of the join
 	free    []*shuffle.HashPartitioner
 
-	work []*gracePart // partitions left to join, the next last
-	st   graceStats
+	rounds []*graceRound // every partitioning, for close
+	work   []*gracePart  // partitions left to join, the next last
+	st     graceStats
 }
 
-// gracePart is one partition of both sides, spilled.
-type gracePart struct {
-	build, probe *spill.File // nil: no rows
-	buildRows    int64
-	buildMem     int64
+// graceRound is one partitioning of both sides: the join's first level,
+// or one partition partitioned again. Its map outputs are removed once
+// all its partitions are joined.
+type graceRound struct {
+	build, probe *partSet
 	level        int
-	whole        bool // partitioning it again cannot split its build rows
+	left         int // partitions not joined yet
+}
+
+// gracePart is one partition of both sides, spilled: partition p of a
+// round's map outputs.
+type gracePart struct {
+	r                   *graceRound
+	p                   int
+	buildRows, buildMem int64
+	probeRows           int64
+	whole               bool // partitioning it again cannot split its build rows
+	// split: the build side's map ranges of a skewed partition, each
+	// joined with the whole probe partition (op_gracejoin_plan.go).
+	split []shuffle.MapRange
+	// group: small partitions joined together (p the first of them),
+	// coalesced by the plan; nil: p alone. The rows are the group's.
+	group []int
+}
+
+// parts returns the partitions p joins.
+func (p *gracePart) parts() []int {
+	if p.group != nil {
+		return p.group
+	}
+	return []int{p.p}
+}
+
+// sideSource reads a side's rows of the partitions p joins: one
+// partition's numbered (fileSource), a group's one after the other.
+type sideSource interface {
+	batchSource
+	close()
+}
+
+func (g *graceJoin) openSide(ctx context.Context, p *gracePart, s *partSet, schema *arrow.Schema) (sideSource, error) {
+	if p.group == nil {
+		return g.open(ctx, s, p.p, s.allMaps(), schema)
+	}
+	return &partsSource{g: g, s: s, parts: p.group, schema: schema}, nil
 }
 
 // canSpill: the join may turn into a grace hash join.
@@ -119,12 +168,22 @@ func (o *hashJoinOp) newGrace() *graceJoin {
 	if len(g.types) == 0 {
 		g.fanout = 1 // nothing to partition by: one partition, joined by the nested loop
 	}
-	g.build = g.newPartSet("build", bs, g.fanout)
-	g.nullBuild = g.newPartSet("build-nullkey", bs, 1)
 	g.ranges = make([]keyRange, len(o.n.filters))
+	g.st.partitions.Store(int64(g.fanout))
 	o.gst.Store(&g.st)
 	o.rt.spills.add(o)
 	return g
+}
+
+// startBuild starts the build side's partitioning.
+func (g *graceJoin) startBuild() error {
+	bs := g.o.n.build.schema()
+	var err error
+	if g.build, err = g.newPartSet("build", bs, g.fanout); err != nil {
+		return err
+	}
+	g.nullBuild, err = g.newPartSet("build-nullkey", bs, 1)
+	return err
 }
 
 // spillError wraps an error of package spill (ErrQuota, ErrNoSpace,
@@ -173,23 +232,37 @@ func (o *hashJoinOp) startGrace(ctx context.Context) {
 // run partitions the probe side, then joins the partitions.
 func (g *graceJoin) run(ctx context.Context) error {
 	o := g.o
-	t := time.Now()
-	err := g.partitionProbe(ctx)
-	o.st.probeNanos.Add(int64(time.Since(t)))
-	o.probe.Close() // done with it: a scan stops, its buffers go
+	k, err := g.keep(ctx) // op_gracejoin_keep.go
 	if err != nil {
 		return err
 	}
-	for i := g.fanout - 1; i >= 0; i-- {
-		bp, pp := g.build.parts[i], g.probe.parts[i]
-		g.work = append(g.work, &gracePart{build: bp.f, probe: pp.f, buildRows: bp.rows, buildMem: bp.mem})
-		bp.f, pp.f = nil, nil
+	t := time.Now()
+	err = g.partitionProbe(ctx, k)
+	o.st.probeNanos.Add(int64(time.Since(t)))
+	o.probe.Close() // done with it: a scan stops, its buffers go
+	if k != nil {
+		if err == nil {
+			err = g.finishKept(ctx)
+		} else {
+			g.releaseKept()
+		}
 	}
+	if err != nil {
+		return err
+	}
+	r := &graceRound{build: g.build, probe: g.probe}
+	g.rounds = append(g.rounds, r)
+	g.build, g.probe = nil, nil // the round's now
+	var done []bool
+	if k != nil {
+		done = k.kept
+	}
+	g.plan(r, done) // op_gracejoin_plan.go
 	for len(g.work) > 0 {
 		p := g.work[len(g.work)-1]
 		g.work = g.work[:len(g.work)-1]
 		err := g.joinPart(ctx, p)
-		removeFiles(p.build, p.probe)
+		g.joined(p)
 		if err != nil {
 			return err
 		}
@@ -197,11 +270,11 @@ func (g *graceJoin) run(ctx context.Context) error {
 	return g.emitNullBuild(ctx)
 }
 
-func removeFiles(fs ...*spill.File) {
-	for _, f := range fs {
-		if f != nil {
-			_ = f.Remove()
-		}
+// joined counts a partition as done; a round's files go with its last.
+func (g *graceJoin) joined(p *gracePart) {
+	if p.r.left--; p.r.left == 0 {
+		p.r.build.remove()
+		p.r.probe.remove()
 	}
 }
 
@@ -212,11 +285,8 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if p.buildRows == 0 && o.innerLike() || p.probe == nil && !(o.n.kind == joinRight || o.n.kind == joinFull || o.n.kind == joinRightAnti) {
-		return nil
-	}
 	if g.fits(p) {
-		src, err := g.open(p.build, o.n.build.schema())
+		src, err := g.openSide(ctx, p, p.r.build, o.n.build.schema())
 		if err != nil {
 			return err
 		}
@@ -225,16 +295,24 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 		o.st.buildNanos.Add(int64(time.Since(t)))
 		src.close()
 		if err == nil {
-			return g.probePart(ctx, b, p.probe)
+			return g.probePart(ctx, b, p)
 		}
 		if !errors.Is(err, ErrMemory) {
 			return err
 		}
+		if p.group != nil {
+			g.ungroup(p)
+			return nil
+		}
 	}
-	if len(g.types) > 0 && !p.whole && p.level < graceMaxLevel {
+	if p.split != nil {
+		return g.nestedLoop(ctx, p, p.split) // a skewed partition, split by map ranges
+	}
+	if len(g.types) > 0 && !p.whole && p.r.level < graceMaxLevel {
 		return g.repartition(ctx, p)
 	}
-	return g.nestedLoop(ctx, p) // op_gracejoin_loop.go
+	g.st.fallbacks.Add(1)
+	return g.nestedLoop(ctx, p, []shuffle.MapRange{p.r.build.allMaps()}) // op_gracejoin_loop.go
 }
 
 // fits estimates whether a partition's build rows fit in memory now.
@@ -246,14 +324,19 @@ func (g *graceJoin) fits(p *gracePart) bool {
 	if mt.limit <= 0 {
 		return true
 	}
-	need := p.buildMem + p.buildMem/4 + p.buildRows*int64(graceRowOverhead+16*len(g.types))
-	return mt.used.Load()+need <= mt.limit
+	return mt.used.Load()+g.need(p.buildRows, p.buildMem) <= mt.limit
 }
 
-// probePart probes b, one partition's build rows in memory, with the
-// partition's probe rows on the workers, then returns the build rows the
-// kind returns; b is released.
-func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, probe *spill.File) error {
+// need estimates the memory of a joinBuild of rows build rows that held
+// mem bytes: their columns, gathered, and the hash table.
+func (g *graceJoin) need(rows, mem int64) int64 {
+	return mem + mem/4 + rows*int64(graceRowOverhead+16*len(g.types))
+}
+
+// probePart probes b, build rows of p in memory, with p's probe rows on
+// the workers, then returns the build rows the kind returns; b is
+// released.
+func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, p *gracePart) error {
 	o := g.o
 	o.b = b
 	defer func() {
@@ -264,7 +347,7 @@ func (g *graceJoin) probePart(ctx context.Context, b *joinBuild, probe *spill.Fi
 	if err := o.allocMatched(b); err != nil {
 		return err
 	}
-	src, err := g.open(probe, o.n.probe.schema())
+	src, err := g.openSide(ctx, p, p.r.probe, o.n.probe.schema())
 	if err != nil {
 		return err
 	}
@@ -317,11 +400,10 @@ func (o *hashJoinOp) send(ctx context.Context, rec arrow.RecordBatch) error {
 // the kinds that return them.
 func (g *graceJoin) emitNullBuild(ctx context.Context) error {
 	o := g.o
-	f := g.nullBuild.parts[0].f
-	if f == nil {
+	if g.nullBuild.rows[0] == 0 {
 		return nil
 	}
-	return g.copyParts(ctx, f, o.n.build.schema(), func(rec arrow.RecordBatch) error {
+	return g.copyParts(ctx, g.nullBuild, 0, o.n.build.schema(), func(rec arrow.RecordBatch) error {
 		sel := make([]int32, rec.NumRows())
 		for i := range sel {
 			sel[i] = int32(i)
@@ -342,10 +424,11 @@ func (g *graceJoin) close() {
 			s.remove()
 		}
 	}
-	for _, p := range g.work {
-		removeFiles(p.build, p.probe)
+	for _, r := range g.rounds {
+		r.build.remove()
+		r.probe.remove()
 	}
-	g.work = nil
+	g.rounds, g.work = nil, nil
 	for _, p := range g.free {
 		p.Release()
 	}
@@ -358,12 +441,14 @@ func (o *hashJoinOp) spillStats() SpillStats {
 	if g == nil {
 		return SpillStats{}
 	}
-	return SpillStats{Files: g.files.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
+	return SpillStats{Files: g.maps.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
 }
 
 // String is a grace join's part of an EXPLAIN ANALYZE line.
 func (s *graceStats) String() string {
-	return fmt.Sprintf("; spilled %d partition files, %d bytes, %d rows in %v, %d repartition levels, %d nested-loop fallbacks (%d chunks)",
-		s.files.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; kept %d partitions in memory (%d probe rows joined unspilled); "+
+		"skipped %d empty blocks, %d partitions; coalesced %d partitions into %d; %d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
+		s.partitions.Load(), s.maps.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+		s.kept.Load(), s.keptRows.Load(), s.emptyBlocks.Load(), s.skipped.Load(), s.coalesced.Load(), s.groups.Load(), s.splits.Load(), s.ranges.Load(),
 		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
 }

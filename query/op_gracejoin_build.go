@@ -40,6 +40,9 @@ func (g *graceJoin) putPartitioner(p *shuffle.HashPartitioner) {
 func (c *buildCollector) toGrace(ctx context.Context) error {
 	o := c.o
 	o.grace = o.newGrace()
+	if err := o.grace.startBuild(); err != nil {
+		return err
+	}
 	nb := len(c.batchRows)
 	schema := o.n.build.schema()
 	for j := range nb {
@@ -71,6 +74,9 @@ func (c *buildCollector) toGrace(ctx context.Context) error {
 func (c *buildCollector) recToGrace(ctx context.Context) error {
 	o, b := c.o, c.b
 	o.grace = o.newGrace()
+	if err := o.grace.startBuild(); err != nil {
+		return err
+	}
 	rec := b.rec
 	rec.Retain()
 	defer rec.Release()

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/shuffle"
 )
 
 // The nested-loop fallback of a grace hash join. A partition whose build
@@ -42,18 +43,45 @@ func (o *hashJoinOp) probeDecides() bool {
 	return false
 }
 
-// nestedLoop joins a partition chunk by chunk.
-func (g *graceJoin) nestedLoop(ctx context.Context, p *gracePart) error {
+// nestedLoop joins a partition chunk by chunk: the chunks of each of its
+// build side's map ranges in turn (all maps, or a skewed partition's
+// split).
+func (g *graceJoin) nestedLoop(ctx context.Context, p *gracePart, ranges []shuffle.MapRange) error {
 	o := g.o
-	g.st.fallbacks.Add(1)
 	var pass *loopPass
-	if o.probeDecides() && p.probe != nil {
-		words := (p.probe.Rows() + 63) / 64
+	if o.probeDecides() && p.probeRows > 0 {
+		words := (p.probeRows + 63) / 64
 		sortBudget{o.rt.mt}.Grow(words * 8)
 		defer o.rt.mt.shrink(words * 8)
 		pass = &loopPass{bits: make([]uint64, words)}
 	}
-	src, err := g.open(p.build, o.n.build.schema())
+	for _, maps := range ranges {
+		if err := g.loopRange(ctx, p, maps, pass); err != nil {
+			return err
+		}
+	}
+	if pass == nil {
+		return nil
+	}
+	// The last pass: each probe row once, by the kind's rule.
+	pass.final = true
+	o.pass = pass
+	defer func() { o.pass = nil }()
+	o.b = &joinBuild{} // no build rows: probe rows meet nothing
+	defer func() { o.b = nil }()
+	in, err := g.open(ctx, p.r.probe, p.p, p.r.probe.allMaps(), o.n.probe.schema())
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return o.probeAll(ctx, in)
+}
+
+// loopRange joins the build rows of p in map outputs maps, chunk by
+// chunk, with every probe row of p.
+func (g *graceJoin) loopRange(ctx context.Context, p *gracePart, maps shuffle.MapRange, pass *loopPass) error {
+	o := g.o
+	src, err := g.open(ctx, p.r.build, p.p, maps, o.n.build.schema())
 	if err != nil {
 		return err
 	}
@@ -63,7 +91,7 @@ func (g *graceJoin) nestedLoop(ctx context.Context, p *gracePart) error {
 	for {
 		chunk, err := ch.next(ctx)
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
 			return err
@@ -79,27 +107,12 @@ func (g *graceJoin) nestedLoop(ctx context.Context, p *gracePart) error {
 			return err
 		}
 		o.pass = pass
-		err = g.probePart(ctx, b, p.probe)
+		err = g.probePart(ctx, b, p)
 		o.pass = nil
 		if err != nil {
 			return err
 		}
 	}
-	if pass == nil {
-		return nil
-	}
-	// The last pass: each probe row once, by the kind's rule.
-	pass.final = true
-	o.pass = pass
-	defer func() { o.pass = nil }()
-	o.b = &joinBuild{} // no build rows: probe rows meet nothing
-	defer func() { o.b = nil }()
-	in, err := g.open(p.probe, o.n.probe.schema())
-	if err != nil {
-		return err
-	}
-	defer in.close()
-	return o.probeAll(ctx, in)
 }
 
 func countRows(recs []arrow.RecordBatch) int64 {

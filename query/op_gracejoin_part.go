@@ -13,125 +13,213 @@ import (
 
 	"github.com/quiverdb/quiver/internal/arrowsize"
 	"github.com/quiverdb/quiver/shuffle"
-	"github.com/quiverdb/quiver/spill"
 )
 
 // dropRow is the partition of a row a partitioned side leaves out.
 const dropRow = 1<<16 - 1
 
-// spillPart is one partition of one side of a grace hash join: a spill
-// file being written, then written.
-type spillPart struct {
-	mu   sync.Mutex
-	w    *spill.Writer
-	f    *spill.File
-	rows int64
-	mem  int64 // bytes its rows held in memory (arrowsize), to judge whether they fit again
-	// pending are pieces not written yet: a batch of a side splits into
-	// fanout pieces, which are gathered into batches of up to
-	// joinBatchRows rows (or the set's flushBytes) before they are
-	// written, so that files hold few large batches and a partition is
-	// read back, and probed, in batches as large as the side's.
-	pending      []arrow.RecordBatch
-	pendingRows  int64
-	pendingBytes int64
-}
-
-// partSet is one side's partitions at one level of a grace hash join.
-// Workers write to it concurrently: each partition is written under its
-// own lock, one spill file each, created at its first row.
+// partSet is one side's partitions at one level of a grace hash join: a
+// shuffle (package shuffle) whose map tasks are the goroutines writing
+// it. Each writer takes a map task of its own (take), so workers
+// partition concurrently without sharing a file; a map task's output is
+// finished, and its status registered, once it has written mapBytes of
+// rows, so that the statuses describe the side in slices a skewed
+// partition can be split by (op_gracejoin_plan.go).
 type partSet struct {
 	g      *graceJoin
 	owner  string
 	schema *arrow.Schema
-	parts  []*spillPart
-	// flushBytes is what a partition's pending pieces may hold: the
-	// pieces of every partition together stay within a sixteenth of the
-	// memory limit.
+	fanout int
+	sh     *shuffle.Shuffle
+	// flushBytes is what one map task's pending pieces of one partition
+	// may hold: the pieces of every partition of every writer together
+	// stay within a sixteenth of the memory limit.
 	flushBytes int64
+	// mapBytes and mapRows: past either, a map task's output is finished
+	// and the writer starts another.
+	mapBytes, mapRows int64
+
+	mu        sync.Mutex
+	free      []*mapTask
+	open      map[*mapTask]struct{} // taken or free, not finished
+	rows, mem []int64               // per partition, over the finished map tasks
+	maps      int                   // map outputs finished
+	// empty, once finished: per partition, every block's status is empty.
+	empty []bool
 }
 
-func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) *partSet {
-	s := &partSet{g: g, owner: "join-" + side, schema: schema, parts: make([]*spillPart, fanout), flushBytes: 8 << 20}
-	if lim := g.o.rt.mt.limit; lim > 0 {
-		s.flushBytes = lim / 16 / int64(fanout)
+// mapTask is one writer's map output being written.
+type mapTask struct {
+	id int
+	w  *shuffle.MapWriter
+	// pending are pieces not written yet: a batch of a side splits into
+	// fanout pieces, which are gathered into batches of up to
+	// joinBatchRows rows (or the set's flushBytes) before they are
+	// written, so that a partition is read back, and probed, in batches
+	// as large as the side's.
+	pending      [][]arrow.RecordBatch
+	pendingRows  []int64
+	pendingBytes []int64
+	held         int64   // what pending and w's buffer count in the memory tracker
+	rows, mem    []int64 // per partition: rows written and the bytes they held in memory (arrowsize)
+	written      int64   // bytes of rows written, every partition
+	wroteRows    int64
+}
+
+func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) (*partSet, error) {
+	o := g.o
+	s := &partSet{g: g, owner: "join-" + side, schema: schema, fanout: fanout, flushBytes: 8 << 20,
+		mapBytes: 1 << 62, mapRows: 1 << 62, open: make(map[*mapTask]struct{}),
+		rows: make([]int64, fanout), mem: make([]int64, fanout)}
+	workers := int64(max(o.rt.workers, 1))
+	buffer := int64(8 << 20)
+	if lim := o.rt.mt.limit; lim > 0 {
+		s.flushBytes = max(lim/16/int64(fanout)/workers, 1)
+		buffer = max(lim/16/workers, 4<<10)
+		// A map task's block of a partition is at most what fits in
+		// memory: a partition too big for it splits by map ranges.
+		s.mapBytes = max(lim/4, 64<<10)
 	}
-	for i := range s.parts {
-		s.parts[i] = &spillPart{}
+	if m := o.rt.joinSpill.maxRows; m > 0 {
+		s.mapRows = 4 * m
 	}
-	return s
+	sh, err := shuffle.New(context.Background(), o.rt.spill, s.owner, schema, shuffle.Config{
+		Partitions: fanout,
+		Writer:     shuffle.WriterOptions{Codec: o.rt.spill.Config().Codec, Alloc: o.rt.mem, BufferBytes: buffer},
+	})
+	if err != nil {
+		return nil, &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+	}
+	s.sh = sh
+	return s, nil
 }
 
 // partScratch is one worker's scratch for splitting a batch by partition.
 type partScratch struct {
 	ids   []uint16
+	kept  []uint16 // probeKept's: 0 for a row of a kept partition
 	split shuffle.SplitScratch
 }
 
 // write appends the rows of rec to the partitions ids names (dropRow, past
 // every partition: none), a take of each partition's rows at a time
-// (shuffle.Split). What is taken counts in the query's memory tracker
-// until it is written.
+// (shuffle.Split), through a map task of the caller's own. What is taken
+// counts in the query's memory tracker until it is written.
 func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
 	if !rec.Schema().Equal(s.schema) {
-		// The plan's schema: a file takes batches of one schema, and a
-		// side's batches come from its operator or from spill files.
+		// The plan's schema: a map output takes batches of one schema,
+		// and a side's batches come from its operator or from spill files.
 		rec = array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
 		defer rec.Release()
 	}
+	t, err := s.take()
+	if err != nil {
+		return err
+	}
 	var appendErr error
-	err := shuffle.Split(ctx, s.g.o.rt.mem, rec, ids, len(s.parts), &sc.split, func(p int, piece arrow.RecordBatch) error {
-		appendErr = s.append(ctx, p, piece)
+	err = shuffle.Split(ctx, s.g.o.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
+		appendErr = s.append(ctx, t, p, piece)
 		return appendErr
 	})
-	if err != nil && err != appendErr && ctx.Err() == nil {
+	if err == nil {
+		return s.put(t)
+	}
+	s.putBack(t)
+	if err != appendErr && ctx.Err() == nil {
 		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
 	}
 	return err
 }
 
-// append adds rec to partition p's pending pieces, writing them once
+// take returns a map task for one writer: a free one, or a new one.
+func (s *partSet) take() (*mapTask, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		t := s.free[n-1]
+		s.free = s.free[:n-1]
+		return t, nil
+	}
+	id, err := s.sh.AddMap()
+	if err == nil {
+		var w *shuffle.MapWriter
+		if w, err = s.sh.NewMapWriter(id); err == nil {
+			t := &mapTask{id: id, w: w, pending: make([][]arrow.RecordBatch, s.fanout),
+				pendingRows: make([]int64, s.fanout), pendingBytes: make([]int64, s.fanout),
+				rows: make([]int64, s.fanout), mem: make([]int64, s.fanout)}
+			s.open[t] = struct{}{}
+			return t, nil
+		}
+	}
+	return nil, s.g.spillError(err)
+}
+
+// put gives a map task back after a write, finishing its output when it
+// has written its share.
+func (s *partSet) put(t *mapTask) error {
+	if t.written >= s.mapBytes || t.wroteRows >= s.mapRows {
+		return s.finishMap(t)
+	}
+	s.putBack(t)
+	return nil
+}
+
+func (s *partSet) putBack(t *mapTask) {
+	s.mu.Lock()
+	s.free = append(s.free, t)
+	s.mu.Unlock()
+}
+
+// append adds rec to partition p's pending pieces of t, writing them once
 // they are a batch's worth. What is pending counts in the query's memory
 // tracker.
-func (s *partSet) append(ctx context.Context, p int, rec arrow.RecordBatch) error {
+func (s *partSet) append(ctx context.Context, t *mapTask, p int, rec arrow.RecordBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	part := s.parts[p]
-	part.mu.Lock()
-	defer part.mu.Unlock()
 	size := arrowsize.Record(rec)
 	n := rec.NumRows()
-	if part.pendingRows+n > joinBatchRows || part.pendingBytes+size > s.flushBytes {
-		if err := s.flush(part); err != nil {
+	if t.pendingRows[p]+n > joinBatchRows || t.pendingBytes[p]+size > s.flushBytes {
+		if err := s.flush(t, p); err != nil {
 			return err
 		}
 	}
 	if n >= joinBatchRows || size >= s.flushBytes {
-		return s.writePart(part, rec)
+		return s.writePart(t, p, rec)
 	}
 	rec.Retain()
-	part.pending = append(part.pending, rec)
-	part.pendingRows += n
-	part.pendingBytes += size
-	sortBudget{s.g.o.rt.mt}.Grow(size)
+	t.pending[p] = append(t.pending[p], rec)
+	t.pendingRows[p] += n
+	t.pendingBytes[p] += size
+	s.hold(t, size)
 	return nil
 }
 
-// flush writes part's pending pieces as one batch.
-func (s *partSet) flush(part *spillPart) error {
-	if len(part.pending) == 0 {
+// hold adds n bytes to what t counts in the memory tracker.
+func (s *partSet) hold(t *mapTask, n int64) {
+	if n > 0 {
+		sortBudget{s.g.o.rt.mt}.Grow(n)
+	} else {
+		s.g.o.rt.mt.shrink(-n)
+	}
+	t.held += n
+}
+
+// flush writes t's pending pieces of partition p as one batch.
+func (s *partSet) flush(t *mapTask, p int) error {
+	pending := t.pending[p]
+	if len(pending) == 0 {
 		return nil
 	}
-	defer s.dropPending(part)
-	if len(part.pending) == 1 {
-		return s.writePart(part, part.pending[0])
+	defer s.dropPending(t, p)
+	if len(pending) == 1 {
+		return s.writePart(t, p, pending[0])
 	}
 	cols := make([]arrow.Array, s.schema.NumFields())
 	defer releaseAll(cols)
 	for i := range cols {
-		parts := make([]arrow.Array, len(part.pending))
-		for j, rec := range part.pending {
+		parts := make([]arrow.Array, len(pending))
+		for j, rec := range pending {
 			parts[j] = rec.Column(i)
 		}
 		col, err := array.Concatenate(parts, s.g.o.rt.mem)
@@ -140,101 +228,155 @@ func (s *partSet) flush(part *spillPart) error {
 		}
 		cols[i] = col
 	}
-	rec := array.NewRecordBatch(s.schema, cols, part.pendingRows)
+	rec := array.NewRecordBatch(s.schema, cols, t.pendingRows[p])
 	defer rec.Release()
-	return s.writePart(part, rec)
+	return s.writePart(t, p, rec)
 }
 
-// dropPending releases part's pending pieces.
-func (s *partSet) dropPending(part *spillPart) {
-	for _, rec := range part.pending {
+// dropPending releases t's pending pieces of partition p.
+func (s *partSet) dropPending(t *mapTask, p int) {
+	for _, rec := range t.pending[p] {
 		rec.Release()
 	}
-	s.g.o.rt.mt.shrink(part.pendingBytes)
-	part.pending, part.pendingRows, part.pendingBytes = nil, 0, 0
+	s.hold(t, -t.pendingBytes[p])
+	t.pending[p], t.pendingRows[p], t.pendingBytes[p] = nil, 0, 0
 }
 
-// writePart writes rec to part's file, creating it at the first batch.
-func (s *partSet) writePart(part *spillPart, rec arrow.RecordBatch) error {
-	if part.w == nil {
-		w, err := s.g.o.rt.spill.NewFile(s.owner)
-		if err != nil {
-			return s.g.spillError(err)
-		}
-		part.w = w
-	}
+// writePart writes rec to partition p of t's map output.
+func (s *partSet) writePart(t *mapTask, p int, rec arrow.RecordBatch) error {
 	start := time.Now()
-	err := part.w.Write(rec)
+	err := t.w.Write(p, rec)
 	s.g.st.nanos.Add(int64(time.Since(start)))
 	if err != nil {
-		part.w.Abort() // removed already, unless the error was the schema's
-		part.w = nil
 		return s.g.spillError(err)
 	}
-	part.rows += rec.NumRows()
-	part.mem += arrowsize.Record(rec)
+	size := arrowsize.Record(rec)
+	t.rows[p] += rec.NumRows()
+	t.mem[p] += size
+	t.written += size
+	t.wroteRows += rec.NumRows()
+	// The writer's buffer of encoded blocks counts as the pieces do.
+	var pend int64
+	for _, b := range t.pendingBytes {
+		pend += b
+	}
+	s.hold(t, t.w.Buffered()+pend-t.held)
 	return nil
 }
 
-// finish ends every partition's file.
-func (s *partSet) finish() error {
-	for _, p := range s.parts {
-		if err := s.flush(p); err != nil {
+// finishMap writes t's pending pieces and finishes its map output,
+// registering its status.
+func (s *partSet) finishMap(t *mapTask) error {
+	for p := range t.pending {
+		if err := s.flush(t, p); err != nil {
 			return err
 		}
-		if p.w == nil {
-			continue
-		}
-		f, err := p.w.Finish()
-		p.w = nil
-		if err != nil {
-			return s.g.spillError(err)
-		}
-		p.f = f
-		s.g.st.files.Add(1)
-		s.g.st.bytes.Add(f.Bytes())
-		s.g.st.rows.Add(f.Rows())
+	}
+	start := time.Now()
+	_, err := s.sh.FinishMap(t.id, t.w)
+	s.g.st.nanos.Add(int64(time.Since(start)))
+	s.hold(t, -t.held)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, t)
+	if err != nil {
+		return s.g.spillError(err)
+	}
+	s.maps++
+	for p := range t.rows {
+		s.rows[p] += t.rows[p]
+		s.mem[p] += t.mem[p]
+	}
+	s.g.st.maps.Add(1)
+	s.g.st.rows.Add(t.wroteRows)
+	if out := s.sh.Output(t.id); out != nil {
+		s.g.st.bytes.Add(out.Bytes())
 	}
 	return nil
 }
+
+// finish ends every map task's output; the writers are done.
+func (s *partSet) finish() error {
+	s.mu.Lock()
+	free := s.free
+	s.free = nil
+	s.mu.Unlock()
+	for _, t := range free {
+		if err := s.finishMap(t); err != nil {
+			return err
+		}
+	}
+	s.empty = make([]bool, s.fanout)
+	for p, n := range s.totals() {
+		s.empty[p] = n == 0
+	}
+	return nil
+}
+
+// totals returns each partition's bytes, summed over the map statuses.
+func (s *partSet) totals() []int64 { return shuffle.Totals(s.sh.Statuses()) }
 
 // remove deletes every file of the set, written or not.
 func (s *partSet) remove() {
-	for _, p := range s.parts {
-		s.dropPending(p)
-		if p.w != nil {
-			p.w.Abort()
-			p.w = nil
-		}
-		if p.f != nil {
-			_ = p.f.Remove()
-			p.f = nil
-		}
+	s.mu.Lock()
+	open := make([]*mapTask, 0, len(s.open))
+	for t := range s.open {
+		open = append(open, t)
 	}
+	s.open, s.free = map[*mapTask]struct{}{}, nil
+	s.mu.Unlock()
+	for _, t := range open {
+		for p := range t.pending {
+			s.dropPending(t, p)
+		}
+		s.hold(t, -t.held)
+	}
+	_ = s.sh.Close() // aborts the writers, removes the outputs
 }
 
-// fileSource reads a spilled partition back, one batch at a time to
-// whichever worker asks, numbering its rows in file order (base).
+// fileSource reads spilled partitions back (a range of partitions of a
+// range of map outputs), one batch at a time to whichever worker asks,
+// numbering their rows in read order (base).
 type fileSource struct {
 	mu     sync.Mutex
-	r      *spill.Reader
+	r      *shuffle.BlockReader
 	schema *arrow.Schema
 	base   int64
 	g      *graceJoin
 }
 
-// open starts reading f (nil: no rows).
-func (g *graceJoin) open(f *spill.File, schema *arrow.Schema) (*fileSource, error) {
-	s := &fileSource{schema: schema, g: g}
-	if f == nil {
-		return s, nil
+// open starts reading partition p of s's map outputs maps (s nil, or no
+// rows: nothing). The statuses' empty blocks are not read.
+func (g *graceJoin) open(ctx context.Context, s *partSet, p int, maps shuffle.MapRange, schema *arrow.Schema) (*fileSource, error) {
+	src := &fileSource{schema: schema, g: g}
+	if s == nil || maps.Start >= maps.End {
+		return src, nil
 	}
-	r, err := f.Open(g.o.rt.mem)
+	st := s.sh.Statuses()
+	empty := 0
+	for m := maps.Start; m < maps.End; m++ {
+		if st.Size(m, p) == 0 {
+			empty++
+		}
+	}
+	g.st.emptyBlocks.Add(int64(empty))
+	if empty == maps.End-maps.Start {
+		return src, nil
+	}
+	r, err := s.sh.Read(ctx, shuffle.PartitionRange{Start: p, End: p + 1}, maps, shuffle.ReadOptions{Alloc: g.o.rt.mem})
 	if err != nil {
 		return nil, g.spillError(err)
 	}
-	s.r = r
-	return s, nil
+	src.r = r
+	return src, nil
+}
+
+// allMaps is every map output of s.
+func (s *partSet) allMaps() shuffle.MapRange {
+	if s == nil {
+		return shuffle.MapRange{}
+	}
+	return shuffle.MapRange{Start: 0, End: s.maps}
 }
 
 func (s *fileSource) next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -243,7 +385,7 @@ func (s *fileSource) next(ctx context.Context) (arrow.RecordBatch, error) {
 }
 
 // nextAt returns the next batch and the number of its first row in the
-// file, or io.EOF.
+// read, or io.EOF.
 func (s *fileSource) nextAt(ctx context.Context) (arrow.RecordBatch, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
@@ -263,7 +405,8 @@ func (s *fileSource) nextAt(ctx context.Context) (arrow.RecordBatch, int64, erro
 		return nil, 0, io.EOF
 	}
 	rec := s.r.RecordBatch()
-	// The plan's schema (field names and nullability as the plan says).
+	// The plan's schema (field names and nullability as the plan says);
+	// the columns outlive the reader's next batch.
 	out := array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
 	base := s.base
 	s.base += rec.NumRows()
@@ -282,9 +425,15 @@ func (s *fileSource) close() {
 // graceStats are what a grace hash join spilled, for EXPLAIN ANALYZE
 // and Stats.Spill.
 type graceStats struct {
-	files, bytes, rows atomic.Int64 // partition files written, both sides, every level
-	levels             atomic.Int64 // deepest repartitioning (0: none)
-	fallbacks          atomic.Int64 // partitions joined by the chunked nested loop
-	chunks             atomic.Int64 // build chunks those joined
-	nanos              atomic.Int64 // writing partitions
+	partitions        atomic.Int64 // of the first level
+	maps, bytes, rows atomic.Int64 // map outputs written (files), both sides, every level
+	emptyBlocks       atomic.Int64 // (map output, partition) blocks not read: their status says empty
+	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
+	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
+	kept, keptRows    atomic.Int64 // partitions kept in memory, and the probe rows they joined
+	coalesced, groups atomic.Int64 // partitions joined in groups, and the groups
+	levels            atomic.Int64 // deepest repartitioning (0: none)
+	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
+	chunks            atomic.Int64 // build chunks those joined
+	nanos             atomic.Int64 // writing partitions
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/quiverdb/quiver/shuffle"
-	"github.com/quiverdb/quiver/spill"
 )
 
 // dropProbeNulls: probe rows with a NULL key return nothing.
@@ -20,10 +19,15 @@ func (o *hashJoinOp) dropProbeNulls() bool {
 	return o.innerLike() || o.n.kind == joinNullAwareAnti && o.side.rows > 0
 }
 
-// partitionProbe partitions the probe side at level 0, on the workers.
-func (g *graceJoin) partitionProbe(ctx context.Context) error {
+// partitionProbe partitions the probe side at level 0, on the workers;
+// the rows of kept partitions (k, when not nil) are joined instead
+// (op_gracejoin_keep.go).
+func (g *graceJoin) partitionProbe(ctx context.Context, k *keptParts) error {
 	o := g.o
-	g.probe = g.newPartSet("probe", o.n.probe.schema(), g.fanout)
+	var err error
+	if g.probe, err = g.newPartSet("probe", o.n.probe.schema(), g.fanout); err != nil {
+		return err
+	}
 	in := newSharedInput(o.probe)
 	eg, gctx := errgroup.WithContext(ctx)
 	for range max(o.rt.workers, 1) {
@@ -34,6 +38,12 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 			}
 			defer p.Release()
 			var sc partScratch
+			var kw *keptWorker
+			if k != nil {
+				kw = &keptWorker{k: k, w: o.newWorker()}
+				kw.w.curBase = -1
+				defer kw.w.release()
+			}
 			for {
 				rec, err := in.next(gctx)
 				if err == io.EOF {
@@ -43,7 +53,7 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 					return err
 				}
 				o.st.probeRows.Add(rec.NumRows())
-				err = g.writeProbe(gctx, g.probe, g.build, p, rec, &sc)
+				err = g.writeProbe(gctx, g.probe, g.build, p, rec, &sc, kw)
 				rec.Release()
 				if err != nil {
 					return err
@@ -57,10 +67,17 @@ func (g *graceJoin) partitionProbe(ctx context.Context) error {
 	return g.probe.finish()
 }
 
+// keptWorker is a probe-partitioning worker's prober of the kept
+// partitions.
+type keptWorker struct {
+	k *keptParts
+	w *joinWorker
+}
+
 // writeProbe partitions a batch of probe rows into s, dropping those that
 // cannot return anything (builds: the build side's partitions of the same
-// level).
-func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuffle.HashPartitioner, rec arrow.RecordBatch, sc *partScratch) error {
+// level); with kw, the rows of kept partitions are joined instead.
+func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuffle.HashPartitioner, rec arrow.RecordBatch, sc *partScratch, kw *keptWorker) error {
 	o := g.o
 	n := int(rec.NumRows())
 	if n == 0 {
@@ -89,10 +106,17 @@ func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuff
 		}
 	}
 	if o.innerLike() {
+		// The build side's statuses say which partitions are empty:
+		// their probe rows are not written at all.
 		for r, id := range sc.ids {
-			if id != dropRow && builds.parts[id].rows == 0 {
+			if id != dropRow && builds.empty[id] {
 				sc.ids[r] = dropRow
 			}
+		}
+	}
+	if kw != nil {
+		if err := g.probeKept(ctx, kw.k, kw.w, rec, sc.ids, sc); err != nil {
+			return err
 		}
 	}
 	return s.write(ctx, rec, sc.ids, sc)
@@ -102,17 +126,23 @@ func (g *graceJoin) writeProbe(ctx context.Context, s, builds *partSet, p *shuff
 // the next level's seed, and puts them on the work list.
 func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 	o := g.o
-	level := p.level + 1
+	level := p.r.level + 1
 	g.st.levels.Store(max(g.st.levels.Load(), int64(level)))
 	pt, err := shuffle.NewHashPartitioner(g.types, partitionSeed(level), g.fanout)
 	if err != nil {
 		return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 	}
 	defer pt.Release()
-	builds := g.newPartSet("build", o.n.build.schema(), g.fanout)
-	probes := g.newPartSet("probe", o.n.probe.schema(), g.fanout)
+	r := &graceRound{level: level}
+	if r.build, err = g.newPartSet("build", o.n.build.schema(), g.fanout); err != nil {
+		return err
+	}
+	g.rounds = append(g.rounds, r) // close removes its files from now on
+	if r.probe, err = g.newPartSet("probe", o.n.probe.schema(), g.fanout); err != nil {
+		return err
+	}
 	var sc partScratch
-	err = g.copyParts(ctx, p.build, o.n.build.schema(), func(rec arrow.RecordBatch) error {
+	err = g.copyParts(ctx, p.r.build, p.p, o.n.build.schema(), func(rec arrow.RecordBatch) error {
 		keys := make([]arrow.Array, len(o.n.buildKeys))
 		for i, k := range o.n.buildKeys {
 			keys[i] = rec.Column(k)
@@ -121,37 +151,32 @@ func (g *graceJoin) repartition(ctx context.Context, p *gracePart) error {
 		if sc.ids, err = pt.Partition(sc.ids[:0], keys, int(rec.NumRows())); err != nil {
 			return &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
 		}
-		return builds.write(ctx, rec, sc.ids, &sc)
+		return r.build.write(ctx, rec, sc.ids, &sc)
 	})
 	if err == nil {
-		err = builds.finish()
+		err = r.build.finish()
 	}
 	if err == nil {
-		err = g.copyParts(ctx, p.probe, o.n.probe.schema(), func(rec arrow.RecordBatch) error {
-			return g.writeProbe(ctx, probes, builds, pt, rec, &sc)
+		err = g.copyParts(ctx, p.r.probe, p.p, o.n.probe.schema(), func(rec arrow.RecordBatch) error {
+			return g.writeProbe(ctx, r.probe, r.build, pt, rec, &sc, nil)
 		})
 	}
 	if err == nil {
-		err = probes.finish()
+		err = r.probe.finish()
 	}
 	if err != nil {
-		builds.remove()
-		probes.remove()
 		return err
 	}
-	removeFiles(p.build, p.probe)
-	p.build, p.probe = nil, nil
-	for i := g.fanout - 1; i >= 0; i-- {
-		bp, pp := builds.parts[i], probes.parts[i]
-		g.work = append(g.work, &gracePart{build: bp.f, probe: pp.f, buildRows: bp.rows, buildMem: bp.mem, level: level,
-			whole: bp.rows == p.buildRows})
+	g.plan(r, nil)
+	for _, q := range g.work[len(g.work)-r.left:] {
+		q.whole = q.buildRows == p.buildRows
 	}
 	return nil
 }
 
-// copyParts passes every batch of f to fn.
-func (g *graceJoin) copyParts(ctx context.Context, f *spill.File, schema *arrow.Schema, fn func(arrow.RecordBatch) error) error {
-	src, err := g.open(f, schema)
+// copyParts passes every batch of partition p of s to fn.
+func (g *graceJoin) copyParts(ctx context.Context, s *partSet, p int, schema *arrow.Schema, fn func(arrow.RecordBatch) error) error {
+	src, err := g.open(ctx, s, p, s.allMaps(), schema)
 	if err != nil {
 		return err
 	}

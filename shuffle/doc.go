@@ -146,15 +146,17 @@
 // run and partition order. A block is the record batch messages of one
 // partition in one run; partition p's rows are its blocks of every run, in
 // order. The columns are the caller's, each buffer compressed as the
-// batch layer writes it (package batch); dictionary columns are refused
-// (a dictionary would be sent once per file, and a block must decode
-// alone). The index, like Spark's sort-shuffle .index file but with
-// checksums, row and batch counts:
+// batch layer writes it (package batch). A block must decode alone, so a
+// dictionary column's dictionaries are written (as replacements) before
+// every record batch of it, not once per file as a stream writer would.
+// The index, like Spark's sort-shuffle .index file but with checksums,
+// row and message counts:
 //
 //	u8 version = 1, uvarint R, uvarint K, uvarint schema message length
 //	K × R entries, run-major: uvarint block length n; when n > 0, uvarint
-//	  rows, uvarint record batches, u64 LE XXH3-64 of the block seeded with
-//	  run × R + p + 1 (its place: a block moved elsewhere fails)
+//	  rows, uvarint messages (record and dictionary batches), u64 LE
+//	  XXH3-64 of the block seeded with run × R + p + 1 (its place: a
+//	  block moved elsewhere fails)
 //	u64 LE XXH3-64 of all the above
 //	trailer: u64 LE index length, "QVSHUFIX"
 //
@@ -193,7 +195,13 @@
 //   - Broadcast (JoinSelection.canBroadcastBySize): a side of at most
 //     10 MiB is sent to every worker instead of shuffled.
 //
-// The engine wiring (exchange operators, EXPLAIN ANALYZE) is not here:
-// the reduce tasks these return are what an exchange operator would run,
-// a MapRange being the maps whose blocks a task reads (ReadBlocks).
+// The engine wiring is not here: the reduce tasks these return are what
+// an exchange operator would run, a MapRange being the maps whose blocks
+// a task reads (ReadBlocks). The engine's grace hash join (package
+// query, op_gracejoin*.go) spills through a Shuffle per side and
+// partitioning: each writing worker a map task of its own, cut every so
+// many bytes (AddMap: map tasks need not be known up front), and plans
+// its partitions from the registered statuses (ShuffleStatuses is a
+// SizeSource): empty ones skipped, a skewed one split by SplitByMaps
+// under SkewThreshold's factor rule.
 package shuffle

@@ -144,6 +144,7 @@ type fetcher struct {
 	bi     int // block
 	run    int // next run of blocks[bi]
 	files  map[*MapOutput]*openOutput
+	last   map[*MapOutput]int // the last block in each output
 }
 
 type openOutput struct {
@@ -152,7 +153,22 @@ type openOutput struct {
 }
 
 func newFetcher(blocks []Block, lim IndexLimits) *fetcher {
-	return &fetcher{blocks: blocks, lim: lim, files: make(map[*MapOutput]*openOutput)}
+	f := &fetcher{blocks: blocks, lim: lim, files: make(map[*MapOutput]*openOutput), last: make(map[*MapOutput]int)}
+	for i, b := range blocks {
+		f.last[b.Output] = i
+	}
+	return f
+}
+
+// done closes block bi's file when no later block is in it, so that a
+// read of one partition over thousands of map outputs holds one open at
+// a time, not all of them.
+func (f *fetcher) done(bi int) {
+	o := f.blocks[bi].Output
+	if oo, ok := f.files[o]; ok && f.last[o] == bi {
+		_ = oo.h.Close() // read-only
+		delete(f.files, o)
+	}
 }
 
 // next returns the next non-empty piece, false at the end.
@@ -163,6 +179,7 @@ func (f *fetcher) next(ctx context.Context) (piece, bool) {
 		}
 		b := f.blocks[f.bi]
 		if b.Output.sizes[b.Partition] == 0 {
+			f.done(f.bi)
 			f.bi++ // empty: no read at all
 			continue
 		}
@@ -171,6 +188,7 @@ func (f *fetcher) next(ctx context.Context) (piece, bool) {
 			return piece{err: err}, true
 		}
 		if f.run >= o.idx.runs {
+			f.done(f.bi)
 			f.bi, f.run = f.bi+1, 0
 			continue
 		}
@@ -286,7 +304,10 @@ func (r *BlockReader) Next() bool {
 		if err == nil {
 			var rec arrow.RecordBatch
 			if rec, err = r.dec.Decode(m); err == nil && rec == nil {
-				err = errors.New("a dictionary batch")
+				// A dictionary, sent before each batch of its column.
+				r.left = rest
+				r.gotBatch++
+				continue
 			}
 			if err == nil {
 				r.left = rest

@@ -7,12 +7,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // streamRows reads a file as an Arrow IPC stream and counts its rows.
@@ -22,6 +24,7 @@ func streamRows(t *testing.T, r io.Reader, mem memory.Allocator) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer sr.Release() // its dictionaries
 	var n int64
 	for {
 		rec, err := sr.Next()
@@ -242,5 +245,91 @@ func TestIndexEntriesLimit(t *testing.T) {
 	_, err := readIndex(b, size, IndexLimits{MaxEntries: 2999})
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxEntries") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// openCounter is the operating system's file system, counting the files
+// open for reading and the most at once.
+type openCounter struct {
+	spill.OSFS
+	open, most atomic.Int64
+}
+
+func (c *openCounter) Open(path string) (spill.Handle, error) {
+	h, err := c.OSFS.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := c.open.Add(1); n > c.most.Load() {
+		c.most.Store(n)
+	}
+	return &countedHandle{Handle: h, c: c}, nil
+}
+
+type countedHandle struct {
+	spill.Handle
+	c *openCounter
+}
+
+func (h *countedHandle) Close() error {
+	h.c.open.Add(-1)
+	return h.Handle.Close()
+}
+
+// A read of one partition over many map outputs holds one file open at a
+// time (each is closed after its last block), and none after Release.
+func TestReadClosesFilesAsItGoes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	fs := &openCounter{}
+	m, err := spill.NewManager(spill.Config{Dir: t.TempDir(), FS: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	const maps = 40
+	var blocks []Block
+	var want int
+	for i := range maps {
+		w, err := NewMapWriter(m, "o", testSchema, 3, WriterOptions{Alloc: mem, BufferBytes: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := randomRows(rand.New(rand.NewPCG(uint64(i), 2)), 20)
+		ids := make([]int32, len(rows))
+		for r := range ids {
+			ids[r] = int32(r % 3)
+			if i%4 == 0 {
+				ids[r] = 0 // partition 1 empty in this map
+			}
+		}
+		rec := makeRecord(mem, rows)
+		err = w.WriteRows(context.Background(), rec, ids)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Remove()
+		blocks = append(blocks, Block{Output: out, Partition: 1})
+		if i%4 != 0 {
+			want += 7 // rows 1, 4, …, 19
+		}
+	}
+	for _, ahead := range []int{-1, 2} {
+		r, err := ReadBlocks(context.Background(), blocks, ReadOptions{Alloc: mem, ReadAhead: ahead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rowsOf(t, r, nil)); got != want {
+			t.Errorf("read ahead %d: %d rows, want %d", ahead, got, want)
+		}
+		r.Release()
+		if n, most := fs.open.Load(), fs.most.Load(); n != 0 || most > 1 {
+			t.Errorf("read ahead %d: %d files open after Release, %d at most at once; want 0 and 1", ahead, n, most)
+		}
 	}
 }

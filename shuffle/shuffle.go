@@ -69,13 +69,29 @@ func New(ctx context.Context, m *spill.Manager, id string, schema *arrow.Schema,
 // Statuses returns the registered map statuses.
 func (s *Shuffle) Statuses() *ShuffleStatuses { return s.statuses }
 
-// NewMapWriter starts map task m's output.
-func (s *Shuffle) NewMapWriter(m int) (*MapWriter, error) {
-	if m < 0 || m >= s.cfg.Maps {
-		return nil, fmt.Errorf("shuffle %s: map %d of %d", s.id, m, s.cfg.Maps)
-	}
+// AddMap adds a map task to the shuffle and returns its number, for map
+// stages whose tasks are cut as the input comes (the engine's grace hash
+// join starts a new map output every so many bytes a writer has written,
+// so that a skewed partition can be split by map ranges), whose count is
+// not known when the shuffle starts: Config.Maps is the tasks it starts
+// with.
+func (s *Shuffle) AddMap() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return 0, ErrClosed
+	}
+	s.outputs = append(s.outputs, nil)
+	return s.statuses.AddMap(), nil
+}
+
+// NewMapWriter starts map task m's output.
+func (s *Shuffle) NewMapWriter(m int) (*MapWriter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m < 0 || m >= len(s.outputs) {
+		return nil, fmt.Errorf("shuffle %s: map %d of %d", s.id, m, len(s.outputs))
+	}
 	if s.closed {
 		return nil, ErrClosed
 	}
@@ -117,6 +133,16 @@ func (s *Shuffle) FinishMap(m int, w *MapWriter) (*MapStatus, error) {
 	return st, nil
 }
 
+// Output returns map task m's output, nil until it has finished.
+func (s *Shuffle) Output(m int) *MapOutput {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m < 0 || m >= len(s.outputs) {
+		return nil
+	}
+	return s.outputs[m]
+}
+
 // Read returns a reader of partitions [parts.Start, parts.End) of maps
 // [maps.Start, maps.End): partition after partition, map after map,
 // skipping the blocks whose status says they are empty (they are not
@@ -127,8 +153,8 @@ func (s *Shuffle) Read(ctx context.Context, parts PartitionRange, maps MapRange,
 	if s.closed {
 		return nil, ErrClosed
 	}
-	if parts.Start < 0 || parts.End > s.cfg.Partitions || maps.Start < 0 || maps.End > s.cfg.Maps {
-		return nil, fmt.Errorf("shuffle %s: partitions %d..%d of %d, maps %d..%d of %d", s.id, parts.Start, parts.End, s.cfg.Partitions, maps.Start, maps.End, s.cfg.Maps)
+	if parts.Start < 0 || parts.End > s.cfg.Partitions || maps.Start < 0 || maps.End > len(s.outputs) {
+		return nil, fmt.Errorf("shuffle %s: partitions %d..%d of %d, maps %d..%d of %d", s.id, parts.Start, parts.End, s.cfg.Partitions, maps.Start, maps.End, len(s.outputs))
 	}
 	var blocks []Block
 	for p := parts.Start; p < parts.End; p++ {

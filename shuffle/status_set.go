@@ -52,6 +52,41 @@ func (s *ShuffleStatuses) Register(m int, st *MapStatus) error {
 	return nil
 }
 
+// AddMap adds a map task with no status yet and returns its number: for
+// a map stage whose tasks are cut as its input comes, whose count is not
+// known when the shuffle starts (Shuffle.AddMap).
+func (s *ShuffleStatuses) AddMap() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.statuses = append(s.statuses, nil)
+	s.cached = nil
+	return len(s.statuses) - 1
+}
+
+// Maps returns the number of map tasks (SizeSource).
+func (s *ShuffleStatuses) Maps() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.statuses)
+}
+
+// Partitions returns the number of reduce partitions (SizeSource).
+func (s *ShuffleStatuses) Partitions() int { return s.partitions }
+
+// Size returns map m's registered estimate of block p's size (0 for an
+// empty block, and for a map with no status yet): the registered
+// statuses as a SizeSource, for a planner in the process that holds
+// them, without serializing them.
+func (s *ShuffleStatuses) Size(m, p int) int64 {
+	s.mu.Lock()
+	st := s.statuses[m]
+	s.mu.Unlock()
+	if st == nil {
+		return 0
+	}
+	return st.Size(p)
+}
+
 // Unregister forgets map m's status (its output was lost).
 func (s *ShuffleStatuses) Unregister(m int) {
 	s.mu.Lock()

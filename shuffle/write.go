@@ -55,6 +55,10 @@ type MapWriter struct {
 	opts       WriterOptions
 	raw        *spill.RawWriter
 	enc        *batch.Encoder
+	encOpts    batch.WriteOptions
+	// dicts: the schema has dictionary columns, whose dictionaries are
+	// written before every batch, so that each block decodes alone.
+	dicts bool
 
 	pending      [][]byte // per partition: encoded messages of the current run
 	pendingRows  []int64
@@ -80,12 +84,9 @@ func NewMapWriter(m *spill.Manager, owner string, schema *arrow.Schema, partitio
 	if partitions < 0 {
 		return nil, fmt.Errorf("shuffle: %d partitions", partitions)
 	}
+	dicts := false
 	for _, f := range schema.Fields() {
-		if hasDictionary(f.Type) {
-			// Each block must decode on its own; a dictionary would be
-			// sent once for the whole file.
-			return nil, fmt.Errorf("shuffle: column %q is dictionary-encoded (%s); shuffle blocks are written without dictionaries: decode it first", f.Name, f.Type)
-		}
+		dicts = dicts || hasDictionary(f.Type)
 	}
 	if opts.BufferBytes == 0 {
 		opts.BufferBytes = DefaultBufferBytes
@@ -93,7 +94,8 @@ func NewMapWriter(m *spill.Manager, owner string, schema *arrow.Schema, partitio
 	if opts.Alloc == nil {
 		opts.Alloc = memory.DefaultAllocator
 	}
-	enc, err := batch.NewEncoder(schema, batch.WriteOptions{Codec: opts.Codec, Concurrency: opts.Concurrency, Alloc: opts.Alloc})
+	encOpts := batch.WriteOptions{Codec: opts.Codec, Concurrency: opts.Concurrency, Alloc: opts.Alloc}
+	enc, err := batch.NewEncoder(schema, encOpts)
 	if err != nil {
 		return nil, fmt.Errorf("shuffle: map output of %s: %w", owner, err)
 	}
@@ -103,7 +105,7 @@ func NewMapWriter(m *spill.Manager, owner string, schema *arrow.Schema, partitio
 		return nil, err
 	}
 	w := &MapWriter{
-		schema: schema, partitions: partitions, opts: opts, raw: raw, enc: enc,
+		schema: schema, partitions: partitions, opts: opts, raw: raw, enc: enc, encOpts: encOpts, dicts: dicts,
 		pending: make([][]byte, partitions), pendingRows: make([]int64, partitions), pendingBatch: make([]int64, partitions),
 		sizes: make([]int64, partitions),
 	}
@@ -147,7 +149,17 @@ func (w *MapWriter) write(p int, rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	msgs, err := w.enc.Encode(rec)
+	enc := w.enc
+	if w.dicts {
+		// An encoder of its own: its dictionaries go out with this
+		// batch (an encoder sends a dictionary only when it changed).
+		var err error
+		if enc, err = batch.NewEncoder(w.schema, w.encOpts); err != nil {
+			return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err))
+		}
+		defer enc.Release()
+	}
+	msgs, err := enc.Encode(rec)
 	if err != nil {
 		return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err))
 	}
@@ -179,6 +191,18 @@ func (w *MapWriter) WriteRows(ctx context.Context, rec arrow.RecordBatch, parts 
 		}
 	}
 	return Split(ctx, w.opts.Alloc, rec, parts, w.partitions, &w.split, w.write)
+}
+
+// Buffered returns the encoded bytes held, not yet written: what a caller
+// counting its memory counts for the writer (at most about
+// WriterOptions.BufferBytes past one batch's).
+func (w *MapWriter) Buffered() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return 0
+	}
+	return w.pendingBytes
 }
 
 func (w *MapWriter) usable() error {

@@ -252,11 +252,87 @@ func TestMapOutputIsAStream(t *testing.T) {
 	}
 }
 
-func TestDictionaryRefused(t *testing.T) {
+// Dictionary columns: each block decodes alone (its batches carry their
+// dictionaries), whichever partition is read and whatever dictionary
+// each written batch had, and the file is still one Arrow IPC stream.
+func TestDictionaryBlocks(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
 	m := newManager(t, 0)
-	s := arrow.NewSchema([]arrow.Field{{Name: "d", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}}}, nil)
-	if _, err := NewMapWriter(m, "d", s, 2, WriterOptions{}); err == nil {
-		t.Fatal("dictionary column accepted")
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}, {Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	const parts = 4
+	w, err := NewMapWriter(m, "d", schema, parts, WriterOptions{Codec: codec.SettingLZ4, Alloc: mem, BufferBytes: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]string, parts)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for b := range 5 { // a dictionary of its own per batch
+		db := array.NewDictionaryBuilder(mem, dt).(*array.BinaryDictionaryBuilder)
+		kb := array.NewInt64Builder(mem)
+		ids := make([]int32, 40)
+		for i := range ids {
+			ids[i] = int32(rng.IntN(parts))
+			v := fmt.Sprintf("b%d-v%d", b, rng.IntN(6))
+			if i%9 == 0 {
+				db.AppendNull()
+				v = "null"
+			} else if err := db.AppendString(v); err != nil {
+				t.Fatal(err)
+			}
+			kb.Append(int64(i))
+			want[ids[i]] = append(want[ids[i]], v)
+		}
+		d, k := db.NewArray(), kb.NewArray()
+		rec := array.NewRecordBatch(schema, []arrow.Array{d, k}, 40)
+		err := w.WriteRows(context.Background(), rec, ids)
+		rec.Release()
+		d.Release()
+		k.Release()
+		db.Release()
+		kb.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := w.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Remove()
+	for p := range parts {
+		r, err := ReadBlocks(context.Background(), []Block{{Output: out, Partition: p}}, ReadOptions{Alloc: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for r.Next() {
+			col := r.RecordBatch().Column(0).(*array.Dictionary)
+			vals := col.Dictionary().(*array.String)
+			for i := range col.Len() {
+				if col.IsNull(i) {
+					got = append(got, "null")
+				} else {
+					got = append(got, vals.Value(col.GetValueIndex(i)))
+				}
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Release()
+		if fmt.Sprint(got) != fmt.Sprint(want[p]) {
+			t.Errorf("partition %d: %v, want %v", p, got, want[p])
+		}
+	}
+	f, err := os.Open(out.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := streamRows(t, f, mem); n != 200 {
+		t.Fatalf("stream holds %d rows, want 200", n)
 	}
 }
 

@@ -20,18 +20,54 @@ locations, zstd) and, in the same run, by gob + the same zstd level. Spark's
 published figures are printed beside them.
 
 Targets (issue 16): bytes at most Spark's at 100 and 1,000 blocks and at most half
-at 10; serialize and deserialize at least 5x Spark's rate per status.`
+at 10; serialize and deserialize at least 5x Spark's rate per status.
+
+Part b (--parts b): a GROUP BY of 10 million groups (x SF) and lineitem JOIN
+orders at TPC-H SF, on 1 and 2 workers, in memory (GROUP BY also through the
+hash exchange) and within --memory, which sends them to disk (a spilling GROUP
+BY; a grace hash join, whose spill is a shuffle). Part c: a join whose build
+side has one key on 30% of its rows (and one whose probe side has), against
+the same join unskewed, within --memory with and without the grace join's
+skew split. Target: the skewed join within 1.5x the unskewed one.`
 
 func runBenchShuffle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newBenchFlags("shuffle", benchShuffleAbout, 3, "measurements per cell; the table shows medians")
 	maps := fs.Int("maps", 200_000, "map statuses per row")
 	blocks := fs.String("blocks", "10,100,1000", "comma-separated blocks per status")
 	zstd := fs.String("codec", "zstd:1", "codec of both encodings")
+	parts := fs.String("parts", "a,b,c", "comma-separated parts: a (map statuses), b (GROUP BY and join on 1 and 2 workers, in memory and on disk), c (skewed join)")
+	sf := fs.Float64("sf", 1, "scale factor of parts b and c")
+	memory := fs.String("memory", "", "memory limit of parts b and c: bytes, or a number with KB, MB or GB (default 32 MB x SF)")
+	dir := fs.String("dir", "", "folder for spill files (default: the system temp dir)")
 	if err := fs.parse(args, stdout); err != nil {
 		return err
 	}
 	if *maps <= 0 {
 		return fmt.Errorf("%w: --maps must be positive", errUsage)
+	}
+	ecfg := bench.ShuffleEngineConfig{SF: *sf, Runs: *fs.runs, Dir: *dir, Progress: fs.progress(stderr)}
+	var runA bool
+	for _, p := range strings.Split(*parts, ",") {
+		switch strings.TrimSpace(p) {
+		case "a":
+			runA = true
+		case "b":
+			ecfg.GroupBy, ecfg.Join = true, true
+		case "c":
+			ecfg.Skew = true
+		default:
+			return fmt.Errorf("%w: --parts: unknown part %q (want a, b or c)", errUsage, p)
+		}
+	}
+	if *memory != "" {
+		mem, err := parseByteSize(*memory)
+		if err != nil || mem <= 0 {
+			return fmt.Errorf("%w: --memory: bad size %q", errUsage, *memory)
+		}
+		ecfg.Memory = mem
+	}
+	if *sf <= 0 {
+		return fmt.Errorf("%w: --sf must be positive", errUsage)
 	}
 	cfg := bench.ShuffleConfig{Maps: *maps, Runs: *fs.runs, Progress: fs.progress(stderr)}
 	var err error
@@ -45,6 +81,13 @@ func runBenchShuffle(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		cfg.Blocks = append(cfg.Blocks, n)
 	}
-	_, err = bench.RunShuffle(ctx, cfg, stdout)
+	if runA {
+		if _, err := bench.RunShuffle(ctx, cfg, stdout); err != nil {
+			return err
+		}
+	}
+	if ecfg.GroupBy || ecfg.Skew {
+		_, err = bench.RunShuffleEngine(ctx, ecfg, stdout)
+	}
 	return err
 }
