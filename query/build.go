@@ -698,7 +698,8 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 	// compute their common part once per batch.
 	n.args = expr.Share(n.args)
 	n.in = b.lay.flush(in)
-	n.dense = b.denseGroupRange(n) // plan_densegroup.go
+	n.dense = b.denseGroupRange(n)   // plan_densegroup.go
+	n.exchange = b.exchangeChosen(n) // plan_exchange.go
 	as.schema = n.schema()
 	return n, as, nil
 }

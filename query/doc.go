@@ -34,7 +34,11 @@
 // (build_rowfilter.go, cache.ScanOptions.Rows); the Filter keeps the rest
 // of WHERE, and is left out when nothing is left. Operators (op_*.go) are pulled batch by batch; expressions
 // evaluate vectorized over whole batches (package expr) and GROUP BY uses a
-// vectorized hash aggregator (package agg). LIMIT stops pulling, and
+// vectorized hash aggregator (package agg): one table per worker, merged
+// at the end, or, when the keys' distinct counts promise two million
+// groups or more (Options.ExchangeGroups), a hash exchange that sends
+// each row to the worker owning its key, so no table is merged
+// (plan_exchange.go, op_aggexchange.go). LIMIT stops pulling, and
 // closing the scan stops decoding, as soon as it has its rows; ORDER BY …
 // LIMIT k keeps O(k) rows, and when it orders by a column the scan skips
 // the batches whose statistics put every row past the k-th row so far

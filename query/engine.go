@@ -53,8 +53,13 @@ type Options struct {
 	// each row's keys and arguments to the one goroutine that owns its
 	// key's partition, so no table is merged at the end
 	// (op_aggexchange.go). Not with Spill set. For measuring and testing
-	// the exchange (quiver bench shuffle); it is off by default.
+	// the exchange (quiver bench shuffle); by default the planner chooses
+	// it for a GROUP BY of many groups (ExchangeGroups).
 	Exchange bool
+	// ExchangeGroups is the estimated number of groups from which the
+	// planner sends a GROUP BY through the hash exchange on its own
+	// (plan_exchange.go). 0: 2,000,000; negative: never.
+	ExchangeGroups int
 	// ForceJoinSpill, with Spill set, makes every hash join a grace hash
 	// join whatever its size, and treats a partition of more than 1024
 	// build rows as too big for memory, so that partitioning, the

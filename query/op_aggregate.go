@@ -85,7 +85,9 @@ func (o *aggregateOp) countRows(ctx context.Context) ([]arrow.RecordBatch, error
 
 func (o *aggregateOp) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	n := o.n
-	if o.rt.exchange && len(n.keys) > 0 && o.rt.spill == nil && n.serial() == "" {
+	// Options.Exchange (for tests and benchmarks) when nothing spills; the
+	// planner's choice (plan_exchange.go) whenever it made it.
+	if (o.rt.exchange && o.rt.spill == nil || n.exchange) && len(n.keys) > 0 && n.serial() == "" {
 		return o.aggregateExchange(ctx) // op_aggexchange.go
 	}
 	newAgg := func() (*agg.HashAggregator, error) {

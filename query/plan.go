@@ -242,6 +242,7 @@ type aggregateNode struct {
 	args     []expr.Expr
 	aggs     []aggCall
 	dense    *agg.DenseRange // the one key's range, to group by an array (plan_densegroup.go)
+	exchange bool            // many groups: through the hash exchange (plan_exchange.go)
 	// positions: first or last reads the rows' positions, an argument
 	// after args the operator makes per batch (rowPositions).
 	positions bool
@@ -344,6 +345,9 @@ func (n *aggregateNode) explain(b *strings.Builder, depth int) {
 		fmt.Fprintf(b, "HashAggregate by %s: %s", strings.Join(keys, ", "), strings.Join(aggs, ", "))
 		if n.dense != nil {
 			fmt.Fprintf(b, " (dense keys %d…%d)", n.dense.Lo, n.dense.Hi)
+		}
+		if n.exchange {
+			b.WriteString(" (hash exchange: many groups)")
 		}
 		b.WriteString("\n")
 	}
