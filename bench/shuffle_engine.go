@@ -278,7 +278,9 @@ func (r *pairReader) Record() arrow.RecordBatch { return r.cur }
 func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 	var cells []ShuffleCell
 	add := func(part, query, data, sql string, workers int, mode string) {
-		o := engine.Options{Workers: workers, ScanConcurrency: workers}
+		// Per-worker tables unless the mode is the exchange: the planner
+		// would choose the exchange itself for these many groups.
+		o := engine.Options{Workers: workers, ScanConcurrency: workers, ExchangeGroups: -1}
 		switch mode {
 		case "exchange":
 			o.Exchange = true
