@@ -72,7 +72,8 @@ func isEngine(dt arrow.DataType) bool {
 // zone), time32/time64 to TIME (microseconds: time.go), intervals and
 // durations to INTERVAL (month_day_nano: interval.go), binary,
 // large_binary, binary_view and fixed_size_binary to BLOB and
-// string_view to VARCHAR (binary.go). ok is false for any other type.
+// string_view to VARCHAR (binary.go), and a dictionary of any of those to
+// its values' engine type (dictionary.go). ok is false for any other type.
 func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
@@ -108,6 +109,10 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		return typTime, true
 	case arrow.INTERVAL_MONTH_DAY_NANO, arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.DURATION:
 		return typInterval, true
+	case arrow.DICTIONARY: // read as its values (dictionary.go)
+		if vt := dt.(*arrow.DictionaryType).ValueType; !IsNested(vt) {
+			return EngineType(vt)
+		}
 	}
 	return nil, false
 }
@@ -166,6 +171,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return intervalToEngine(mem, arr)
 	case *array.LargeBinary, *array.BinaryView, *array.FixedSizeBinary, *array.StringView:
 		return bytesToEngine(mem, arr) // binary.go
+	case *array.Dictionary:
+		return dictionaryToEngine(ctx, mem, a) // dictionary.go
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)
