@@ -24,7 +24,10 @@ import (
 //   - an In on such a column (a set of integers, rowfilter_sets.go);
 //   - a Cmp (but <>), Between, In or Prefix on a utf8 or binary column,
 //     large or not, with KindBytes literals, compared in byte order
-//     (rowfilter_bytes.go).
+//     (rowfilter_bytes.go);
+//   - on a column kept as dictionaries of such values, any of those, and
+//     also <>, IS [NOT] NULL and NOT of them, tested once per dictionary
+//     entry and mapped to the rows by their indices (rowfilter_dict.go).
 //
 // Per batch, the tests are tried most selective first, as the batch's
 // statistics estimate it (integers: assuming values spread evenly between
@@ -69,6 +72,9 @@ func RowFilterable(schema *arrow.Schema, p Predicate) bool {
 }
 
 func compileTest(schema *arrow.Schema, p Predicate) (rowTest, bool) {
+	if d, ok := dictTestOf(schema, p); ok {
+		return d, true
+	}
 	if r, ok := rangeOf(schema, p); ok {
 		return r, true
 	}

@@ -138,7 +138,8 @@ func isString(dt arrow.DataType) bool {
 }
 
 // bareColumn resolves n when it is a column of the table, returning its
-// table index and stored type.
+// table index and stored type (a dictionary's value type: its statistics
+// and row filter compare values).
 func (b *builder) bareColumn(n ast.ExprNode) (int, arrow.DataType, bool) {
 	c, ok := n.(*ast.ColumnNameExpr)
 	if !ok || !b.qualifies(c.Name) {
@@ -148,7 +149,11 @@ func (b *builder) bareColumn(n ast.ExprNode) (int, arrow.DataType, bool) {
 	if i < 0 {
 		return 0, nil, false
 	}
-	return i, b.info.Schema.Field(i).Type, true
+	dt := b.info.Schema.Field(i).Type
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		dt = d.ValueType // its statistics and row filter compare values
+	}
+	return i, dt, true
 }
 
 // constant evaluates n, which must not name a column, to the statistics

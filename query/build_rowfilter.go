@@ -81,6 +81,12 @@ func predColumn(p cache.Predicate) (int, bool) {
 		return p.Col, true
 	case cache.Prefix:
 		return p.Col, true
+	case cache.IsNull: // these three only on dictionary columns (cache/rowfilter_dict.go)
+		return p.Col, true
+	case cache.IsNotNull:
+		return p.Col, true
+	case cache.Not:
+		return predColumn(p.X)
 	}
 	return 0, false
 }
