@@ -57,9 +57,32 @@ func (s *Sorter) setFirstKey(col arrow.Array, i int) {
 // copyOne is row i of col in Go's memory. A view's bytes are copied by a
 // builder: arrow-go's Concatenate shares the data buffers of views, and
 // the copy, never released, would keep the batch's buffers from their
-// allocator.
+// allocator. So it shares a dictionary: a dictionary row is copied as a
+// one-entry dictionary of its value (or a NULL index).
 func copyOne(col arrow.Array, i int) (arrow.Array, bool) {
 	switch v := col.(type) {
+	case *array.Dictionary:
+		ib := array.NewBuilder(memory.DefaultAllocator, v.Indices().DataType())
+		defer ib.Release()
+		dict := v.Dictionary()
+		at := 0
+		if v.IsValid(i) {
+			at = v.GetValueIndex(i)
+			ib.AppendEmptyValue() // index 0: the one entry
+		} else {
+			ib.AppendNull()
+		}
+		if dict.Len() == 0 {
+			return nil, false
+		}
+		one, ok := copyOne(dict, at)
+		if !ok {
+			return nil, false
+		}
+		defer one.Release()
+		idx := ib.NewArray()
+		defer idx.Release()
+		return array.NewDictionaryArray(v.DataType(), idx, one), true
 	case *array.BinaryView:
 		b := array.NewBinaryViewBuilder(memory.DefaultAllocator)
 		defer b.Release()
