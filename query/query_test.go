@@ -128,6 +128,9 @@ func cell(col arrow.Array, i int) string {
 	if col.IsNull(i) {
 		return "NULL"
 	}
+	if d, ok := col.(*array.Dictionary); ok { // an index may select a NULL entry
+		return cell(d.Dictionary(), d.GetValueIndex(i))
+	}
 	switch d := col.(type) { // decimals with their scale: 1.50, not 1.5
 	case *array.Decimal128:
 		return d.Value(i).ToString(d.DataType().(*arrow.Decimal128Type).Scale)

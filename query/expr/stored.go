@@ -156,8 +156,13 @@ type storedExpr struct {
 // AsStored returns e's values in the stored type dt (see FromEngine),
 // whose engine type must be e's type. Its Type is dt, not an engine type:
 // it is meant for a query's output columns, never as an operand of
-// another expression. It reads as e in String.
+// another expression. It reads as e in String. A dictionary type stores
+// as its value type: a GROUP BY key of a dictionary column comes back as
+// its values (its batches' dictionaries are gone once grouped).
 func AsStored(e Expr, dt arrow.DataType) (Expr, error) {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		dt = d.ValueType
+	}
 	et, ok := EngineType(dt)
 	if !ok || !arrow.TypeEqual(et, e.Type()) {
 		return nil, errorf(ErrType, "%s of type %s cannot be stored as %s", e, e.Type(), dt)

@@ -1,0 +1,189 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+)
+
+// dictWords are the values of dictRecords' column d: long and random
+// enough that the cache keeps d as dictionaries (smaller than its values).
+func dictWords(n int) []string {
+	words := make([]string, n)
+	for k := range words {
+		words[k] = fmt.Sprintf("w%04d-%x", k, uint64(k+1)*0x9E3779B97F4A7C15)
+	}
+	return words
+}
+
+// dictRecords builds rows batches of d dictionary<int16, utf8> and x
+// int64. Each batch has its own dictionary: a random choice of distinct
+// words (so an index means another word in each batch), in random order,
+// with a NULL entry; some indices are NULL and some select the NULL
+// entry.
+func dictRecords(mem memory.Allocator, rows, batch, cardinality int) []arrow.RecordBatch {
+	rng := rand.New(rand.NewPCG(15, 1))
+	words := dictWords(cardinality)
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}, {Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	var recs []arrow.RecordBatch
+	for start := 0; start < rows; start += batch {
+		n := min(batch, rows-start)
+		perm := rng.Perm(len(words))[:len(words)*3/4]
+		vb := array.NewStringBuilder(mem)
+		nullAt := rng.IntN(len(perm))
+		for i, w := range perm {
+			if i == nullAt {
+				vb.AppendNull()
+			}
+			vb.Append(words[w])
+		}
+		dict := vb.NewArray()
+		vb.Release()
+		ib := array.NewInt16Builder(mem)
+		xb := array.NewInt64Builder(mem)
+		for i := range n {
+			if rng.IntN(20) == 0 {
+				ib.AppendNull()
+			} else {
+				ib.Append(int16(rng.IntN(dict.Len())))
+			}
+			xb.Append(int64(start + i))
+		}
+		idx, x := ib.NewArray(), xb.NewArray()
+		ib.Release()
+		xb.Release()
+		d := array.NewDictionaryArray(dt, idx, dict)
+		recs = append(recs, array.NewRecordBatch(schema, []arrow.Array{d, x}, int64(n)))
+		releaseAll([]arrow.Array{dict, idx, x, d})
+	}
+	return recs
+}
+
+// decodedRecords is recs with d decoded to its values.
+func decodedRecords(t testing.TB, mem memory.Allocator, recs []arrow.RecordBatch) []arrow.RecordBatch {
+	t.Helper()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "x", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	var out []arrow.RecordBatch
+	for _, rec := range recs {
+		d := rec.Column(0).(*array.Dictionary)
+		dense, err := compute.TakeArray(compute.WithAllocator(context.Background(), mem), d.Dictionary(), d.Indices())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, array.NewRecordBatch(schema, []arrow.Array{dense, rec.Column(1)}, rec.NumRows()))
+		dense.Release()
+	}
+	return out
+}
+
+// dictEngine returns an engine over "kept" (dictRecords, d kept as
+// dictionaries) and "plain" (the same rows, d decoded), on a checked
+// allocator that must end empty.
+func dictEngine(t testing.TB, rows, batch, cardinality int) *Engine {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := dictRecords(mem, rows, batch, cardinality)
+	plain := decodedRecords(t, mem, recs)
+	putTable(t, c, "kept", recs)
+	putTable(t, c, "plain", plain)
+	for _, r := range append(recs, plain...) {
+		r.Release()
+	}
+	info, err := c.Info("kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Columns[0].Dictionary; got != "kept" {
+		t.Fatalf("column d is %q, want it kept as dictionaries (the test data must make that smaller)", got)
+	}
+	return New(c, Options{Alloc: mem})
+}
+
+// TestDictionaryColumnAnswersAsDecoded runs each query on the kept table
+// and on its decoded twin: the answers must agree, row for row.
+func TestDictionaryColumnAnswersAsDecoded(t *testing.T) {
+	e := dictEngine(t, 20000, 1500, 60)
+	w := dictWords(60)
+	queries := []string{
+		`SELECT x, d FROM %s WHERE d = '` + w[3] + `'`,
+		`SELECT x FROM %s WHERE d <> '` + w[3] + `'`,
+		`SELECT x FROM %s WHERE d < '` + w[20] + `'`,
+		`SELECT x FROM %s WHERE d >= '` + w[50] + `' AND x > 100`,
+		`SELECT x FROM %s WHERE d BETWEEN '` + w[10] + `' AND '` + w[12] + `'`,
+		`SELECT x FROM %s WHERE NOT (d BETWEEN '` + w[10] + `' AND '` + w[40] + `')`,
+		`SELECT x, d FROM %s WHERE d IN ('` + w[1] + `', '` + w[2] + `', 'absent')`,
+		`SELECT x FROM %s WHERE d IN ('` + w[1] + `', NULL)`,
+		`SELECT x FROM %s WHERE d NOT IN ('` + w[1] + `', '` + w[2] + `')`,
+		`SELECT x FROM %s WHERE NOT (d IN ('` + w[1] + `', NULL))`,
+		`SELECT x FROM %s WHERE d LIKE 'w001%%'`,
+		`SELECT x FROM %s WHERE d NOT LIKE 'w001%%'`,
+		`SELECT x FROM %s WHERE d LIKE '%%e3%%'`,
+		`SELECT x FROM %s WHERE d IS NULL`,
+		`SELECT x FROM %s WHERE d IS NOT NULL AND x %% 7 = 0`,
+		`SELECT x FROM %s WHERE NOT (d IS NULL) AND NOT (d = '` + w[5] + `')`,
+		`SELECT x FROM %s WHERE NOT (d <> '` + w[5] + `')`,
+		`SELECT x FROM %s WHERE d = NULL OR d <> NULL`,
+		`SELECT count(*) FROM %s WHERE d <> NULL`,
+		`SELECT count(*) FROM %s WHERE d = '` + w[7] + `'`,
+		`SELECT d, count(*), min(x) FROM %s GROUP BY d`,
+		`SELECT min(d), max(d), count(d), count(DISTINCT d) FROM %s`,
+		`SELECT x, d FROM %s ORDER BY d NULLS FIRST, x LIMIT 50`,
+		`SELECT upper(d) FROM %s WHERE length(d) > 0 AND x < 300`,
+	}
+	for _, q := range queries {
+		kept, err := run(t, e, fmt.Sprintf(q, "kept"))
+		if err != nil {
+			t.Errorf("%s: %v", fmt.Sprintf(q, "kept"), err)
+			continue
+		}
+		plain, err := run(t, e, fmt.Sprintf(q, "plain"))
+		if err != nil {
+			t.Fatalf("%s: %v", fmt.Sprintf(q, "plain"), err)
+		}
+		if !strings.Contains(q, "ORDER BY") {
+			slices.Sort(kept)
+			slices.Sort(plain)
+		}
+		if i := firstDiff(kept, plain); i < len(kept) || len(kept) != len(plain) {
+			t.Errorf("%s: %d rows, decoded %d; first difference at row %d: %q", fmt.Sprintf(q, "kept"), len(kept), len(plain), i, kept[min(i, len(kept)-1)])
+		}
+		if len(plain) == 0 && !strings.Contains(q, "NULL OR") && !strings.Contains(q, "<> NULL") && !strings.Contains(q, "NULL))") {
+			t.Errorf("%s: no rows: the test proves nothing", q)
+		}
+	}
+}
+
+// TestDictionaryWhereNeverDecodes checks that a WHERE on a dictionary
+// column runs in the scan's row filter, with no ToEngine of the column.
+func TestDictionaryWhereNeverDecodes(t *testing.T) {
+	e := dictEngine(t, 3000, 1000, 60)
+	w := dictWords(60)
+	for _, where := range []string{
+		`d = '` + w[3] + `'`, `d <> '` + w[3] + `'`, `d IN ('` + w[1] + `', '` + w[2] + `')`,
+		`d LIKE 'w00%'`, `d IS NULL`, `d IS NOT NULL`, `NOT (d = '` + w[3] + `')`, `d BETWEEN 'a' AND 'x'`,
+	} {
+		plan, err := run(t, e, "EXPLAIN SELECT x FROM kept WHERE "+where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "ToEngine") || !strings.Contains(text, "keeps rows where") {
+			t.Errorf("WHERE %s: the plan decodes d or does not filter in the scan:\n%s", where, text)
+		}
+	}
+}
