@@ -62,8 +62,8 @@ func dictTestOf(schema *arrow.Schema, p Predicate) (rowDict, bool) {
 			return rowDict{}, false
 		}
 	case Cmp:
-		if q.Op == Ne {
-			p, t.negate = Cmp{Col: q.Col, Op: Eq, Val: q.Val}, true
+		if q.Op == Ne { // x <> NULL is never TRUE, as x = NULL
+			p, t.negate = Cmp{Col: q.Col, Op: Eq, Val: q.Val}, !q.Val.IsNull()
 		}
 	}
 	if t.negate && hasNullLiteral(p) {
