@@ -144,6 +144,15 @@ func TestDictionaryColumnAnswersAsDecoded(t *testing.T) {
 		`SELECT min(d), max(d), count(d), count(DISTINCT d) FROM %s`,
 		`SELECT x, d FROM %s ORDER BY d NULLS FIRST, x LIMIT 50`,
 		`SELECT upper(d) FROM %s WHERE length(d) > 0 AND x < 300`,
+		`SELECT DISTINCT d FROM %s`,
+		`SELECT coalesce(d, 'none'), CASE WHEN d = '` + w[4] + `' THEN 1 ELSE 0 END FROM %s WHERE x < 500`,
+		`SELECT a.x, b.x FROM %s a JOIN plain b ON a.d = b.d WHERE a.x < 40 AND b.x < 40`,
+		`SELECT d FROM %s WHERE x < 10 UNION ALL SELECT d FROM plain WHERE x < 10`,
+		`SELECT d FROM %s WHERE x < 100 UNION SELECT d FROM plain WHERE x < 50`,
+		`SELECT x, row_number() OVER (PARTITION BY d ORDER BY x) FROM %s WHERE x < 2000`,
+		`SELECT x FROM %s WHERE d IN (SELECT d FROM plain WHERE x < 3)`,
+		`SELECT d, count(*) FROM %s GROUP BY d HAVING count(*) > 300`,
+		`SELECT x, d FROM %s ORDER BY d DESC NULLS LAST, x`,
 	}
 	for _, q := range queries {
 		kept, err := run(t, e, fmt.Sprintf(q, "kept"))
