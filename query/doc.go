@@ -73,7 +73,15 @@
 //     (expr.FromEngine; a date64 key groups by day, as date32, and comes
 //     back at midnight); a computed key keeps its engine type;
 //   - ORDER BY sorts a passed-through column in its own type, with the
-//     order of its engine type (sort_stored.go).
+//     order of its engine type (sort_stored.go);
+//   - a column the cache keeps as dictionaries reads as its values (its
+//     engine type is its value type's; ToEngine decodes it), is passed
+//     through as dictionaries, and comes out of GROUP BY as its values.
+//     A WHERE conjunct on it that the scan's row filter takes (=, <>, <,
+//     BETWEEN, IN, LIKE 'prefix%', IS [NOT] NULL and NOT of those with
+//     no NULL literal) is tested once per dictionary entry and mapped to
+//     the rows by their indices (cache/rowfilter_dict.go), so it never
+//     decodes the column; other predicates decode it below the Filter.
 //
 // Timestamps of every unit and zone compute as microseconds, DuckDB's
 // TIMESTAMP and TIMESTAMP WITH TIME ZONE (a nanosecond column rounds
