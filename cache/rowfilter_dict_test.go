@@ -182,3 +182,51 @@ func isNullCmpNe(p Predicate) bool {
 	c, ok := p.(Cmp)
 	return ok && c.Op == Ne
 }
+
+// TestRowDictKeepSlicedAndOutOfRange: keep reads a sliced dictionary
+// array at its offset, and an index outside the dictionary (bytes the
+// put did not check) passes nothing instead of panicking.
+func TestRowDictKeepSlicedAndOutOfRange(t *testing.T) {
+	mem := newAlloc(t)
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}}, nil)
+	vb := array.NewStringBuilder(mem)
+	vb.AppendValues([]string{"a", "b", ""}, []bool{true, true, false})
+	dict := vb.NewArray()
+	vb.Release()
+	ib := array.NewInt8Builder(mem)
+	//                  0  1  2  3  4   5  6  7
+	ib.AppendValues([]int8{1, 0, 1, 2, 9, -1, 0, 1}, []bool{true, true, true, true, true, true, false, true})
+	idx := ib.NewArray()
+	ib.Release()
+	whole := array.NewDictionaryArray(dt, idx, dict)
+	idx.Release()
+	dict.Release()
+	defer whole.Release()
+	col := array.NewSlice(whole, 1, 8) // rows 1…7: a, b, NULL entry, 9, -1, NULL index, b
+	defer col.Release()
+	for _, tc := range []struct {
+		p    Predicate
+		want []int32
+	}{
+		{Cmp{Col: 0, Op: Eq, Val: String("b")}, []int32{1, 6}},
+		{Cmp{Col: 0, Op: Ne, Val: String("b")}, []int32{0}},
+		{IsNull{Col: 0}, []int32{2, 5}},
+		{IsNotNull{Col: 0}, []int32{0, 1, 6}},
+		{Not{X: Prefix{Col: 0, P: []byte("a")}}, []int32{1, 6}},
+	} {
+		test, ok := dictTestOf(schema, tc.p)
+		if !ok {
+			t.Fatalf("%v: not compiled", tc.p)
+		}
+		got := test.keep(&filterCol{arr: col}, make([]int32, col.Len()), true, col.Len())
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: rows %v, want %v", tc.p, got, tc.want)
+		}
+		sel := test.keep(&filterCol{arr: col}, []int32{1, 3, 5, 6}, false, col.Len())
+		want := slices.DeleteFunc(slices.Clone(tc.want), func(i int32) bool { return !slices.Contains([]int32{1, 3, 5, 6}, i) })
+		if !slices.Equal(sel, want) {
+			t.Errorf("%v on rows 1, 3, 5, 6: %v, want %v", tc.p, sel, want)
+		}
+	}
+}
