@@ -41,6 +41,9 @@ func (b *builder) pushdown(where ast.ExprNode) (cache.Predicate, string) {
 // prunable converts n; exact says the predicate is equivalent to n, not
 // only implied by it.
 func (b *builder) prunable(n ast.ExprNode) (cache.Predicate, bool, string) {
+	if p, exact, text, ok := b.prunableNegated(n); ok { // build_pushdown_dict.go
+		return p, exact, text
+	}
 	switch x := n.(type) {
 	case *ast.ParenthesesExpr:
 		return b.prunable(x.Expr)
