@@ -288,3 +288,27 @@ func TestDictionaryIntegerColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestDictionaryInsert: INSERT into a column kept as dictionaries encodes
+// the new values as dictionaries, which then filter and read as values.
+func TestDictionaryInsert(t *testing.T) {
+	e := dictEngine(t, 3000, 1000, 60)
+	for _, q := range []string{
+		"INSERT INTO kept VALUES ('hello', 100000), (NULL, 100001), ('hello', 100002)",
+		"INSERT INTO kept SELECT d, x + 200000 FROM plain WHERE x < 5",
+	} {
+		if _, err := run(t, e, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for q, want := range map[string]string{
+		"SELECT count(*) FROM kept WHERE d = 'hello'":                                                                   "2",
+		"SELECT count(*) FROM kept WHERE x = 100001 AND d IS NULL":                                                      "1",
+		"SELECT count(*) FROM kept a JOIN plain b ON a.x = b.x + 200000 AND (a.d = b.d OR a.d IS NULL AND b.d IS NULL)": "5",
+	} {
+		got, err := run(t, e, q)
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("%s: %v %v, want %s", q, got, err, want)
+		}
+	}
+}

@@ -113,3 +113,50 @@ func decodeCodes[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint
 	offs[n] = at
 	return makeArray(typString, n, valid, nulls, offBuf, dataBuf), nil, true
 }
+
+// dictionaryFromEngine stores arr (of dt's value engine type) as a
+// dictionary array of type dt: an INSERT into a column kept as
+// dictionaries. More distinct values than dt's indices can number is
+// ErrOverflow; a value type arrow-go's dictionary builder lacks (a
+// large_utf8…) is ErrType.
+func dictionaryFromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt *arrow.DictionaryType) (arrow.Array, error) {
+	switch dt.ValueType.ID() { // what arrow-go's dictionary builder takes without panicking
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.DATE32, arrow.DATE64, arrow.STRING, arrow.BINARY:
+	default:
+		return nil, errorf(ErrType, "cannot store values into a column of %s: only dictionaries of integers, floats, dates, utf8 and binary", dt)
+	}
+	vals, err := FromEngine(ctx, mem, arr, dt.ValueType)
+	if err != nil {
+		return nil, err
+	}
+	defer vals.Release()
+	b := array.NewDictionaryBuilder(mem, dt)
+	defer b.Release()
+	if err := b.AppendArray(vals); err != nil {
+		return nil, errorf(ErrInvalid, "encoding %s: %v", dt, err)
+	}
+	if limit := maxIndex(dt.IndexType); uint64(b.DictionarySize()) > limit+1 {
+		return nil, errorf(ErrOverflow, "%d distinct values do not fit %s (indices up to %d)", b.DictionarySize(), dt, limit)
+	}
+	return b.NewArray(), nil
+}
+
+// maxIndex is the largest value of an index type.
+func maxIndex(it arrow.DataType) uint64 {
+	switch it.ID() {
+	case arrow.INT8:
+		return math.MaxInt8
+	case arrow.UINT8:
+		return math.MaxUint8
+	case arrow.INT16:
+		return math.MaxInt16
+	case arrow.UINT16:
+		return math.MaxUint16
+	case arrow.INT32:
+		return math.MaxInt32
+	case arrow.UINT32:
+		return math.MaxUint32
+	}
+	return math.MaxInt64
+}

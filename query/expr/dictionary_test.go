@@ -2,6 +2,7 @@ package expr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -138,5 +139,44 @@ func BenchmarkDictionaryToEngine(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/8192, "ns/row")
 		})
+	}
+}
+
+// TestDictionaryFromEngine: values stored as a dictionary type keep their
+// NULLs, and more distinct values than the indices number is ErrOverflow.
+func TestDictionaryFromEngine(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ctx := context.Background()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	sb := array.NewStringBuilder(mem)
+	sb.AppendValues([]string{"a", "", "b", "a"}, []bool{true, false, true, true})
+	small := sb.NewArray()
+	for i := range 200 {
+		sb.Append(fmt.Sprint(i))
+	}
+	many := sb.NewArray()
+	sb.Release()
+	defer small.Release()
+	defer many.Release()
+	got, err := FromEngine(ctx, mem, small, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	back, err := ToEngine(ctx, mem, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Release()
+	if !arrow.TypeEqual(got.DataType(), dt) || !array.Equal(back, small) {
+		t.Errorf("stored %v as %s, read back %v", small, got.DataType(), back)
+	}
+	if _, err := FromEngine(ctx, mem, many, dt); !errors.Is(err, ErrOverflow) || !strings.Contains(err.Error(), "200 distinct values") {
+		t.Errorf("200 values into int8 indices: %v", err)
+	}
+	large := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.LargeString}
+	if _, err := FromEngine(ctx, mem, small, large); !errors.Is(err, ErrType) {
+		t.Errorf("into a dictionary of large_utf8: %v, want ErrType", err)
 	}
 }

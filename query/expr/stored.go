@@ -32,6 +32,11 @@ func FromEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array, dt a
 		arr.Retain()
 		return arr, nil
 	}
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		if et, ok := EngineType(d); ok && arrow.TypeEqual(et, arr.DataType()) {
+			return dictionaryFromEngine(ctx, mem, arr, d) // dictionary.go
+		}
+	}
 	if et, ok := EngineType(dt); !ok || !arrow.TypeEqual(et, arr.DataType()) {
 		return nil, errorf(ErrType, "cannot store %s as %s", arr.DataType(), dt)
 	}
