@@ -169,12 +169,17 @@ func TestNewAggregates(t *testing.T) {
 // last spill, and give the answer of the query run in memory (first and
 // last by the rows' positions, whichever worker and run held them).
 func TestSerialAggregateMemory(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c := groupsTable(t, mem, 60_000)
+	rows, limit := 60_000, int64(4<<20)
+	if testing.Short() { // CI's race pass: half the table in half the memory
+		rows, limit = 30_000, 2<<20
+	}
+	c := groupsTable(t, mem, rows)
 	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
 	inMem := New(c, Options{Alloc: mem, MemoryLimit: 1 << 30, Workers: 1}) // scan order, no merges
-	for _, opts := range []Options{{Alloc: mem, MemoryLimit: 4 << 20, Spill: m, Workers: 2}, {Alloc: mem, MemoryLimit: 4 << 20}} {
+	for _, opts := range []Options{{Alloc: mem, MemoryLimit: limit, Spill: m, Workers: 2}, {Alloc: mem, MemoryLimit: limit}} {
 		e := New(c, opts)
 		for _, sql := range []string{
 			`SELECT k, string_agg(s, ',') FROM t GROUP BY k`,
@@ -186,7 +191,7 @@ func TestSerialAggregateMemory(t *testing.T) {
 			}
 		}
 	}
-	spilling := New(c, Options{Alloc: mem, MemoryLimit: 4 << 20, Spill: m, Workers: 2})
+	spilling := New(c, Options{Alloc: mem, MemoryLimit: limit, Spill: m, Workers: 2})
 	for _, sql := range []string{
 		`SELECT k % 20000 AS m, count(*) FILTER (WHERE v > 5000), sum(v) FILTER (WHERE name > 'm'), count(DISTINCT v) FILTER (WHERE f > 0),
 		        approx_count_distinct(s), min(s) FILTER (WHERE v < 100), count(*) FROM t GROUP BY m`,

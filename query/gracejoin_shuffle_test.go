@@ -43,6 +43,7 @@ func graceStat(t *testing.T, text, what string) int {
 // same partition is partitioned again (and, its key being one, falls
 // back to the nested loop), with the same answers.
 func TestGraceJoinSkewSplit(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 11,
@@ -53,7 +54,7 @@ func TestGraceJoinSkewSplit(t *testing.T) {
 	for _, split := range []bool{true, false} {
 		e := New(c, Options{Alloc: mem, Workers: 2, Spill: m})
 		e.joinSpill = joinSpillTuning{force: true, maxRows: 200, noSkewSplit: !split}
-		for _, kind := range joinKinds() {
+		for _, kind := range shortJoinKinds() {
 			residual := kind%2 == 0 // each kind once, with or without
 			jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: residual}
 			t.Run(fmt.Sprintf("split=%v/%s/residual=%v", split, kind, residual), func(t *testing.T) {
@@ -127,6 +128,7 @@ func TestGraceJoinSkipsEmptyPartitions(t *testing.T) {
 // side is partitioned, and the rest are written and joined after, a few
 // at a time (coalesced); every kind answers as the reference does.
 func TestGraceJoinKeepsPartitions(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 15,
@@ -135,7 +137,7 @@ func TestGraceJoinKeepsPartitions(t *testing.T) {
 	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
 	e := New(c, Options{Alloc: mem, MemoryLimit: 256 << 10, Workers: 2, Spill: m})
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
-	for _, kind := range joinKinds() {
+	for _, kind := range shortJoinKinds() {
 		jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: kind%2 == 1}
 		t.Run(kind.String(), func(t *testing.T) {
 			checkJoin(t, e, mem, jc, mk, recs)
@@ -200,6 +202,7 @@ func TestGraceJoinSkewSplitCancel(t *testing.T) {
 // The partition of key 0 is split, the others joined in memory, and the
 // answers are the in-memory join's.
 func TestGraceJoinSkewSplitMemoryLimit(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, _ := joinTables(t, mem, 14,

@@ -53,6 +53,7 @@ type joinNodeMaker func(joinCase) planNode
 // (about 19 build rows per key), joined by the nested loop in chunks.
 // Every spill file is gone after each query.
 func TestGraceJoinMatchesNestedLoop(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 1, joinSide{rows: 230, batch: 17, domain: 8, nullP: 0.1}, joinSide{rows: 150, batch: 13, domain: 8, nullP: 0.1})
@@ -79,7 +80,7 @@ func TestGraceJoinMatchesNestedLoop(t *testing.T) {
 	}
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
 	for _, k := range keys {
-		for _, kind := range joinKinds() {
+		for _, kind := range shortJoinKinds() {
 			for _, residual := range []bool{false, true} {
 				sides := [][2]bool{{false, false}}
 				if k.allSides {
@@ -116,6 +117,7 @@ func TestGraceJoinMatchesNestedLoop(t *testing.T) {
 // duplicate and NULL keys, and with one key on every row (the nested
 // loop); EXPLAIN ANALYZE and Stats report what spilled.
 func TestGraceJoinTinyMemory(t *testing.T) {
+	t.Parallel() // heavy: overlaps the others under -race
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
@@ -126,7 +128,7 @@ func TestGraceJoinTinyMemory(t *testing.T) {
 		c, recs := joinTables(t, mem, 9, joinSide{rows: 1500, batch: 100, domain: tc.domain, nullP: 0.05}, joinSide{rows: 1200, batch: 90, domain: tc.domain, nullP: 0.05})
 		e := New(c, Options{Alloc: mem, MemoryLimit: 96 << 10, Workers: 2, Spill: m})
 		mk := func(jc joinCase) planNode { return jc.node(t, c) }
-		for _, kind := range joinKinds() {
+		for _, kind := range shortJoinKinds() {
 			for _, residual := range []bool{false, true} {
 				if tc.domain == 1 && !residual && (kind == joinInner || kind == joinLeft || kind == joinRight || kind == joinFull) {
 					continue // 1.8 million pairs: the residual keeps the skewed case small

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,7 +132,18 @@ func cell(col arrow.Array, i int) string {
 	if d, ok := col.(*array.Dictionary); ok { // an index may select a NULL entry
 		return cell(d.Dictionary(), d.GetValueIndex(i))
 	}
-	switch d := col.(type) { // decimals with their scale: 1.50, not 1.5
+	switch d := col.(type) {
+	// The common types without fmt (ValueStr's Sprintf dominated the
+	// join tests under -race); the text is ValueStr's.
+	case *array.Int64:
+		return strconv.FormatInt(d.Value(i), 10)
+	case *array.Int32:
+		return strconv.FormatInt(int64(d.Value(i)), 10)
+	case *array.String:
+		return d.Value(i)
+	case *array.Boolean:
+		return strconv.FormatBool(d.Value(i))
+	// decimals with their scale: 1.50, not 1.5
 	case *array.Decimal128:
 		return d.Value(i).ToString(d.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.Decimal64:
