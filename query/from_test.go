@@ -149,6 +149,14 @@ func TestJoinPlans(t *testing.T) {
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty IN (b.qty, 1)`, []string{"HashJoin Left"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty NOT BETWEEN b.qty AND 0`, []string{"HashJoin Left"}},
 		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.qty BETWEEN b.qty AND 40`, []string{"HashJoin Inner"}},
+		// A FULL JOIN narrows by the sides whose NULLs WHERE rejects (the
+		// smaller preserved side built, as for LEFT).
+		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE a.id < 5`, []string{
+			"HashJoin Right on qty = id", "keeps rows where a.id<5"}},
+		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE b.id < 5`, []string{
+			"HashJoin Right on id = qty", "keeps rows where b.id<5"}},
+		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE b.id < 5 AND a.grp = 'a'`, []string{"HashJoin Inner"}},
+		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE b.id IS NULL OR a.id < 5`, []string{"HashJoin Full"}},
 	} {
 		plan, err := e.Explain(context.Background(), tc.sql)
 		if err != nil {

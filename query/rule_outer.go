@@ -11,20 +11,25 @@ import (
 // WHERE rejects NULLs on its inner side: a row the outer join would add,
 // with NULL inner columns, fails that conjunct anyway. The inner join can
 // then be reordered with the others and its ON conditions pushed like
-// WHERE's. (Outer joins nested under another outer join's inner side are
-// left as they are.)
+// WHERE's. A FULL JOIN loses the rows WHERE rejects: when it rejects
+// NULLs of the left side, the rows only the right side has go and it is a
+// LEFT JOIN; of the right side, a RIGHT JOIN (a LEFT JOIN with its sides
+// swapped); of both, inner. (Outer joins nested under another outer
+// join's inner side are left as they are.)
 func (b *builder) outerToInner(n *fromNode, terms []ast.ExprNode) error {
 	leaves, _ := flattenInner(n, nil, nil)
 	for _, l := range leaves {
-		if l.rel >= 0 || l.kind != joinLeft {
+		if l.rel >= 0 || l.kind != joinLeft && l.kind != joinFull {
 			continue
 		}
-		inner := relsOf(l.right)
-		for _, t := range terms {
-			if b.rejectsNulls(t, inner) {
-				l.kind = joinInner
-				break
+		if l.kind == joinFull {
+			b.fullToOuter(l, terms)
+			if l.kind != joinLeft {
+				continue // still FULL, or inner: flattenInner saw it as a leaf, so look again below
 			}
+		}
+		if b.anyRejectsNulls(terms, relsOf(l.right)) {
+			l.kind = joinInner
 		}
 		if l.kind == joinInner { // its items join the region: look again
 			return b.outerToInner(n, terms)
@@ -33,7 +38,36 @@ func (b *builder) outerToInner(n *fromNode, terms []ast.ExprNode) error {
 			return err
 		}
 	}
+	for _, l := range leaves { // a FULL JOIN made inner above
+		if l.rel < 0 && l.kind == joinInner {
+			return b.outerToInner(n, terms)
+		}
+	}
 	return nil
+}
+
+// fullToOuter narrows a FULL JOIN by the sides whose NULLs a WHERE
+// conjunct rejects (outerToInner).
+func (b *builder) fullToOuter(l *fromNode, terms []ast.ExprNode) {
+	left, right := b.anyRejectsNulls(terms, relsOf(l.left)), b.anyRejectsNulls(terms, relsOf(l.right))
+	switch {
+	case left && right:
+		l.kind = joinInner
+	case left: // the rows only the right side has are gone
+		l.kind = joinLeft
+	case right: // the rows only the left side has are gone: a RIGHT JOIN
+		l.kind, l.left, l.right = joinLeft, l.right, l.left
+	}
+}
+
+// anyRejectsNulls reports whether some term rejects NULLs of rels.
+func (b *builder) anyRejectsNulls(terms []ast.ExprNode, rels relSet) bool {
+	for _, t := range terms {
+		if b.rejectsNulls(t, rels) {
+			return true
+		}
+	}
+	return false
 }
 
 // rejectsNulls reports whether a condition is never TRUE when every

@@ -235,7 +235,8 @@ func (g *joinGen) query() testQuery {
 			on += " AND " + f
 		}
 		kind := g.pick("LEFT", "LEFT", "FULL", "FULL OUTER")
-		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x %s JOIN %s y ON %s%s%s", sel, a, kind, b, on, where(g.filter("x")), tail)}
+		// WHERE on either side (a FULL JOIN narrows to LEFT, RIGHT or inner)
+		return testQuery{sql: fmt.Sprintf("SELECT %s FROM %s x %s JOIN %s y ON %s%s%s", sel, a, kind, b, on, where(g.filter(g.pick("x", "x", "y"))), tail)}
 	case 3: // three relations, a residual between two of them
 		c := g.table()
 		k2 := g.key()
