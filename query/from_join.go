@@ -537,11 +537,10 @@ func (b *builder) greedyOrder(parts []*part, conds []*conjunct, applied []bool, 
 		bi, bj, best := -1, -1, 0.0
 		for i := range rest {
 			for j := i + 1; j < len(rest); j++ {
-				keys := b.joinKeys(rest[i], rest[j], conds, applied)
-				if len(keys.l) == 0 {
+				est, connected := b.pairEstimate(rest[i], rest[j], conds, applied)
+				if !connected {
 					continue
 				}
-				est := joinEstimate(b, rest[i], rest[j], keys.l, keys.r)
 				if bi < 0 || est < best || (est == best && rest[i].est+rest[j].est < rest[bi].est+rest[bj].est) {
 					bi, bj, best = i, j, est
 				}
@@ -584,11 +583,7 @@ func (b *builder) dpOrder(parts []*part, conds []*conjunct, applied []bool) (*jo
 	}
 	size := func(l, r regionSet, lRows, rRows float64) (float64, bool) {
 		x, y := &part{rels: relsOf(l), est: lRows}, &part{rels: relsOf(r), est: rRows}
-		keys := b.joinKeys(x, y, conds, applied)
-		if len(keys.l) == 0 {
-			return 0, false
-		}
-		return joinEstimate(b, x, y, keys.l, keys.r), true
+		return b.pairEstimate(x, y, conds, applied)
 	}
 	tree, cost, ok := dpJoinOrder(leafRows, size)
 	if !ok {
@@ -598,6 +593,26 @@ func (b *builder) dpOrder(parts []*part, conds []*conjunct, applied []bool) (*jo
 		return nil, false // not clearly better: greedyOrder joins them
 	}
 	return tree, true
+}
+
+// pairEstimate is the rows joining x and y is estimated to return, and
+// whether an unapplied equality connects them: their column keys'
+// estimate, or else, when an equality of an expression over each connects
+// them (a key join_exprkeys.go makes), the smaller side's rows (as if the
+// larger side's expression were unique: no distinct counts to say more).
+func (b *builder) pairEstimate(x, y *part, conds []*conjunct, applied []bool) (float64, bool) {
+	if keys := b.joinKeys(x, y, conds, applied); len(keys.l) > 0 {
+		return joinEstimate(b, x, y, keys.l, keys.r), true
+	}
+	for i, c := range conds {
+		if applied[i] || !c.rels.subsetOf(x.rels|y.rels) {
+			continue
+		}
+		if _, _, ok := b.equalityOver(c.e, x.rels, y.rels); ok {
+			return min(x.est, y.est), true
+		}
+	}
+	return 0, false
 }
 
 // hasEquiKey reports an equality of a column of each part among conds.

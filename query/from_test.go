@@ -157,6 +157,10 @@ func TestJoinPlans(t *testing.T) {
 			"HashJoin Right on id = qty", "keeps rows where b.id<5"}},
 		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE b.id < 5 AND a.grp = 'a'`, []string{"HashJoin Inner"}},
 		{`SELECT count(*) FROM orders a FULL JOIN orders b ON a.id = b.qty WHERE b.id IS NULL OR a.id < 5`, []string{"HashJoin Full"}},
+		// An equality of expressions connects its tables for the join
+		// order: the selective a joins b first, not last as a cross part.
+		{`SELECT count(*) FROM orders a, orders b, orders c WHERE a.id = b.qty + 1 AND c.id = b.id AND a.id < 3`, []string{
+			"HashJoin Inner on id = id", "HashJoin Inner on qty + 1 = id", "keeps rows where a.id<3", "build:", "Scan orders: decodes 1 of 7 columns [id] (~60 rows)"}},
 	} {
 		plan, err := e.Explain(context.Background(), tc.sql)
 		if err != nil {

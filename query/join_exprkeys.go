@@ -48,25 +48,8 @@ func (b *builder) exprKeys(probe, build *part, conds []ast.ExprNode) (rest []ast
 // exprKey makes one condition a key, when it is an equality of an
 // expression over each input.
 func (b *builder) exprKey(probe, build *part, c ast.ExprNode) (exprKey, bool, error) {
-	x, ok := unparen(c).(*ast.BinaryOperationExpr)
-	if !ok || x.Op != opcode.EQ {
-		return exprKey{}, false, nil
-	}
-	over := func(n ast.ExprNode, p *part) bool {
-		refs := b.colRefsOf(n)
-		for _, r := range refs {
-			if r.rel < 0 || !p.rels.has(r.rel) {
-				return false
-			}
-		}
-		return len(refs) > 0 && !hasSubquery(n)
-	}
-	l, r := x.L, x.R
-	switch {
-	case over(l, probe) && over(r, build):
-	case over(r, probe) && over(l, build):
-		l, r = r, l
-	default:
+	l, r, ok := b.equalityOver(c, probe.rels, build.rels)
+	if !ok {
 		return exprKey{}, false, nil
 	}
 	if err := b.ensureEngine(probe, b.colRefsOf(l)); err != nil {
@@ -97,6 +80,31 @@ func (b *builder) exprKey(probe, build *part, c ast.ExprNode) (exprKey, bool, er
 		return exprKey{}, false, nil
 	}
 	return exprKey{probe: pk, build: bk}, true, nil
+}
+
+// equalityOver returns the sides of c, an equality of an expression over
+// the relations of x with one over y's (in that order), or false.
+func (b *builder) equalityOver(c ast.ExprNode, x, y relSet) (l, r ast.ExprNode, ok bool) {
+	e, ok := unparen(c).(*ast.BinaryOperationExpr)
+	if !ok || e.Op != opcode.EQ {
+		return nil, nil, false
+	}
+	over := func(n ast.ExprNode, rels relSet) bool {
+		refs := b.colRefsOf(n)
+		for _, r := range refs {
+			if r.rel < 0 || !rels.has(r.rel) {
+				return false
+			}
+		}
+		return len(refs) > 0 && !hasSubquery(n)
+	}
+	switch {
+	case over(e.L, x) && over(e.R, y):
+		return e.L, e.R, true
+	case over(e.R, x) && over(e.L, y):
+		return e.R, e.L, true
+	}
+	return nil, nil, false
 }
 
 // withKeyColumns appends a computed column per expression to a part's
