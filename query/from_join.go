@@ -534,18 +534,9 @@ func (b *builder) joinRegion(parts []*part, conds []*conjunct, pend []*pendingJo
 func (b *builder) greedyOrder(parts []*part, conds []*conjunct, applied []bool, joinPair func(x, y *part) (*part, error)) (*part, error) {
 	rest := slices.Clone(parts)
 	for len(rest) > 1 {
-		bi, bj, best := -1, -1, 0.0
-		for i := range rest {
-			for j := i + 1; j < len(rest); j++ {
-				est, connected := b.pairEstimate(rest[i], rest[j], conds, applied)
-				if !connected {
-					continue
-				}
-				if bi < 0 || est < best || (est == best && rest[i].est+rest[j].est < rest[bi].est+rest[bj].est) {
-					bi, bj, best = i, j, est
-				}
-			}
-		}
+		bi, bj, _ := pickPair(len(rest), func(i, j int) (float64, bool) {
+			return b.pairEstimate(rest[i], rest[j], conds, applied)
+		}, func(i, j int) float64 { return rest[i].est + rest[j].est })
 		if bi < 0 { // nothing connected: the two smallest
 			slices.SortStableFunc(rest, func(x, y *part) int { return cmp.Compare(x.est, y.est) })
 			bi, bj = 0, 1

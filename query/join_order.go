@@ -112,18 +112,9 @@ func greedyCost(leafRows []float64, size joinSizer) (cost float64, ok bool) {
 		items[i] = item{set: 1 << i, rows: r}
 	}
 	for len(items) > 1 {
-		bi, bj, best := -1, -1, 0.0
-		for i := range items {
-			for j := i + 1; j < len(items); j++ {
-				rows, connected := size(items[i].set, items[j].set, items[i].rows, items[j].rows)
-				if !connected {
-					continue
-				}
-				if bi < 0 || rows < best || (rows == best && items[i].rows+items[j].rows < items[bi].rows+items[bj].rows) {
-					bi, bj, best = i, j, rows
-				}
-			}
-		}
+		bi, bj, best := pickPair(len(items), func(i, j int) (float64, bool) {
+			return size(items[i].set, items[j].set, items[i].rows, items[j].rows)
+		}, func(i, j int) float64 { return items[i].rows + items[j].rows })
 		if bi < 0 {
 			return 0, false
 		}
@@ -133,6 +124,26 @@ func greedyCost(leafRows []float64, size joinSizer) (cost float64, ok bool) {
 		items = append(items[:bj], items[bj+1:]...)
 	}
 	return cost, true
+}
+
+// pickPair is greedy operator ordering's choice among n items (greedyCost
+// here, greedyOrder in from_join.go): the connected pair i < j whose join
+// is estimated smallest, then the one of smaller inputs; bi is -1 when no
+// pair is connected.
+func pickPair(n int, join func(i, j int) (rows float64, connected bool), inputs func(i, j int) float64) (bi, bj int, best float64) {
+	bi, bj = -1, -1
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			rows, connected := join(i, j)
+			if !connected {
+				continue
+			}
+			if bi < 0 || rows < best || rows == best && inputs(i, j) < inputs(bi, bj) {
+				bi, bj, best = i, j, rows
+			}
+		}
+	}
+	return bi, bj, best
 }
 
 // dpTree reads the tree of set s out of the table.
