@@ -35,8 +35,8 @@ func (b *builder) denseGroupRange(n *aggregateNode) *agg.DenseRange {
 	if !ok {
 		return nil
 	}
-	st, err := b.c.Stats(scan.table)
-	if err != nil || col >= len(st.Columns) {
+	st := b.statsOfTable(scan.table) // read once per query
+	if st == nil || col >= len(st.Columns) {
 		return nil
 	}
 	cs := st.Columns[col]

@@ -116,8 +116,7 @@ func (b *builder) columnRange(col int, dt arrow.DataType, iso *isolated) (lo, hi
 	case arrow.UINT32:
 		return r(0, math.MaxUint32)
 	case arrow.INT64:
-		st, err := b.c.Stats(b.table)
-		if err == nil && col < len(st.Columns) {
+		if st := b.statsOfTable(b.table); st != nil && col < len(st.Columns) { // read once per query
 			if s := st.Columns[col]; s.HasBounds && s.Min.Kind == cache.KindInt && s.Max.Kind == cache.KindInt {
 				return r(s.Min.I, s.Max.I)
 			}
