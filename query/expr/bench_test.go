@@ -87,6 +87,10 @@ func BenchmarkEval(b *testing.B) {
 		b.Run("expr=a*b+c/"+tc.name, func(b *testing.B) {
 			benchEval(b, must(Arith(Add, must(Arith(Mul, a, bb)), c)), batch)
 		})
+		// TPC-H Q1's charge: two operands a constant
+		b.Run("expr=a*(1-b)*(1+c)/"+tc.name, func(b *testing.B) {
+			benchEval(b, must(Arith(Mul, must(Arith(Mul, a, must(Arith(Sub, lit(int64(1)), bb)))), must(Arith(Add, lit(int64(1)), c)))), batch)
+		})
 		filter := must(And(
 			must(Compare(Lt, a, lit(int64(24)))),
 			must(Between(bb, lit(int64(5)), lit(int64(7))))))
