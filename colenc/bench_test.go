@@ -2,6 +2,7 @@ package colenc_test
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -132,5 +133,40 @@ func BenchmarkPipeline(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkDecodeRows: the rows a filtered scan keeps of a Delta column
+// shaped like l_orderkey (ascending, about 4 rows a key): 1.3% of them
+// (TPC-H Q8's lineitem after its runtime filter) and a quarter (the most
+// the scan decodes by rows); throughput counts the whole column.
+func BenchmarkDecodeRows(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	key := int64(1)
+	src := column(8, benchRows, func(int, *rand.Rand) int64 {
+		if r.IntN(4) == 0 {
+			key += 1 + int64(r.IntN(8))
+		}
+		return key
+	})
+	encoded := colenc.Encode(nil, src, 8, colenc.Delta)
+	for _, keep := range []int{106, benchRows / 4} {
+		var rows []int32
+		for i := range benchRows {
+			if r.IntN(benchRows) < keep {
+				rows = append(rows, int32(i))
+			}
+		}
+		b.Run("enc=delta/kept="+strconv.Itoa(keep), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			dst := make([]byte, 0, len(src))
+			for b.Loop() {
+				var err error
+				if dst, err = colenc.DecodeRows(dst[:0], encoded, len(src), rows); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

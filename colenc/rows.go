@@ -3,6 +3,7 @@ package colenc
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/quiverdb/quiver/internal/bufs"
@@ -14,8 +15,9 @@ import (
 // gather gives, without decoding the rest. A scan whose filter keeps a
 // few rows of a batch reads only those: Plain copies them and FOR
 // unpacks each from its own bit offset, since a packed value's place is
-// i*bits; Delta, whose values are running sums, decodes the whole buffer
-// into scratch first. Lengths (an offsets buffer) is refused: a gathered
+// i*bits; Delta, whose values are running sums, sums its deltas up to
+// each row in turn when the rows ascend (a scan's selection), else decodes
+// the whole buffer into scratch first. Lengths (an offsets buffer) is refused: a gathered
 // offset means nothing. src is untrusted as in Decode (limit bounds the
 // decoded size the header may claim); a position past the values is an
 // error too. Failures match ErrCorrupt and return dst unchanged.
@@ -47,6 +49,10 @@ func DecodeRows(dst, src []byte, limit int, rows []int32) ([]byte, error) {
 			store(win, h.width, j, base+packedAt(h.body, int(r), h.bits))
 		}
 	case Delta:
+		if slices.IsSorted(rows) { // a scan's selection: one running sum, nothing else written
+			deltaRows(win, h, rows)
+			break
+		}
 		p := deltaScratch.Get().(*[]byte)
 		all := bufs.Extend((*p)[:0], h.n*h.width)
 		decodeDelta(all, h)
@@ -82,6 +88,28 @@ func packedAt(src []byte, i int, bits uint) uint64 {
 		w = w<<8 | uint64(src[j])
 	}
 	return w >> sh & mask
+}
+
+// deltaRows is DecodeRows of a Delta buffer at ascending rows: the deltas
+// unpacked, then summed up to each row in turn, storing only the rows'
+// values.
+func deltaRows(win []byte, h header, rows []int32) {
+	if h.n == 0 || len(rows) == 0 {
+		return
+	}
+	p := getScratch(h.n - 1)
+	vals := *p
+	unpack(vals, h.body, h.bits)
+	cur, step := uint64(h.param), uint64(h.step) // value 0
+	i := 0                                       // cur is value i
+	for j, r := range rows {
+		for _, v := range vals[i:r] {
+			cur += step + v
+		}
+		i = int(r)
+		store(win, h.width, j, cur)
+	}
+	putScratch(p)
 }
 
 // deltaScratch holds a Delta buffer decoded whole for DecodeRows.

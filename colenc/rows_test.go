@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/quiverdb/quiver/colenc"
@@ -32,13 +33,16 @@ func TestDecodeRows(t *testing.T) {
 					for i := range n { // every row, in order: the tail values too
 						rows = append(rows, int32(i))
 					}
-					var want []byte
-					for _, r := range rows {
-						want = append(want, all[int(r)*width:int(r+1)*width]...)
-					}
-					got, err := colenc.DecodeRows([]byte("pre"), buf, len(src), rows)
-					if err != nil || string(got[:3]) != "pre" || !bytes.Equal(got[3:], want) {
-						t.Fatalf("%s %d-byte n=%d %s: rows differ (err %v)", sh.name, width, n, enc, err)
+					// and ascending with repeats (Delta's one-pass path)
+					for _, rows := range [][]int32{rows, slices.Sorted(slices.Values(rows))} {
+						var want []byte
+						for _, r := range rows {
+							want = append(want, all[int(r)*width:int(r+1)*width]...)
+						}
+						got, err := colenc.DecodeRows([]byte("pre"), buf, len(src), rows)
+						if err != nil || string(got[:3]) != "pre" || !bytes.Equal(got[3:], want) {
+							t.Fatalf("%s %d-byte n=%d %s: rows differ (err %v)", sh.name, width, n, enc, err)
+						}
 					}
 					if _, err := colenc.DecodeRows(nil, buf, len(src), []int32{int32(n)}); !errors.Is(err, colenc.ErrCorrupt) {
 						t.Fatalf("%s %s: row past the end: %v", sh.name, enc, err)
