@@ -221,6 +221,9 @@ var cmpOps = map[opcode.Op]expr.CmpOp{
 }
 
 func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error) {
+	if e, ok, err := b.nestedCompare(x, sc); ok { // lists and structs: build_nestedkey.go
+		return e, err
+	}
 	l, err := b.expr(x.L, sc)
 	if err != nil {
 		return nil, err

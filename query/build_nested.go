@@ -43,7 +43,7 @@ var nestedFuncs = map[string]string{
 // nestedRefusal is the error for a list or struct column used where only
 // a value can be: it names the column, its type, and what is allowed.
 func (b *builder) nestedRefusal(n ast.Node, name string, t arrow.DataType) error {
-	return b.at(ErrUnsupported, n, "column %s of type %s: a list or struct is returned as it is, indexed (l[1], s.f, s['f']), measured (len, list_contains) or tested IS NULL; it cannot be compared, sorted, grouped, joined or aggregated", name, t)
+	return b.at(ErrUnsupported, n, "column %s of type %s: a list or struct is returned as it is, indexed (l[1], s.f, s['f']), measured (len, list_contains), tested IS NULL, compared with another, sorted, grouped, joined on, counted and taken by min, max, first, last or any_value; it is not computed on", name, t)
 }
 
 // nestedCall plans x when it reads into a list or struct; ok is false when
