@@ -23,9 +23,10 @@ import (
 //     sum(l[2])), or return it when it is a list or struct again,
 //   - test it IS [NOT] NULL.
 //
-// Anything else that names one — compare, sort, group, join, aggregate,
-// cast it — is refused with the column, its type and what it can do
-// (nestedRefusal). s.f reads as t.c to the grammar: a name whose
+// A whole one is compared, sorted, grouped, joined on and aggregated by
+// its key (build_nestedkey.go). Anything else that names one — compute
+// on it, cast it — is refused with the column, its type and what it can
+// do (nestedRefusal). s.f reads as t.c to the grammar: a name whose
 // qualifier is no table of the FROM clause but a struct column of one of
 // its tables is that column's field (rewriteStructFields, as DuckDB
 // resolves it). unnest is refused: one row per element is an operator

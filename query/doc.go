@@ -141,9 +141,24 @@
 // row per element, the other items repeated (a NULL or empty list gives
 // none): an Unnest step under the projection (op_unnest.go), one per
 // SELECT, not with GROUP BY, aggregates or window functions (unnest in
-// a derived table and aggregate over that). Comparing, sorting,
-// grouping, joining, casting or aggregating a whole list or struct is
-// refused with the column, its type and what it can do. Unions and
+// a derived table and aggregate over that). A whole list or struct is
+// a value too (build_nestedkey.go): compared with another of its shape
+// (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM; the same field names and
+// element types, any list kind with any other), sorted (ORDER BY l, s
+// DESC), grouped on (GROUP BY l, DISTINCT, UNION), joined on (ON a.l =
+// b.l, hashed), counted (count, count(DISTINCT), approx_count_distinct)
+// and taken by min, max, first, last and any_value, in DuckDB's order:
+// element by element and field by field, a NULL element after every
+// value and equal to another NULL ([1, NULL] = [1, NULL] is TRUE, [1,
+// NULL] > [1, 2]), a list before the longer lists it prefixes ([] <
+// [1] < [1, 2]). Each works on the value's key, a BLOB whose byte order
+// is that order (package sortkey), turned back into the value where a
+// GROUP BY, min or max returns it. Not: lists holding intervals or maps,
+// grouping on or min/max of lists holding dictionary-encoded values,
+// list literals ([1, 2] = l), lists of different element types ([1]
+// int32 against int64), min/max/first/last of one as a window function,
+// casts, and arithmetic, which fail with the column or value and its
+// type. Unions and
 // run-end encoded columns, which have no engine type either, are refused
 // wherever the query names them; the server's TestAllTypesThroughServer
 // lists what each type does.

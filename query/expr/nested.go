@@ -18,8 +18,10 @@ import (
 // value in its engine type (an int32 element is an Int64), or, when that
 // value is itself a list or struct, in its stored type, to be passed out
 // or read into again. IsNull reads them too (a NULL list is NULL; an
-// empty one is not). Nothing else takes them: Compare, Cast, Call and the
-// rest fail with ErrType, since Coerce knows no list or struct.
+// empty one is not), and NestedKey turns them into keys to compare, sort
+// and group on (nested_key.go). Nothing else takes them: Compare, Cast,
+// Call and the rest fail with ErrType, since Coerce knows no list or
+// struct.
 //
 // Semantics are DuckDB's: l[i] counts from 1, a negative i from the end
 // (l[-1] is the last element), and i = 0 or past either end is NULL, as a
