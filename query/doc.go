@@ -154,7 +154,6 @@
 // [1] < [1, 2]). Each works on the value's key, a BLOB whose byte order
 // is that order (package sortkey), turned back into the value where a
 // GROUP BY, min or max returns it. Not: lists holding intervals or maps,
-// grouping on or min/max of lists holding dictionary-encoded values,
 // list literals ([1, 2] = l), lists of different element types ([1]
 // int32 against int64), min/max/first/last of one as a window function,
 // casts, and arithmetic, which fail with the column or value and its

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // ErrCorrupt: bytes given to AppendDecoded are not a key of its type.
@@ -16,10 +17,11 @@ var ErrCorrupt = errors.New("sortkey: not a key of this type")
 // key (doc.go) without its null byte is key: the inverse of Encode for a
 // valid value, so that a query can group or take the minimum of lists
 // and structs by their keys and return the values. Floats come back
-// canonical (-0.0 as 0.0, every NaN the one NaN); dictionaries, whose
-// keys are their values, cannot be rebuilt and fail with ErrUnsupported;
-// bytes that are not a key of t fail with ErrCorrupt, leaving b with
-// whatever was appended before the fault (the caller discards it).
+// canonical (-0.0 as 0.0, every NaN the one NaN); a dictionary value is
+// appended to b's dictionary (a dictionary past its indices fails with
+// ErrTooLarge); bytes that are not a key of t fail with ErrCorrupt,
+// leaving b with whatever was appended before the fault (the caller
+// discards it).
 func AppendDecoded(b array.Builder, t arrow.DataType, key []byte) error {
 	rest, err := decodeValue(b, t, key)
 	if err != nil {
@@ -61,8 +63,8 @@ func decodeValue(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	if t.ID() == arrow.DICTIONARY {
-		return nil, fmt.Errorf("%w: decoding a dictionary (%s)", ErrUnsupported, t)
+	if dt, ok := t.(*arrow.DictionaryType); ok {
+		return decodeDictValue(b, dt, key)
 	}
 	if w < 0 {
 		return decodeVar(b, key)
@@ -88,7 +90,11 @@ func decodeChild(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) 
 	case validByte:
 		return decodeValue(b, t, key[1:])
 	case nullLastByte:
-		w, err := fixedWidth(t)
+		vt := t
+		if dt, ok := t.(*arrow.DictionaryType); ok { // its NULL is its values' (newColumn)
+			vt = dt.ValueType
+		}
+		w, err := fixedWidth(vt)
 		if err != nil {
 			return nil, err
 		}
@@ -186,4 +192,25 @@ func decodeVar(b array.Builder, key []byte) ([]byte, error) {
 		panic(fmt.Sprintf("sortkey: decoding a string into a %T", b))
 	}
 	return key, nil
+}
+
+// decodeDictValue reads a value of a dictionary's value type into b's
+// dictionary, through a one-value array (arrow-go's dictionary builders
+// take values by type or by array).
+func decodeDictValue(b array.Builder, dt *arrow.DictionaryType, key []byte) ([]byte, error) {
+	if b == nil {
+		return decodeValue(nil, dt.ValueType, key)
+	}
+	vb := array.NewBuilder(memory.DefaultAllocator, dt.ValueType)
+	defer vb.Release()
+	rest, err := decodeValue(vb, dt.ValueType, key)
+	if err != nil {
+		return nil, err
+	}
+	v := vb.NewArray()
+	defer v.Release()
+	if err := b.(array.DictionaryBuilder).AppendArray(v); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrTooLarge, dt, err)
+	}
+	return rest, nil
 }

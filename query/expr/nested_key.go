@@ -146,34 +146,18 @@ func (x *nestedKeyExpr) Eval(ctx context.Context, mem memory.Allocator, batch ar
 
 // NestedValue is the list or struct of type typ whose key (NestedKey) key
 // holds: NULL where key is. A key that is not one of typ fails with
-// ErrInvalid; a type whose keys cannot be decoded (dictionaries inside)
-// fails when built, with ErrType.
+// ErrInvalid (as does a dictionary inside past its index type); a type
+// with no key fails when built, with ErrType.
 func NestedValue(key Expr, typ arrow.DataType) (Expr, error) {
 	if key.Type().ID() != arrow.BINARY {
 		return nil, errorf(ErrType, "%s is a %s, not a key", key, key.Type())
 	}
-	if err := decodable(typ); err != nil {
+	if err := keyable(typ); err != nil {
 		return nil, errorf(ErrType, "a %s cannot be grouped on or be the result of min or max: %v", typ, err)
 	}
 	return &nestedValueExpr{key: key, typ: typ}, nil
 }
 
-// decodable says why keys of t cannot be turned back into values.
-func decodable(t arrow.DataType) error {
-	switch {
-	case t.ID() == arrow.DICTIONARY:
-		return fmt.Errorf("it holds dictionary-encoded values")
-	case t.ID() == arrow.STRUCT:
-		for _, f := range t.(*arrow.StructType).Fields() {
-			if err := decodable(f.Type); err != nil {
-				return err
-			}
-		}
-	case isList(t):
-		return decodable(elemType(t))
-	}
-	return keyable(t)
-}
 
 type nestedValueExpr struct {
 	key Expr
