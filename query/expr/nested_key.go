@@ -158,7 +158,6 @@ func NestedValue(key Expr, typ arrow.DataType) (Expr, error) {
 	return &nestedValueExpr{key: key, typ: typ}, nil
 }
 
-
 type nestedValueExpr struct {
 	key Expr
 	typ arrow.DataType
