@@ -981,6 +981,20 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
 		switch exprs[col].Type().ID() {
+		case arrow.RUN_END_ENCODED:
+			// a run-end encoded column passed through sorts by its
+			// values (package expr's ree.go)
+			node := it.Expr
+			if col < len(items) {
+				node = items[col].node
+			}
+			e, err := b.expr(node, sc)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
 			// a month or day_time column passed through: its key is of
 			// the INTERVAL it reads as

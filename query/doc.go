@@ -157,10 +157,16 @@
 // list literals ([1, 2] = l), lists of different element types ([1]
 // int32 against int64), min/max/first/last of one as a window function,
 // casts, and arithmetic, which fail with the column or value and its
-// type. Unions and
-// run-end encoded columns, which have no engine type either, are refused
-// wherever the query names them; the server's TestAllTypesThroughServer
-// lists what each type does.
+// type.
+//
+// A run-end encoded column is read as its values: passed through as it
+// is stored (SELECT r, *), and everywhere else — filters, functions,
+// ORDER BY, GROUP BY, joins, aggregates — decoded where it is read into
+// its value type's engine type (package expr's ree.go), so it does what
+// that type does, at the cost of the decoding; nothing works on the runs
+// themselves. Unions, which have no engine type, are refused wherever
+// the query names them; the server's TestAllTypesThroughServer lists
+// what each type does.
 //
 // # Supported SQL
 //

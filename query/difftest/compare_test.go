@@ -88,6 +88,9 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 	if c, ok, err := arrowNestedCell(a, i); ok { // nestedcell_test.go
 		return c, err
 	}
+	if r, ok := a.(*array.RunEndEncoded); ok { // passed through as stored: its run's value
+		return arrowCell(r.Values(), r.GetPhysicalIndex(i))
+	}
 	switch a := a.(type) {
 	case *array.Int64:
 		return exactInt(a.Value(i)), nil
