@@ -123,7 +123,9 @@ func loadRuns(ctx context.Context) error {
 	defer ri.Release()
 	defer riPlain.Release()
 
-	field := func(name string, a arrow.Array) arrow.Field { return arrow.Field{Name: name, Type: a.DataType(), Nullable: true} }
+	field := func(name string, a arrow.Array) arrow.Field {
+		return arrow.Field{Name: name, Type: a.DataType(), Nullable: true}
+	}
 	encoded := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{field("id", id), field("r", r), field("ri", ri)}, nil), []arrow.Array{id, r, ri}, n)
 	defer encoded.Release()
 	plain := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{field("id", id), field("r", rPlain), field("ri", riPlain)}, nil), []arrow.Array{id, rPlain, riPlain}, n)
