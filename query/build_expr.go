@@ -131,6 +131,9 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t := v.Type().ID(); t == arrow.SPARSE_UNION || t == arrow.DENSE_UNION {
+			return wrap(b, x)(expr.UnionIsNull(v, x.Not)) // the member's NULL: package expr's union.go
+		}
 		if x.Not {
 			return expr.IsNotNull(v), nil
 		}

@@ -38,13 +38,14 @@ var nestedFuncs = map[string]string{
 	subscriptFunc: "element", "list_extract": "element", "list_element": "element", "struct_extract": "field",
 	"len": "length", "length": "length", "array_length": "length",
 	"list_contains": "contains", "list_has": "contains", "array_contains": "contains", "array_has": "contains",
-	"unnest": "unnest",
+	"unnest":    "unnest",
+	"union_tag": "tag", "union_extract": "member",
 }
 
 // nestedRefusal is the error for a list or struct column used where only
 // a value can be: it names the column, its type, and what is allowed.
 func (b *builder) nestedRefusal(n ast.Node, name string, t arrow.DataType) error {
-	return b.at(ErrUnsupported, n, "column %s of type %s: a list or struct is returned as it is, indexed (l[1], s.f, s['f']), measured (len, list_contains), tested IS NULL, compared with another, sorted, grouped, joined on, counted and taken by min, max, first, last or any_value; it is not computed on", name, t)
+	return b.at(ErrUnsupported, n, "column %s of type %s: a list, struct, map or union is returned as it is, read into (l[1], s.f, s['f'], len, list_contains, union_tag, union_extract) and tested IS NULL, and a list or struct also compared with another, sorted, grouped, joined on, counted and taken by min, max, first, last or any_value; none is computed on", name, t)
 }
 
 // nestedCall plans x when it reads into a list or struct; ok is false when
@@ -61,6 +62,9 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 		return nil, true, err
 	}
 	if !ok {
+		if what == "tag" || what == "member" {
+			return nil, true, b.at(ErrInvalid, x, "%s: %s is not a union", restore(x), restore(x.Args[0]))
+		}
 		if what == "field" || what == "element" {
 			return nil, true, b.at(ErrInvalid, x, "%s: only lists have elements and structs fields, and %s is neither", restore(x), restore(x.Args[0]))
 		}
@@ -73,6 +77,20 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 		return nil
 	}
 	switch what {
+	case "tag":
+		if err := args(1); err != nil {
+			return nil, true, err
+		}
+		e, err = wrap(b, x)(expr.UnionTag(operand))
+	case "member":
+		if err := args(2); err != nil {
+			return nil, true, err
+		}
+		name, isName := stringLiteral(x.Args[1])
+		if !isName {
+			return nil, true, b.at(ErrInvalid, x.Args[1], "a union member is named by a string constant, not %s", restore(x.Args[1]))
+		}
+		e, err = wrap(b, x)(expr.UnionExtract(operand, name))
 	case "unnest": // planUnnest takes the ones it can
 		return nil, true, b.at(ErrUnsupported, x, "unnest(%s) only as a whole item of the SELECT list of a query without GROUP BY, aggregates or window functions", restore(x.Args[0]))
 	case "length":

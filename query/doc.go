@@ -164,9 +164,15 @@
 // ORDER BY, GROUP BY, joins, aggregates — decoded where it is read into
 // its value type's engine type (package expr's ree.go), so it does what
 // that type does, at the cost of the decoding; nothing works on the runs
-// themselves. Unions, which have no engine type, are refused wherever
-// the query names them; the server's TestAllTypesThroughServer lists
-// what each type does.
+// themselves. A union (sparse or dense) is passed through as it is
+// stored (a filter keeps its rows: package take's union.go) and read
+// with DuckDB's union_tag(u), the name of the member a row holds (a
+// VARCHAR, where DuckDB's is an ENUM), and union_extract(u, 'name'), that
+// member's value or NULL (package expr's union.go); u IS NULL is TRUE
+// where the member a row holds is NULL — an Arrow union has no NULL of
+// its own, where DuckDB's union holding a NULL member is not NULL.
+// Unions are not compared, sorted or grouped. The server's
+// TestAllTypesThroughServer lists what each type does.
 //
 // # Supported SQL
 //

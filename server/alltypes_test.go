@@ -125,9 +125,13 @@ func TestAllTypesThroughServer(t *testing.T) {
 		// build_nestedkey.go)
 		queryable[name] = true
 	}
-	// maps are selected (and tested IS NULL) as they are, not compared,
-	// sorted, grouped or aggregated
-	passed := map[string]bool{"map": true}
+	// run-end encoded columns compute as their values (query's
+	// package expr, ree.go)
+	queryable["ree"] = true
+	// maps and unions are selected (and tested IS NULL) as they are, not
+	// compared, sorted, grouped or aggregated; a union is read with
+	// union_tag and union_extract (checkNestedAccess)
+	passed := map[string]bool{"map": true, "sunion": true, "dunion": true}
 	var matrix []string
 	for _, name := range ingested {
 		f, _ := schema.FieldsByName(name)
