@@ -21,7 +21,10 @@ import (
 //     array_has(l, x) — package expr's nested.go, DuckDB's semantics —
 //     and use what it reads like any value (WHERE l[1] > 3, GROUP BY s.f,
 //     sum(l[2])), or return it when it is a list or struct again,
-//   - test it IS [NOT] NULL.
+//   - test it IS [NOT] NULL,
+//   - look a map's keys up (m['k'], element_at, map_extract,
+//     map_extract_value, cardinality, map_keys, map_values) and read a
+//     union (union_tag, union_extract): package expr's map.go, union.go.
 //
 // A whole one is compared, sorted, grouped, joined on and aggregated by
 // its key (build_nestedkey.go). Anything else that names one — compute
@@ -40,6 +43,8 @@ var nestedFuncs = map[string]string{
 	"list_contains": "contains", "list_has": "contains", "array_contains": "contains", "array_has": "contains",
 	"unnest":    "unnest",
 	"union_tag": "tag", "union_extract": "member",
+	"element_at": "map_extract", "map_extract": "map_extract", "map_extract_value": "map_value",
+	"quiver$cardinality": "map_part", "map_keys": "map_part", "map_values": "map_part", // parse_aggs.go renames cardinality
 }
 
 // nestedRefusal is the error for a list or struct column used where only
@@ -64,6 +69,9 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 	if !ok {
 		if what == "tag" || what == "member" {
 			return nil, true, b.at(ErrInvalid, x, "%s: %s is not a union", restore(x), restore(x.Args[0]))
+		}
+		if strings.HasPrefix(what, "map_") {
+			return nil, true, b.at(ErrInvalid, x, "%s: %s is not a map", restore(x), restore(x.Args[0]))
 		}
 		if what == "field" || what == "element" {
 			return nil, true, b.at(ErrInvalid, x, "%s: only lists have elements and structs fields, and %s is neither", restore(x), restore(x.Args[0]))
@@ -91,6 +99,24 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 			return nil, true, b.at(ErrInvalid, x.Args[1], "a union member is named by a string constant, not %s", restore(x.Args[1]))
 		}
 		e, err = wrap(b, x)(expr.UnionExtract(operand, name))
+	case "map_extract", "map_value":
+		if err := args(2); err != nil {
+			return nil, true, err
+		}
+		k, kerr := b.expr(x.Args[1], sc)
+		if kerr != nil {
+			return nil, true, kerr
+		}
+		if what == "map_value" {
+			e, err = wrap(b, x)(expr.MapValue(operand, k))
+		} else {
+			e, err = wrap(b, x)(expr.MapExtract(operand, k))
+		}
+	case "map_part":
+		if err := args(1); err != nil {
+			return nil, true, err
+		}
+		e, err = wrap(b, x)(expr.MapPart(operand, strings.TrimPrefix(x.FnName.L, "quiver$")))
 	case "unnest": // planUnnest takes the ones it can
 		return nil, true, b.at(ErrUnsupported, x, "unnest(%s) only as a whole item of the SELECT list of a query without GROUP BY, aggregates or window functions", restore(x.Args[0]))
 	case "length":
@@ -110,6 +136,14 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 	case "field", "element":
 		if err := args(2); err != nil {
 			return nil, true, err
+		}
+		if operand.Type().ID() == arrow.MAP && what == "element" { // m['k']: the key's value
+			k, kerr := b.expr(x.Args[1], sc)
+			if kerr != nil {
+				return nil, true, kerr
+			}
+			e, err = wrap(b, x)(expr.MapValue(operand, k))
+			break
 		}
 		if operand.Type().ID() == arrow.STRUCT || what == "field" {
 			name, isName := stringLiteral(x.Args[1])

@@ -171,7 +171,14 @@
 // member's value or NULL (package expr's union.go); u IS NULL is TRUE
 // where the member a row holds is NULL — an Arrow union has no NULL of
 // its own, where DuckDB's union holding a NULL member is not NULL.
-// Unions are not compared, sorted or grouped. The server's
+// Unions are not compared, sorted or grouped. A map is passed through
+// and read with DuckDB 1.5's functions (package expr's map.go): m['k']
+// and map_extract_value(m, k) are the key's value (NULL when m or k is
+// NULL or the key missing), element_at(m, k) and map_extract(m, k) that
+// value in a list ([] when missing, as DuckDB 1.5 returns them),
+// cardinality(m) the number of entries, map_keys(m) and map_values(m)
+// lists of the keys and values; maps are not compared, sorted or
+// grouped. The server's
 // TestAllTypesThroughServer lists what each type does.
 //
 // # Supported SQL
