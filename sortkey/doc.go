@@ -19,10 +19,11 @@
 // On 1M TPC-H rows it sorts sort_tpch's keys 4-18 times faster than a
 // column-by-column comparator (BenchmarkSort1M, which measures both).
 //
-// Keys are only ever compared, never decoded: the payload stays in its Arrow
-// columns. They live in memory for the length of one sort and are never
-// written anywhere, so they carry no version byte; the encoding may change
-// between releases.
+// A sort only compares keys: the payload stays in its Arrow columns (the
+// query engine also decodes keys of lists and structs, which it groups by
+// their keys: AppendDecoded). Keys live in memory, or in one query's
+// spill files, for the length of one query and are never kept past it, so
+// they carry no version byte; the encoding may change between releases.
 //
 // # Row layout
 //
