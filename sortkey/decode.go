@@ -47,7 +47,8 @@ func decodeValue(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) 
 			sb = b.(*array.StructBuilder)
 			sb.Append(true)
 		}
-		for j, f := range st.Fields() {
+		for j := range st.NumFields() { // not Fields(): a copy per call
+			f := st.Field(j)
 			var fb array.Builder
 			if sb != nil {
 				fb = sb.FieldBuilder(j)
@@ -156,6 +157,10 @@ func decodeList(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) {
 // decodeVar reads an escaped byte string (varlen.go) into b.
 func decodeVar(b array.Builder, key []byte) ([]byte, error) {
 	var v []byte
+	if z := bytes.IndexByte(key, 0); z >= 0 && z+1 < len(key) && key[z+1] == termByte {
+		v, key = key[:z], key[z+2:] // no zero inside: the bytes as they are, no copy
+		return key, appendVar(b, v)
+	}
 	for {
 		z := bytes.IndexByte(key, 0)
 		if z < 0 || z+1 >= len(key) {
@@ -174,10 +179,13 @@ func decodeVar(b array.Builder, key []byte) ([]byte, error) {
 		}
 		break
 	}
-	if b == nil {
-		return key, nil
-	}
+	return key, appendVar(b, v)
+}
+
+// appendVar appends v to b, a string or binary builder (none: skipped).
+func appendVar(b array.Builder, v []byte) error {
 	switch x := b.(type) {
+	case nil:
 	case *array.StringBuilder:
 		x.BinaryBuilder.Append(v)
 	case *array.LargeStringBuilder:
@@ -191,7 +199,7 @@ func decodeVar(b array.Builder, key []byte) ([]byte, error) {
 	default:
 		panic(fmt.Sprintf("sortkey: decoding a string into a %T", b))
 	}
-	return key, nil
+	return nil
 }
 
 // decodeDictValue reads a value of a dictionary's value type into b's
