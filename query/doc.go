@@ -145,8 +145,8 @@
 // a value too (build_nestedkey.go): compared with another of its shape
 // (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM; the same field names and
 // element types, any list kind with any other), sorted (ORDER BY l, s
-// DESC), grouped on (GROUP BY l, DISTINCT, UNION), joined on (ON a.l =
-// b.l, hashed), counted (count, count(DISTINCT), approx_count_distinct)
+// DESC), grouped on (GROUP BY l, DISTINCT, UNION, INTERSECT, EXCEPT),
+// joined on (ON a.l = b.l, hashed; l IN (SELECT …)), counted (count, count(DISTINCT), approx_count_distinct)
 // and taken by min, max, first, last and any_value, in DuckDB's order:
 // element by element and field by field, a NULL element after every
 // value and equal to another NULL ([1, NULL] = [1, NULL] is TRUE, [1,

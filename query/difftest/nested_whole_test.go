@@ -27,6 +27,9 @@ var nestedWholeQueries = []testQuery{
 	{name: "distinct", sql: `SELECT DISTINCT nl FROM nest`},
 	{name: "distinct two", sql: `SELECT DISTINCT sl, s.inner FROM nest`},
 	{name: "union", sql: `SELECT l FROM nest WHERE id < 200 UNION SELECT l FROM nest WHERE id > 400`},
+	{name: "intersect", sql: `SELECT s.inner, ls FROM nest WHERE id < 300 INTERSECT SELECT s.inner, ls FROM nest WHERE id >= 300`},
+	{name: "except", sql: `SELECT nl FROM nest WHERE id < 300 EXCEPT SELECT nl FROM nest WHERE id >= 300`},
+	{name: "in subquery", sql: `SELECT count(*) FROM nest WHERE k > 0 AND l IN (SELECT l FROM nest WHERE k < 0)`},
 	{name: "counts", sql: `
 SELECT count(l), count(DISTINCT l), count(s), count(DISTINCT s), count(DISTINCT nl), count(DISTINCT sl), count(DISTINCT f), count(DISTINCT ls)
 FROM nest`},
