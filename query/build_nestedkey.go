@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/quiverdb/quiver/query/expr"
 )
@@ -53,6 +54,25 @@ func (b *builder) nestedCompare(x *ast.BinaryOperationExpr, sc scope) (expr.Expr
 		return nil, false, nil
 	}
 	if !lok || !rok {
+		// with NULL: NULL, as any comparison (IS [NOT] DISTINCT FROM
+		// NULL: IS [NOT] NULL)
+		other, side := x.R, x.L
+		if !lok {
+			other, side = x.L, x.R
+		}
+		if v, isValue := unparen(other).(*driver.ValueExpr); isValue && v.GetValue() == nil {
+			if isCmp {
+				return expr.NullLiteral(arrow.FixedWidthTypes.Boolean), true, nil
+			}
+			operand, _, err := b.nestedOperand(side, sc)
+			if err != nil {
+				return nil, true, err
+			}
+			if distinctFrom(b.sql, x.R.OriginTextPosition()) {
+				return expr.IsNotNull(operand), true, nil
+			}
+			return expr.IsNull(operand), true, nil
+		}
 		return nil, true, b.at(ErrUnsupported, x, "%s: a list or struct compares only with another list or struct column or element (list literals are not supported)", restore(x))
 	}
 	if err := expr.NestedComparable(lt, rt); err != nil {

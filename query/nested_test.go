@@ -158,6 +158,7 @@ func TestNestedWholeValues(t *testing.T) {
 		{`SELECT id FROM nest WHERE fsl = fsl AND ll IS NOT DISTINCT FROM ll ORDER BY id`, "0 2 3 4 5"},
 		{`SELECT id, l = l, l <> l, l IS DISTINCT FROM l FROM nest WHERE id IN (2, 3) ORDER BY id`, "2|NULL|NULL|false 3|true|false|false"},
 		{`SELECT s.B, s.inner FROM nest GROUP BY s.B, s.inner HAVING count(*) > 1`, `x|{"x":10}`},
+		{`SELECT id, l = NULL, NULL < s FROM nest WHERE l IS DISTINCT FROM NULL AND s IS NOT DISTINCT FROM NULL`, "1|NULL|NULL"},
 	} {
 		got, _, err := runOrdered(t, e, tc.sql)
 		if err != nil {

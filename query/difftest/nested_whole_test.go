@@ -40,7 +40,8 @@ SELECT a.id, a.l = b.l, a.l <> b.l, a.l < b.l, a.l <= b.l, a.l > b.l, a.l >= b.l
        a.ls < b.ls, a.f = b.f, a.s.inner < b.s.inner
 FROM nest a JOIN nest b ON a.id + 1 = b.id ORDER BY a.id`},
 	{name: "distinct from", ordered: true, sql: `
-SELECT a.id, a.l IS DISTINCT FROM b.l, a.l IS NOT DISTINCT FROM b.l, a.s IS DISTINCT FROM b.s
+SELECT a.id, a.l IS DISTINCT FROM b.l, a.l IS NOT DISTINCT FROM b.l, a.s IS DISTINCT FROM b.s, a.l = NULL, NULL >= a.s,
+       a.nl IS DISTINCT FROM NULL, a.sl IS NOT DISTINCT FROM NULL
 FROM nest a JOIN nest b ON a.id + 3 = b.id ORDER BY a.id`},
 	{name: "filter by comparison", ordered: true, sql: `SELECT a.id, b.id FROM nest a, nest b WHERE a.id < 60 AND b.id < 60 AND a.l > b.l AND a.s.inner <= b.s.inner ORDER BY 1, 2`},
 	{name: "join on a list", sql: `SELECT count(*), sum(a.id - b.id), count(DISTINCT a.l) FROM nest a JOIN nest b ON a.l = b.l`},
