@@ -146,14 +146,16 @@
 // (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM; the same field names and
 // element types, any list kind with any other), sorted (ORDER BY l, s
 // DESC), grouped on (GROUP BY l, DISTINCT, UNION, INTERSECT, EXCEPT),
-// joined on (ON a.l = b.l, hashed; l IN (SELECT …)), counted (count, count(DISTINCT), approx_count_distinct)
-// and taken by min, max, first, last and any_value, in DuckDB's order:
-// element by element and field by field, a NULL element after every
-// value and equal to another NULL ([1, NULL] = [1, NULL] is TRUE, [1,
-// NULL] > [1, 2]), a list before the longer lists it prefixes ([] <
-// [1] < [1, 2]). Each works on the value's key, a BLOB whose byte order
-// is that order (package sortkey), turned back into the value where a
-// GROUP BY, min or max returns it. Not: lists holding intervals or maps,
+// joined on (ON a.l = b.l, hashed; l IN (SELECT …)), counted (count,
+// count(DISTINCT), approx_count_distinct) and taken by min, max, first,
+// last and any_value, in DuckDB's order: element by element and field
+// by field, a NULL element after every value and equal to another NULL
+// ([1, NULL] = [1, NULL] is TRUE, [1, NULL] > [1, 2]), a list before the
+// longer lists it prefixes ([] < [1] < [1, 2]); compared with NULL it is
+// NULL (IS [NOT] DISTINCT FROM NULL is IS [NOT] NULL). Each works on the
+// value's key, a BLOB whose byte order is that order (package sortkey),
+// turned back into the value where a GROUP BY, min or max returns it
+// (floats come back canonical: -0.0 as 0.0). Not: lists holding intervals or maps,
 // list literals ([1, 2] = l), lists of different element types ([1]
 // int32 against int64), min/max/first/last of one as a window function,
 // casts, and arithmetic, which fail with the column or value and its
