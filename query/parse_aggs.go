@@ -171,7 +171,7 @@ func rewriteAggs(text, sql string, edits *[]textEdit) (string, error) {
 				}
 				continue
 			}
-		case isWordAt(text, i, "cardinality"):
+		case text[i]|0x20 == 'c' && isWordAt(text, i, "cardinality"):
 			// a keyword too: the map function (build_nested.go)
 			if p := skipSpace(text, i+len("cardinality")); p < len(text) && text[p] == '(' {
 				text = edit(text, i, len("cardinality"), "quiver$cardinality", edits)
