@@ -632,8 +632,15 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 					}
 				}
 			}
-			k, err := b.expr(node, ts)
+			k, nested, isNested, err := b.nestedKeyOf(node, ts) // a whole list or struct: its key (build_nestedkey.go)
 			if err != nil {
+				return nil, nil, err
+			}
+			if isNested {
+				if _, err := expr.NestedValue(k, nested); err != nil {
+					return nil, nil, b.typeErr(it, err)
+				}
+			} else if k, err = b.expr(node, ts); err != nil {
 				return nil, nil, err
 			}
 			k = nullKey(k) // build_nullkey.go
@@ -664,8 +671,12 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 					stored = b.info.Schema.Field(i).Type
 				}
 			}
+			if isNested {
+				stored = nil
+			}
 			n.keyNames = append(n.keyNames, name)
 			as.keyStored = append(as.keyStored, stored)
+			as.keyNested = append(as.keyNested, nested)
 		}
 	}
 	// The aggregate calls, deduplicated by their text.
@@ -692,6 +703,9 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 			return nil, nil, err
 		}
 		as.aggIndex[text] = len(n.keys) + len(n.aggs)
+		if ac.decode != nil {
+			as.aggNested = append(as.aggNested, nestedCol{len(n.keys) + len(n.aggs), ac.decode})
+		}
 		n.aggs = append(n.aggs, ac)
 	}
 	// Arguments such as ext * (1 - disc) and ext * (1 - disc) * (1 + tax)
@@ -770,12 +784,17 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 		}
 		fn = agg.CountDistinct
 	}
-	arg, err := b.expr(call.Args[0], ts)
+	arg, decode, nested, err := b.nestedAggArg(call, name, ts) // a whole list or struct: build_nestedkey.go
 	if err != nil {
 		return aggCall{}, err
 	}
-	if arg, err = b.aggArg(name, call, arg); err != nil {
-		return aggCall{}, err
+	if !nested {
+		if arg, err = b.expr(call.Args[0], ts); err != nil {
+			return aggCall{}, err
+		}
+		if arg, err = b.aggArg(name, call, arg); err != nil {
+			return aggCall{}, err
+		}
 	}
 	if (fn == agg.Min || fn == agg.Max) && arg.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
 		// min and max of intervals order them normalized, as DuckDB does,
@@ -791,7 +810,7 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 	if err != nil {
 		return aggCall{}, b.at(ErrInvalid, call, "%s: %v", text, err)
 	}
-	ac := aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ}
+	ac := aggCall{fn: fn, arg: n.argSlot(arg, argIndex), text: text, typ: typ, decode: decode}
 	if fn == agg.First || fn == agg.Last {
 		ac.by, n.positions = byPosition, true // the rows' positions (rowPositions)
 	}
@@ -823,11 +842,39 @@ type aggScope struct {
 	keySizes  exprSizes // to skip matching what is larger than every key
 	aggIndex  map[string]int
 	keyStored []arrow.DataType // per key: its table column's stored type when it is a bare column, else nil
+	keyNested []arrow.DataType // per key: the list or struct type a key grouped on by its key is, else nil
+	aggNested []nestedCol      // the aggregates that pick a list or struct's key
 }
 
+// nestedCol is an output column holding the keys of lists or structs of
+// type typ (build_nestedkey.go).
+type nestedCol struct {
+	col int
+	typ arrow.DataType
+}
+
+// col is output column i, a list or struct turned back from its key
+// where the column holds keys.
 func (s *aggScope) col(i int) expr.Expr {
 	f := s.schema.Field(i)
-	return expr.Column(i, f.Name, f.Type)
+	c := expr.Column(i, f.Name, f.Type)
+	typ := arrow.DataType(nil)
+	if i < len(s.keyNested) {
+		typ = s.keyNested[i]
+	}
+	for _, a := range s.aggNested {
+		if a.col == i {
+			typ = a.typ
+		}
+	}
+	if typ == nil {
+		return c
+	}
+	v, err := expr.NestedValue(c, typ)
+	if err != nil {
+		panic("query: " + err.Error()) // checked when the key or aggregate was planned
+	}
+	return v
 }
 
 func (s *aggScope) whole(_ *builder, n ast.ExprNode) (expr.Expr, error) {
@@ -934,6 +981,20 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
 		switch exprs[col].Type().ID() {
+		case arrow.RUN_END_ENCODED:
+			// a run-end encoded column passed through sorts by its
+			// values (package expr's ree.go)
+			node := it.Expr
+			if col < len(items) {
+				node = items[col].node
+			}
+			e, err := b.expr(node, sc)
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
 			// a month or day_time column passed through: its key is of
 			// the INTERVAL it reads as
@@ -962,8 +1023,16 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			exprs = append(exprs, e)
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
-		if t := exprs[col].Type(); expr.IsNested(t) {
-			return nil, nil, nil, nil, b.at(ErrUnsupported, it.Expr, "ORDER BY %s: a value of type %s cannot be sorted (a list or struct is returned as it is or indexed: l[1], s.f)", restore(it.Expr), t)
+		if expr.IsNested(exprs[col].Type()) {
+			// a list or struct sorts by its key (build_nestedkey.go),
+			// hidden
+			e, err := expr.NestedKey(exprs[col])
+			if err != nil {
+				return nil, nil, nil, nil, b.typeErr(it, err)
+			}
+			col = len(exprs)
+			exprs = append(exprs, e)
+			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
 		k := sortKey{col: col, desc: it.Desc}
 		keys = append(keys, k)

@@ -131,6 +131,9 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t := v.Type().ID(); t == arrow.SPARSE_UNION || t == arrow.DENSE_UNION {
+			return wrap(b, x)(expr.UnionIsNull(v, x.Not)) // the member's NULL: package expr's union.go
+		}
 		if x.Not {
 			return expr.IsNotNull(v), nil
 		}
@@ -221,6 +224,9 @@ var cmpOps = map[opcode.Op]expr.CmpOp{
 }
 
 func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error) {
+	if e, ok, err := b.nestedCompare(x, sc); ok { // lists and structs: build_nestedkey.go
+		return e, err
+	}
 	l, err := b.expr(x.L, sc)
 	if err != nil {
 		return nil, err

@@ -21,11 +21,15 @@ import (
 //     array_has(l, x) — package expr's nested.go, DuckDB's semantics —
 //     and use what it reads like any value (WHERE l[1] > 3, GROUP BY s.f,
 //     sum(l[2])), or return it when it is a list or struct again,
-//   - test it IS [NOT] NULL.
+//   - test it IS [NOT] NULL,
+//   - look a map's keys up (m['k'], element_at, map_extract,
+//     map_extract_value, cardinality, map_keys, map_values) and read a
+//     union (union_tag, union_extract): package expr's map.go, union.go.
 //
-// Anything else that names one — compare, sort, group, join, aggregate,
-// cast it — is refused with the column, its type and what it can do
-// (nestedRefusal). s.f reads as t.c to the grammar: a name whose
+// A whole one is compared, sorted, grouped, joined on and aggregated by
+// its key (build_nestedkey.go). Anything else that names one — compute
+// on it, cast it — is refused with the column, its type and what it can
+// do (nestedRefusal). s.f reads as t.c to the grammar: a name whose
 // qualifier is no table of the FROM clause but a struct column of one of
 // its tables is that column's field (rewriteStructFields, as DuckDB
 // resolves it). unnest is refused: one row per element is an operator
@@ -37,13 +41,16 @@ var nestedFuncs = map[string]string{
 	subscriptFunc: "element", "list_extract": "element", "list_element": "element", "struct_extract": "field",
 	"len": "length", "length": "length", "array_length": "length",
 	"list_contains": "contains", "list_has": "contains", "array_contains": "contains", "array_has": "contains",
-	"unnest": "unnest",
+	"unnest":    "unnest",
+	"union_tag": "tag", "union_extract": "member",
+	"element_at": "map_extract", "map_extract": "map_extract", "map_extract_value": "map_value",
+	"quiver$cardinality": "map_part", "map_keys": "map_part", "map_values": "map_part", // parse_aggs.go renames cardinality
 }
 
 // nestedRefusal is the error for a list or struct column used where only
 // a value can be: it names the column, its type, and what is allowed.
 func (b *builder) nestedRefusal(n ast.Node, name string, t arrow.DataType) error {
-	return b.at(ErrUnsupported, n, "column %s of type %s: a list or struct is returned as it is, indexed (l[1], s.f, s['f']), measured (len, list_contains) or tested IS NULL; it cannot be compared, sorted, grouped, joined or aggregated", name, t)
+	return b.at(ErrUnsupported, n, "column %s of type %s: a list, struct, map or union is returned as it is, read into (l[1], s.f, s['f'], len, list_contains, union_tag, union_extract) and tested IS NULL, and a list or struct also compared with another, sorted, grouped, joined on, counted and taken by min, max, first, last or any_value; none is computed on", name, t)
 }
 
 // nestedCall plans x when it reads into a list or struct; ok is false when
@@ -60,6 +67,12 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 		return nil, true, err
 	}
 	if !ok {
+		if what == "tag" || what == "member" {
+			return nil, true, b.at(ErrInvalid, x, "%s: %s is not a union", restore(x), restore(x.Args[0]))
+		}
+		if strings.HasPrefix(what, "map_") {
+			return nil, true, b.at(ErrInvalid, x, "%s: %s is not a map", restore(x), restore(x.Args[0]))
+		}
 		if what == "field" || what == "element" {
 			return nil, true, b.at(ErrInvalid, x, "%s: only lists have elements and structs fields, and %s is neither", restore(x), restore(x.Args[0]))
 		}
@@ -72,6 +85,38 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 		return nil
 	}
 	switch what {
+	case "tag":
+		if err := args(1); err != nil {
+			return nil, true, err
+		}
+		e, err = wrap(b, x)(expr.UnionTag(operand))
+	case "member":
+		if err := args(2); err != nil {
+			return nil, true, err
+		}
+		name, isName := stringLiteral(x.Args[1])
+		if !isName {
+			return nil, true, b.at(ErrInvalid, x.Args[1], "a union member is named by a string constant, not %s", restore(x.Args[1]))
+		}
+		e, err = wrap(b, x)(expr.UnionExtract(operand, name))
+	case "map_extract", "map_value":
+		if err := args(2); err != nil {
+			return nil, true, err
+		}
+		k, kerr := b.expr(x.Args[1], sc)
+		if kerr != nil {
+			return nil, true, kerr
+		}
+		if what == "map_value" {
+			e, err = wrap(b, x)(expr.MapValue(operand, k))
+		} else {
+			e, err = wrap(b, x)(expr.MapExtract(operand, k))
+		}
+	case "map_part":
+		if err := args(1); err != nil {
+			return nil, true, err
+		}
+		e, err = wrap(b, x)(expr.MapPart(operand, strings.TrimPrefix(x.FnName.L, "quiver$")))
 	case "unnest": // planUnnest takes the ones it can
 		return nil, true, b.at(ErrUnsupported, x, "unnest(%s) only as a whole item of the SELECT list of a query without GROUP BY, aggregates or window functions", restore(x.Args[0]))
 	case "length":
@@ -91,6 +136,14 @@ func (b *builder) nestedCall(x *ast.FuncCallExpr, sc scope, allowNested bool) (e
 	case "field", "element":
 		if err := args(2); err != nil {
 			return nil, true, err
+		}
+		if operand.Type().ID() == arrow.MAP && what == "element" { // m['k']: the key's value
+			k, kerr := b.expr(x.Args[1], sc)
+			if kerr != nil {
+				return nil, true, kerr
+			}
+			e, err = wrap(b, x)(expr.MapValue(operand, k))
+			break
 		}
 		if operand.Type().ID() == arrow.STRUCT || what == "field" {
 			name, isName := stringLiteral(x.Args[1])

@@ -30,5 +30,7 @@ func hasTypedKey(t arrow.DataType) bool {
 	if t.ID() == arrow.DECIMAL256 { // past 38 digits it groups as a DOUBLE: not rounded back
 		return expr.Decimal256Exact(t)
 	}
-	return t.ID() != arrow.NULL
+	// a run-end encoded column groups and comes out as its values
+	// (package expr's ree.go)
+	return t.ID() != arrow.NULL && t.ID() != arrow.RUN_END_ENCODED
 }

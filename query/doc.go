@@ -141,12 +141,47 @@
 // row per element, the other items repeated (a NULL or empty list gives
 // none): an Unnest step under the projection (op_unnest.go), one per
 // SELECT, not with GROUP BY, aggregates or window functions (unnest in
-// a derived table and aggregate over that). Comparing, sorting,
-// grouping, joining, casting or aggregating a whole list or struct is
-// refused with the column, its type and what it can do. Unions and
-// run-end encoded columns, which have no engine type either, are refused
-// wherever the query names them; the server's TestAllTypesThroughServer
-// lists what each type does.
+// a derived table and aggregate over that). A whole list or struct is
+// a value too (build_nestedkey.go): compared with another of its shape
+// (=, <>, <, <=, >, >=, IS [NOT] DISTINCT FROM; the same field names and
+// element types, any list kind with any other), sorted (ORDER BY l, s
+// DESC), grouped on (GROUP BY l, DISTINCT, UNION, INTERSECT, EXCEPT),
+// joined on (ON a.l = b.l, hashed; l IN (SELECT …)), counted (count,
+// count(DISTINCT), approx_count_distinct) and taken by min, max, first,
+// last and any_value, in DuckDB's order: element by element and field
+// by field, a NULL element after every value and equal to another NULL
+// ([1, NULL] = [1, NULL] is TRUE, [1, NULL] > [1, 2]), a list before the
+// longer lists it prefixes ([] < [1] < [1, 2]); compared with NULL it is
+// NULL (IS [NOT] DISTINCT FROM NULL is IS [NOT] NULL). Each works on the
+// value's key, a BLOB whose byte order is that order (package sortkey),
+// turned back into the value where a GROUP BY, min or max returns it
+// (floats come back canonical: -0.0 as 0.0). Not: lists holding intervals or maps,
+// list literals ([1, 2] = l), lists of different element types ([1]
+// int32 against int64), min/max/first/last of one as a window function,
+// casts, and arithmetic, which fail with the column or value and its
+// type.
+//
+// A run-end encoded column is read as its values: passed through as it
+// is stored (SELECT r, *), and everywhere else — filters, functions,
+// ORDER BY, GROUP BY, joins, aggregates — decoded where it is read into
+// its value type's engine type (package expr's ree.go), so it does what
+// that type does, at the cost of the decoding; nothing works on the runs
+// themselves. A union (sparse or dense) is passed through as it is
+// stored (a filter keeps its rows: package take's union.go) and read
+// with DuckDB's union_tag(u), the name of the member a row holds (a
+// VARCHAR, where DuckDB's is an ENUM), and union_extract(u, 'name'), that
+// member's value or NULL (package expr's union.go); u IS NULL is TRUE
+// where the member a row holds is NULL — an Arrow union has no NULL of
+// its own, where DuckDB's union holding a NULL member is not NULL.
+// Unions are not compared, sorted or grouped. A map is passed through
+// and read with DuckDB 1.5's functions (package expr's map.go): m['k']
+// and map_extract_value(m, k) are the key's value (NULL when m or k is
+// NULL or the key missing), element_at(m, k) and map_extract(m, k) that
+// value in a list ([] when missing, as DuckDB 1.5 returns them),
+// cardinality(m) the number of entries, map_keys(m) and map_values(m)
+// lists of the keys and values; maps are not compared, sorted or
+// grouped. The server's
+// TestAllTypesThroughServer lists what each type does.
 //
 // # Supported SQL
 //

@@ -58,6 +58,15 @@ func (b *builder) exprKey(probe, build *part, c ast.ExprNode) (exprKey, bool, er
 	if err := b.ensureEngine(build, b.colRefsOf(r)); err != nil {
 		return exprKey{}, false, err
 	}
+	if lk, lt, ok, err := b.nestedKeyOf(l, partScope{probe}); ok || err != nil {
+		// lists or structs: their keys (build_nestedkey.go), equal
+		// exactly when the values are
+		rk, rt, rok, rerr := b.nestedKeyOf(r, partScope{build})
+		if err != nil || rerr != nil || !rok || expr.NestedComparable(lt, rt) != nil {
+			return exprKey{}, false, nil // the residual reports it
+		}
+		return exprKey{probe: lk, build: rk}, true, nil
+	}
 	le, err := b.expr(l, partScope{probe})
 	if err != nil {
 		return exprKey{}, false, err

@@ -19,7 +19,8 @@ import (
 //     the aggregate's text, by which the planner matches it, includes
 //     the condition);
 //   - first(x) and last(x), whose names are keywords, become
-//     quiver$first(x) and quiver$last(x);
+//     quiver$first(x) and quiver$last(x), and cardinality(m), a map
+//     function named by a keyword, quiver$cardinality(m);
 //   - string_agg(x, sep ORDER BY …) (and listagg, group_concat) becomes
 //     MySQL's group_concat(x ORDER BY … SEPARATOR sep), the one call
 //     with an ORDER BY the grammar takes;
@@ -51,7 +52,8 @@ func edit(text string, at, del int, s string, edits *[]textEdit) string {
 func rewriteAggSyntax(text, sql string) (string, []textEdit, error) {
 	low := strings.ToLower(text)
 	if !strings.Contains(low, "filter") && !strings.Contains(low, "first") && !strings.Contains(low, "last") &&
-		!strings.Contains(low, "agg") && !strings.Contains(low, "group_concat") && !strings.Contains(low, "over") {
+		!strings.Contains(low, "agg") && !strings.Contains(low, "group_concat") && !strings.Contains(low, "over") &&
+		!strings.Contains(low, "cardinality") {
 		return text, nil, nil
 	}
 	var edits []textEdit
@@ -164,6 +166,15 @@ func rewriteAggs(text, sql string, edits *[]textEdit) (string, error) {
 					continue
 				}
 				text = edit(text, i, w, "quiver$"+strings.ToLower(text[i:i+w]), edits)
+				if i, err = resume(i); err != nil {
+					return "", err
+				}
+				continue
+			}
+		case text[i]|0x20 == 'c' && isWordAt(text, i, "cardinality"):
+			// a keyword too: the map function (build_nested.go)
+			if p := skipSpace(text, i+len("cardinality")); p < len(text) && text[p] == '(' {
+				text = edit(text, i, len("cardinality"), "quiver$cardinality", edits)
 				if i, err = resume(i); err != nil {
 					return "", err
 				}

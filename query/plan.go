@@ -231,6 +231,10 @@ type aggCall struct {
 	sep    string         // string_agg's separator
 	order  []agg.OrderKey // string_agg's ORDER BY
 	q      float64        // the quantiles' fraction
+	// decode: the list or struct type min, max, first, last or
+	// any_value of one returns, turned back from the key the aggregate
+	// picks (build_nestedkey.go); nil for every other call.
+	decode arrow.DataType
 }
 
 // aggregateNode groups by keys and computes aggs; its output is the keys

@@ -64,6 +64,9 @@ func (b *builder) genericWindowCall(w *ast.WindowFuncExpr, name string, args []a
 	if err != nil {
 		return c, err
 	}
+	if ac.decode != nil { // the window has no step turning a key back into its value
+		return c, b.at(ErrUnsupported, w, "%s over a list or struct as a window function (count and count(DISTINCT) are; %s is not)", name, name)
+	}
 	remap := func(i int) int { return n.slot(argIndex, tmp.args[i]) }
 	if (ac.fn == agg.Min || ac.fn == agg.Max || ac.fn == agg.Sum) && ac.filter == 0 {
 		// bool_and, bool_or (min and max of booleans) and count_if (a sum)

@@ -19,10 +19,11 @@
 // On 1M TPC-H rows it sorts sort_tpch's keys 4-18 times faster than a
 // column-by-column comparator (BenchmarkSort1M, which measures both).
 //
-// Keys are only ever compared, never decoded: the payload stays in its Arrow
-// columns. They live in memory for the length of one sort and are never
-// written anywhere, so they carry no version byte; the encoding may change
-// between releases.
+// A sort only compares keys: the payload stays in its Arrow columns (the
+// query engine also decodes keys of lists and structs, which it groups by
+// their keys: AppendDecoded). Keys live in memory, or in one query's
+// spill files, for the length of one query and are never kept past it, so
+// they carry no version byte; the encoding may change between releases.
 //
 // # Row layout
 //
@@ -116,4 +117,35 @@
 // that differ from batch to batch (different values, or the same values in
 // another order) still produce comparable keys. A NULL index or a NULL
 // dictionary value is a NULL.
+//
+// # Lists and structs
+//
+// A list (list, large_list, fixed_size_list, list_view, large_list_view)
+// is its elements' encodings back to back, then 00; a struct is its
+// fields' encodings back to back. Elements and fields are encoded ASC
+// NULLS LAST whatever the column's direction (a NULL element sorts after
+// every value and ties with another NULL, DuckDB's order), and DESC
+// inverts the whole value, as for any other type:
+//
+//	+------+-----------+-----------+-----+------+
+//	| 0x01 | element 0 | element 1 | ... | 0x00 |   a list
+//	+------+-----------+-----------+-----+------+
+//	+------+---------+---------+-----+
+//	| 0x01 | field 0 | field 1 | ... |               a struct
+//	+------+---------+---------+-----+
+//
+//	[]             01 00
+//	[1]            01 01 80000001 00            (int32 elements)
+//	[1, NULL]      01 01 80000001 02 00000000 00
+//	[2]            01 01 80000002 00
+//	{a: 1, b: ''}  01 01 80000001 01 00 01
+//
+// Every element starts with its null byte 01 or 02, above the end byte
+// 00, so a list sorts before every longer list it prefixes, and the
+// encoding stays prefix-free. Maps, and lists or structs holding a type
+// with no order here, are ErrUnsupported.
+//
+// These keys, unlike the others, are also decoded (AppendDecoded): the
+// query engine groups, deduplicates and takes the minimum of lists and
+// structs by their keys, then turns the keys it keeps back into values.
 package sortkey

@@ -24,6 +24,7 @@ type column struct {
 	width int    // value bytes of a fixed-width type; -1 variable
 	null  []byte // the encoding of NULL: the null byte, then width zeros
 	dict  *dictColumn
+	nest  *nestedColumn // a list or struct
 }
 
 // NewEncoder returns an encoder for keys of fields, in ORDER BY order. It
@@ -65,6 +66,11 @@ func newColumn(f SortField) (column, error) {
 		c.dict = &dictColumn{values: vc}
 		c.null = vc.null
 	}
+	if IsNestedType(f.Type) {
+		if c.nest, err = newNestedColumn(f.Type); err != nil {
+			return column{}, err
+		}
+	}
 	return c, nil
 }
 
@@ -95,6 +101,11 @@ func (e *Encoder) Encode(dst *Rows, cols []arrow.Array) error {
 	for i, c := range e.cols {
 		if c.dict != nil {
 			if err := c.dict.prepare(cols[i].(*array.Dictionary)); err != nil {
+				return fmt.Errorf("sort key %d: %w", i, err)
+			}
+		}
+		if c.nest != nil {
+			if err := c.nest.prepare(cols[i]); err != nil {
 				return fmt.Errorf("sort key %d: %w", i, err)
 			}
 		}
@@ -148,6 +159,9 @@ func (c *column) addLengths(col arrow.Array, lens []uint32) error {
 	if c.dict != nil {
 		return c.dict.addLengths(col.(*array.Dictionary), c.null, lens)
 	}
+	if c.nest != nil {
+		return c.nest.addLengths(col, lens)
+	}
 	addVarLengths(valuesOf(col), col, lens)
 	return nil
 }
@@ -157,6 +171,8 @@ func (c *column) write(col arrow.Array, buf []byte, cur []uint32) {
 	switch {
 	case c.dict != nil:
 		c.dict.write(col.(*array.Dictionary), c.null, buf, cur)
+	case c.nest != nil:
+		c.nest.write(col, c.f, buf, cur)
 	case c.width >= 0:
 		writeFixed(col, c.f, c.width, buf, cur)
 	default:

@@ -225,10 +225,11 @@ func TestEmptyBatch(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	for _, typ := range []arrow.DataType{
-		arrow.ListOf(arrow.PrimitiveTypes.Int32), arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int8}),
+		arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32),
+		arrow.StructOf(arrow.Field{Name: "a", Type: arrow.FixedWidthTypes.MonthInterval}),
 		arrow.FixedWidthTypes.MonthInterval, arrow.FixedWidthTypes.DayTimeInterval,
 		arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String),
-		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.ListOf(arrow.PrimitiveTypes.Int8)},
+		&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.ListOf(arrow.FixedWidthTypes.DayTimeInterval)},
 		nil,
 	} {
 		if _, err := sortkey.NewEncoder([]sortkey.SortField{{Type: typ}}); !errors.Is(err, sortkey.ErrUnsupported) {

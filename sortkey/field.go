@@ -10,8 +10,9 @@ import (
 // Errors match these sentinels with errors.Is; the message names the column
 // and the sizes or types involved.
 var (
-	// ErrUnsupported: a SortField's type has no SQL order here (intervals,
-	// lists, structs, maps, unions, run-end encoded, extension types).
+	// ErrUnsupported: a SortField's type has no SQL order here (maps,
+	// unions, run-end encoded, extension types, and lists or structs
+	// holding one).
 	ErrUnsupported = errors.New("sortkey: type cannot be a sort key")
 	// ErrInput: the columns given to Encode do not match the encoder's
 	// fields (count, type or length).
@@ -79,6 +80,11 @@ func fixedWidth(t arrow.DataType) (int, error) {
 		return -1, nil
 	case arrow.DICTIONARY:
 		if _, err := fixedWidth(t.(*arrow.DictionaryType).ValueType); err != nil {
+			return 0, err
+		}
+		return -1, nil
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.STRUCT:
+		if _, err := nestedChildren(t); err != nil {
 			return 0, err
 		}
 		return -1, nil

@@ -10,9 +10,10 @@
 // has no kernel for decimal32, decimal64, views, list views, run-end
 // encoded arrays or month-day-nano intervals. Types without a loop here go
 // to take (decimal32 and decimal64 retyped as the integers they are), and
-// what take refuses to concatenating slices of the selected runs. Only
-// sparse unions (anywhere in a type) can be taken by none of these:
-// [Supported] says so before anyone relies on it.
+// what take refuses to concatenating slices of the selected runs. A
+// sparse union at the top is taken member by member (union.go); sparse
+// unions inside another type can be taken by none of these: [Supported]
+// says so before anyone relies on it.
 package take
 
 import (
@@ -86,6 +87,9 @@ func Array(ctx context.Context, mem memory.Allocator, arr arrow.Array, sel []int
 	if out := Rows(mem, arr, sel); out != nil {
 		return out, nil
 	}
+	if u, ok := arr.(*array.SparseUnion); ok { // union.go
+		return sparseUnion(ctx, mem, u, sel)
+	}
 	// The indices share sel's memory: nothing to release but the wrapper.
 	idx := array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(sel),
 		[]*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(sel))}, nil, 0, 0))
@@ -126,7 +130,15 @@ func Supported(dt arrow.DataType) bool { return supported(dt, true) }
 func supported(dt arrow.DataType, top bool) bool {
 	switch t := dt.(type) {
 	case *arrow.SparseUnionType:
-		return false
+		if !top {
+			return false
+		}
+		for _, f := range t.Fields() {
+			if !supported(f.Type, false) {
+				return false
+			}
+		}
+		return true
 	case *arrow.DenseUnionType:
 		if !top {
 			return false

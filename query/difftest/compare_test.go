@@ -85,6 +85,12 @@ func arrowCell(a arrow.Array, i int) (cell, error) {
 	if a.IsNull(i) {
 		return cell{}, nil
 	}
+	if c, ok, err := arrowNestedCell(a, i); ok { // nestedcell_test.go
+		return c, err
+	}
+	if r, ok := a.(*array.RunEndEncoded); ok { // passed through as stored: its run's value
+		return arrowCell(r.Values(), r.GetPhysicalIndex(i))
+	}
 	switch a := a.(type) {
 	case *array.Int64:
 		return exactInt(a.Value(i)), nil
@@ -181,6 +187,9 @@ func duckCell(v any) (cell, error) {
 		return intervalCell(v.Months, v.Days, v.Micros), nil
 	case []byte:
 		return cell{kind: kindString, s: fmt.Sprintf("blob %x", v)}, nil
+	}
+	if c, ok, err := duckNestedCell(v); ok { // nestedcell_test.go
+		return c, err
 	}
 	return cell{}, fmt.Errorf("DuckDB returned %T", v)
 }

@@ -85,7 +85,7 @@ func isTerm(e Expr) bool {
 	}
 	switch e.(type) {
 	case *column, *literal, *castExpr, *caseExpr, *coalesceExpr, *extractExpr, *substringExpr, *callExpr,
-		*listElementExpr, *structFieldExpr, *listLengthExpr, *listContainsExpr:
+		*listElementExpr, *structFieldExpr, *listLengthExpr, *listContainsExpr, *nestedKeyExpr, *nestedValueExpr, *unionTagExpr, *unionExtractExpr, *mapPartExpr:
 		return true
 	}
 	return false

@@ -18,8 +18,10 @@ import (
 // value in its engine type (an int32 element is an Int64), or, when that
 // value is itself a list or struct, in its stored type, to be passed out
 // or read into again. IsNull reads them too (a NULL list is NULL; an
-// empty one is not). Nothing else takes them: Compare, Cast, Call and the
-// rest fail with ErrType, since Coerce knows no list or struct.
+// empty one is not), and NestedKey turns them into keys to compare, sort
+// and group on (nested_key.go). Nothing else takes them: Compare, Cast,
+// Call and the rest fail with ErrType, since Coerce knows no list or
+// struct.
 //
 // Semantics are DuckDB's: l[i] counts from 1, a negative i from the end
 // (l[-1] is the last element), and i = 0 or past either end is NULL, as a
@@ -28,20 +30,26 @@ import (
 // FALSE for an empty list.
 
 // IsNested reports whether dt is a list type (list, large_list,
-// fixed_size_list, list_view, large_list_view), a struct or a map: the
-// types a query passes through and reads into, but never computes on.
+// fixed_size_list, list_view, large_list_view), a struct, a map or a
+// union (union.go): the types a query passes through and reads into, but
+// never computes on.
 func IsNested(dt arrow.DataType) bool {
 	switch dt.ID() {
-	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.STRUCT, arrow.MAP:
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.STRUCT, arrow.MAP,
+		arrow.SPARSE_UNION, arrow.DENSE_UNION:
 		return true
 	}
 	return false
 }
 
 // isList reports whether dt is one of the list types (a map is not: its
-// elements are looked up by key, which quiver does not do).
+// elements are looked up by key, map.go).
 func isList(dt arrow.DataType) bool {
-	return IsNested(dt) && dt.ID() != arrow.STRUCT && dt.ID() != arrow.MAP
+	switch dt.ID() {
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW:
+		return true
+	}
+	return false
 }
 
 // elemType is the element type of a list type.

@@ -113,6 +113,10 @@ func EngineType(dt arrow.DataType) (arrow.DataType, bool) {
 		if vt := dt.(*arrow.DictionaryType).ValueType; !IsNested(vt) {
 			return EngineType(vt)
 		}
+	case arrow.RUN_END_ENCODED: // read as its values (ree.go)
+		if vt := reeValueType(dt); !IsNested(vt) && vt.ID() != arrow.RUN_END_ENCODED {
+			return EngineType(vt)
+		}
 	}
 	return nil, false
 }
@@ -173,6 +177,8 @@ func ToEngine(ctx context.Context, mem memory.Allocator, arr arrow.Array) (arrow
 		return bytesToEngine(mem, arr) // binary.go
 	case *array.Dictionary:
 		return dictionaryToEngine(ctx, mem, a) // dictionary.go
+	case *array.RunEndEncoded:
+		return reeToEngine(ctx, mem, a) // ree.go
 	case *array.Date64:
 		return mapFixed(mem, typDate32, arr, a.Date64Values(), func(v arrow.Date64) (arrow.Date32, error) {
 			d := floorDiv(int64(v), 86400000)

@@ -76,6 +76,9 @@ func isNull(a arrow.Array, i int) bool {
 
 // valueComparator compares non-null row i of x with non-null row j of y.
 func valueComparator(x, y arrow.Array) (func(i, j int) int, error) {
+	if c, ok, err := nestedComparator(x, y); ok {
+		return c, err
+	}
 	switch a := x.(type) {
 	case *array.Null:
 		return func(int, int) int { return 0 }, nil

@@ -1,0 +1,92 @@
+//go:build duckdb
+
+package difftest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// mapQueries read table maps (m: MAP(VARCHAR, BIGINT) with NULL and
+// empty maps and NULL values; k: a key or NULL) with DuckDB 1.5's map
+// functions: m[k] and map_extract_value the value, element_at and
+// map_extract the value in a list, cardinality, map_keys, map_values.
+var mapQueries = []testQuery{
+	{name: "lookups", ordered: true, sql: `SELECT id, m['a'], m[k], map_extract_value(m, 'b'), element_at(m, 'a'), map_extract(m, k) FROM maps ORDER BY id`},
+	{name: "missing and NULL keys", ordered: true, sql: `SELECT id, m['zz'], element_at(m, 'zz'), m[NULL], map_extract(m, NULL) FROM maps ORDER BY id`},
+	{name: "parts", ordered: true, sql: `SELECT id, cardinality(m), map_keys(m), map_values(m) FROM maps ORDER BY id`},
+	{name: "filter and group", sql: `SELECT m['a'] AS a, count(*), sum(cardinality(m)) FROM maps WHERE m['b'] IS NULL OR m['b'] > 2 GROUP BY a`},
+}
+
+func TestMap(t *testing.T) {
+	mapsOnce.Do(func() { mapsOnce.err = loadMaps(context.Background()) })
+	if mapsOnce.err != nil {
+		t.Fatal(mapsOnce.err)
+	}
+	runQueries(t, mapQueries)
+}
+
+var mapsOnce struct {
+	sync.Once
+	err error
+}
+
+func loadMaps(ctx context.Context) error {
+	const n = 300
+	rng := rand.New(rand.NewPCG(15, 4))
+	mem := memory.DefaultAllocator
+	keys := []string{"a", "b", "c", "é"}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true},
+		{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for id := range n {
+		b.Field(0).(*array.Int64Builder).Append(int64(id))
+		mb := b.Field(1).(*array.MapBuilder)
+		if rng.IntN(7) == 0 {
+			mb.AppendNull()
+		} else {
+			mb.Append(true)
+			for _, j := range rng.Perm(len(keys))[:rng.IntN(len(keys)+1)] { // distinct keys
+				mb.KeyBuilder().(*array.StringBuilder).Append(keys[j])
+				appendOr(mb.ItemBuilder(), rng.IntN(5) == 0, func(v array.Builder) { v.(*array.Int64Builder).Append(rng.Int64N(6)) })
+			}
+		}
+		appendOr(b.Field(2), rng.IntN(6) == 0, func(v array.Builder) { v.(*array.StringBuilder).Append(keys[rng.IntN(len(keys))]) })
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	half := rec.NewSlice(0, 130)
+	defer half.Release()
+	rest := rec.NewSlice(130, n)
+	defer rest.Release()
+	if err := putRecords(ctx, env.c, "maps", []arrow.RecordBatch{half, rest}); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "difftest-maps")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "maps.parquet")
+	if err := writeParquet(path, []arrow.RecordBatch{rec}); err != nil {
+		return err
+	}
+	stmt := fmt.Sprintf("CREATE TABLE maps AS SELECT * FROM read_parquet('%s')", path)
+	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
+	}
+	return nil
+}

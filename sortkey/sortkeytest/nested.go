@@ -1,0 +1,164 @@
+package sortkeytest
+
+import (
+	"cmp"
+	"math/rand/v2"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// NestedTypes are list and struct sort-key types: every list type over
+// a few element types, structs of a few fields, and lists and structs in
+// each other.
+func NestedTypes() []arrow.DataType {
+	inner := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		arrow.Field{Name: "y", Type: arrow.BinaryTypes.String, Nullable: true})
+	return []arrow.DataType{
+		arrow.ListOf(arrow.PrimitiveTypes.Int32),
+		arrow.ListOf(arrow.BinaryTypes.String),
+		arrow.LargeListOf(arrow.PrimitiveTypes.Float64),
+		arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int64),
+		arrow.ListViewOf(arrow.BinaryTypes.Binary),
+		arrow.ListOf(&arrow.Decimal128Type{Precision: 20, Scale: 2}),
+		arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int8)),
+		inner,
+		arrow.StructOf(arrow.Field{Name: "a", Type: arrow.ListOf(arrow.BinaryTypes.LargeString), Nullable: true},
+			arrow.Field{Name: "s", Type: inner, Nullable: true}),
+		arrow.ListOf(inner),
+		arrow.ListOf(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}),
+	}
+}
+
+// nestedColumn makes n random lists (0 to 3 elements from a small pool,
+// so lists share prefixes) or structs, about nullFrac of them NULL, their
+// children with NULLs too. A NULL list still spans elements, as writers
+// may leave them.
+func nestedColumn(mem memory.Allocator, t arrow.DataType, n, distinct int, nullFrac float64, r *rand.Rand) arrow.Array {
+	valid := make([]bool, n)
+	for i := range valid {
+		valid[i] = r.Float64() >= nullFrac
+	}
+	bitmap := memory.NewResizableBuffer(mem)
+	defer bitmap.Release()
+	bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+	nulls := 0
+	for i, v := range valid {
+		bitutil.SetBitTo(bitmap.Bytes(), i, v)
+		if !v {
+			nulls++
+		}
+	}
+	if st, ok := t.(*arrow.StructType); ok {
+		var kids []arrow.ArrayData
+		for _, f := range st.Fields() {
+			c := Column(mem, f.Type, n, min(distinct, 3), nullFrac, r)
+			defer c.Release()
+			kids = append(kids, c.Data())
+		}
+		d := array.NewData(t, n, []*memory.Buffer{bitmap}, kids, nulls, 0)
+		defer d.Release()
+		return array.MakeFromData(d)
+	}
+	elem := t.(arrow.ListLikeType).Elem()
+	sizes := make([]int, n)
+	total := 0
+	for i := range sizes {
+		sizes[i] = r.IntN(4)
+		if ft, ok := t.(*arrow.FixedSizeListType); ok {
+			sizes[i] = int(ft.Len())
+		}
+		total += sizes[i]
+	}
+	values := Column(mem, elem, total, min(distinct, 4), nullFrac/2, r)
+	defer values.Release()
+	var bufs []*memory.Buffer
+	switch t.ID() {
+	case arrow.LIST, arrow.LIST_VIEW:
+		offs, lens := make([]int32, 0, n+1), make([]int32, 0, n)
+		at := int32(0)
+		for _, s := range sizes {
+			offs = append(offs, at)
+			lens = append(lens, int32(s))
+			at += int32(s)
+		}
+		offs = append(offs, at)
+		bufs = []*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs))}
+		if t.ID() == arrow.LIST_VIEW {
+			bufs = append(bufs, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(lens)))
+		}
+	case arrow.LARGE_LIST:
+		offs := make([]int64, 0, n+1)
+		at := int64(0)
+		for _, s := range sizes {
+			offs = append(offs, at)
+			at += int64(s)
+		}
+		offs = append(offs, at)
+		bufs = []*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(offs))}
+	case arrow.FIXED_SIZE_LIST:
+		bufs = []*memory.Buffer{bitmap}
+	}
+	d := array.NewData(t, n, bufs, []arrow.ArrayData{values.Data()}, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// nestedComparator is DuckDB's order of lists and structs: element by
+// element (field by field), a NULL element after every value and equal
+// to another NULL, a list before every longer list it prefixes.
+func nestedComparator(x, y arrow.Array) (func(i, j int) int, bool, error) {
+	child := func(a, b arrow.Array) (func(i, j int) int, error) {
+		c, err := valueComparator(a, b)
+		if err != nil {
+			return nil, err
+		}
+		return func(i, j int) int {
+			ni, nj := isNull(a, i), isNull(b, j)
+			switch {
+			case ni || nj:
+				return cmp.Compare(b2i(ni), b2i(nj))
+			}
+			return c(i, j)
+		}, nil
+	}
+	switch a := x.(type) {
+	case *array.Struct:
+		b := y.(*array.Struct)
+		var cs []func(i, j int) int
+		for k := range a.NumField() {
+			c, err := child(a.Field(k), b.Field(k))
+			if err != nil {
+				return nil, true, err
+			}
+			cs = append(cs, c)
+		}
+		return func(i, j int) int {
+			for _, c := range cs {
+				if r := c(i, j); r != 0 {
+					return r
+				}
+			}
+			return 0
+		}, true, nil
+	case array.ListLike:
+		b := y.(array.ListLike)
+		c, err := child(a.ListValues(), b.ListValues())
+		if err != nil {
+			return nil, true, err
+		}
+		return func(i, j int) int {
+			s, e := a.ValueOffsets(i)
+			t, f := b.ValueOffsets(j)
+			for ; s < e && t < f; s, t = s+1, t+1 {
+				if r := c(int(s), int(t)); r != 0 {
+					return r
+				}
+			}
+			return cmp.Compare(e-s, f-t)
+		}, true, nil
+	}
+	return nil, false, nil
+}
