@@ -89,8 +89,8 @@ const forcedMaxRows = 1024
 type graceJoin struct {
 	*partEnv // the spill files' owner: o's runtime, title and st
 	o        *hashJoinOp
-	fanout int
-	types  []arrow.DataType // the build keys'
+	fanout   int
+	types    []arrow.DataType // the build keys'
 
 	build     *partSet // level 0, being written
 	probe     *partSet
