@@ -123,16 +123,22 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 	if err != nil {
 		return err
 	}
-	var appendErr error
-	err = shuffle.Split(ctx, s.env.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
-		appendErr = s.append(ctx, t, p, piece)
-		return appendErr
-	})
-	if err == nil {
+	if err = s.writeTask(ctx, t, rec, ids, sc); err == nil {
 		return s.put(t)
 	}
 	s.putBack(t)
-	if err != appendErr && ctx.Err() == nil {
+	return err
+}
+
+// writeTask appends the rows of rec (of the set's schema) to the
+// partitions ids names through map task t.
+func (s *partSet) writeTask(ctx context.Context, t *mapTask, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
+	var appendErr error
+	err := shuffle.Split(ctx, s.env.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
+		appendErr = s.append(ctx, t, p, piece)
+		return appendErr
+	})
+	if err != nil && err != appendErr && ctx.Err() == nil {
 		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.env.title), Err: err}
 	}
 	return err

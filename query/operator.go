@@ -33,6 +33,9 @@ type runtime struct {
 	workers int // goroutines a hash aggregate or a join runs its inputs on
 	// exchange: GROUP BY through a hash exchange (op_aggexchange.go).
 	exchange bool
+	// sortSpill: GROUP BY spills sorted runs, not through the shuffle
+	// (Options.GroupBySortSpill).
+	sortSpill bool
 	// spill is where sorts and aggregates spill past the memory limit;
 	// nil: they fail with ErrMemory instead.
 	spill  *spill.Manager
