@@ -296,7 +296,7 @@ func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 	for _, w := range cfg.Workers {
 		if cfg.GroupBy {
 			sql := "SELECT k, sum(v) AS s, count(*) AS n FROM grp GROUP BY k"
-			for _, mode := range []string{"memory", "exchange", "limit", "limit, sorted runs"} {
+			for _, mode := range groupByModes {
 				add("b", "GROUP BY", "grp", sql, w, mode)
 			}
 		}
@@ -483,3 +483,6 @@ func (r *ShuffleEngineReport) Write(w io.Writer) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// groupByModes are the modes the GROUP BY of part (b) runs in.
+var groupByModes = []string{"memory", "exchange", "limit", "limit, sorted runs"}

@@ -133,6 +133,10 @@ type Engine struct {
 	// joinSpill is when hash joins spill: from ForceJoinSpill, or a
 	// test's.
 	joinSpill joinSpillTuning
+	// aggFanout, when set, is the first level's partitions of a GROUP BY
+	// spilling through the shuffle (a test's: few, so that partitions are
+	// partitioned again).
+	aggFanout int
 	// changes serializes statements that change tables (ddl.go).
 	changes sync.Mutex
 	views   *Views
@@ -334,7 +338,7 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
 	}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
-		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill}
+		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan
 		s.onDone = func(m cache.ScanMetrics) {

@@ -36,7 +36,8 @@ import (
 // (sum(int64) is a decimal(38,0) and a count: 40 bytes per group against
 // 16 per row for SELECT k, sum(v), count(*)) and the table's work was
 // wasted, so the operator keeps fewer partitions in the tables: the
-// kept set (all partitions at first) is halved, dropping the partitions
+// kept set (all partitions at first) is halved (quartered when the table
+// reduced its rows by less than a fifth), dropping the partitions
 // the map statuses show largest, and the rows of partitions no longer
 // kept are partitioned as they arrive and written as rows (keys and
 // arguments), never entering a table; once no partition is kept every
@@ -96,12 +97,44 @@ type aggPartitioner struct {
 	sc partScratch
 }
 
-// aggShuffleFanout is the partitions of each level.
-const aggShuffleFanout = 32
+// aggShuffleFanout is the fewest partitions of the first level, and
+// the partitions of the levels below; maxAggShuffleFanout the most of
+// the first. More partitions, fewer repartitioned (a second write and
+// read of their rows), but smaller blocks: what a map task holds of each
+// partition before writing it is a share of a sixteenth of the memory
+// limit.
+const (
+	aggShuffleFanout    = 32
+	maxAggShuffleFanout = 256
+)
+
+// level0Fanout is the first level's partitions: enough, by the planner's
+// estimate of the groups (groupBytes per key and aggregate, as the
+// exchange's choice counts them), for each partition's groups to fit half
+// a table's share, so that none is partitioned again; but no more than
+// leave each worker's map task 4 KiB of each partition's rows to gather
+// before it writes them (partSet's flushBytes), since smaller blocks cost
+// more to write and read than a second level saves.
+func level0Fanout(groups int64, perGroup, share, limit int64, workers int) int {
+	f := aggShuffleFanout
+	if groups <= 0 || share <= 0 || limit <= 0 {
+		return f
+	}
+	most := min(maxAggShuffleFanout, limit/16/4096/int64(max(workers, 1)))
+	for int64(f) < most && float64(groups)*float64(perGroup)/float64(f) > float64(share)/2 {
+		f *= 2
+	}
+	return f
+}
 
 func newAggShuffle(o *aggregateOp, h *agg.HashAggregator) (*aggShuffle, error) {
 	n := o.n
-	s := &aggShuffle{o: o, fanout: aggShuffleFanout, nkeys: len(n.keys), keys: n.keyTypes(),
+	share := o.aggOptions().MemoryLimit
+	fanout := level0Fanout(n.groups, groupBytes*int64(len(n.keys)+len(n.aggs)), share, o.rt.mt.limit, o.rt.workers)
+	if f := o.rt.aggFanout; f > 0 {
+		fanout = f
+	}
+	s := &aggShuffle{o: o, fanout: fanout, nkeys: len(n.keys), keys: n.keyTypes(),
 		partialSchema: h.PartialSchema(), added: map[*agg.HashAggregator]int64{}}
 	s.env = &partEnv{rt: o.rt, title: "GROUP BY", st: &s.st}
 	fields := make([]arrow.Field, 0, len(n.keys)+len(n.argTypes()))
@@ -192,7 +225,7 @@ func (s *aggShuffle) counted(h *agg.HashAggregator, rows int) {
 
 // spillTable writes h's groups' partial states, partitioned, as one map
 // output of level 0, and empties h. A table that reduced its rows less
-// than twofold halves the kept partitions.
+// than twofold cuts the kept partitions.
 func (s *aggShuffle) spillTable(ctx context.Context, h *agg.HashAggregator) error {
 	if err := s.writeTable(ctx, h, s.level0, nil); err != nil {
 		return err
@@ -201,8 +234,10 @@ func (s *aggShuffle) spillTable(ctx context.Context, h *agg.HashAggregator) erro
 	rows := s.added[h]
 	s.added[h] = 0
 	s.mu.Unlock()
-	if rows < 2*int64(h.Groups()) {
-		s.halveKept()
+	if g := int64(h.Groups()); rows < 2*g {
+		// Keys seen about once each: a quarter of the kept partitions
+		// stay, a half when some did repeat.
+		s.cutKept(map[bool]int{true: 4, false: 2}[4*rows < 5*g])
 	}
 	return h.Reset()
 }
@@ -263,9 +298,9 @@ func (s *aggShuffle) writeBatch(ctx context.Context, set *partSet, t *mapTask, p
 	return set.writeTask(ctx, t, b, p.sc.ids, &p.sc)
 }
 
-// halveKept keeps the smaller half of the kept partitions, by the bytes
+// cutKept keeps the smallest 1/div of the kept partitions, by the bytes
 // their map statuses report (of partial states and rows).
-func (s *aggShuffle) halveKept() {
+func (s *aggShuffle) cutKept(div int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.kept.Load()
@@ -286,7 +321,7 @@ func (s *aggShuffle) halveKept() {
 	}
 	slices.SortStableFunc(kept, func(a, b int) int { return int(min(max(totals[a]-totals[b], -1), 1)) })
 	next := make([]bool, s.fanout)
-	for _, p := range kept[:len(kept)/2] {
+	for _, p := range kept[:len(kept)/div] {
 		next[p] = true
 	}
 	s.kept.Store(&next)

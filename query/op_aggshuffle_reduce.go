@@ -323,12 +323,12 @@ func (tr *taskRun) track() error {
 // repartition starts the next level's round with the table's groups.
 func (tr *taskRun) repartition(ctx context.Context) error {
 	s := tr.s
-	nr, err := s.newRound(tr.level+1, s.fanout)
+	nr, err := s.newRound(tr.level+1, aggShuffleFanout)
 	if err != nil {
 		return err
 	}
 	tr.nr = nr
-	if tr.np, err = s.newPartitioner(tr.level+1, s.fanout); err != nil {
+	if tr.np, err = s.newPartitioner(tr.level+1, aggShuffleFanout); err != nil {
 		return err
 	}
 	if err := s.writeTable(ctx, tr.h, nr, tr.np); err != nil {
