@@ -286,6 +286,8 @@ func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 			o.Exchange = true
 		case "limit":
 			o.MemoryLimit, o.Spill = cfg.Memory, m
+		case "limit, sorted runs":
+			o.MemoryLimit, o.Spill, o.GroupBySortSpill = cfg.Memory, m, true
 		case "limit, no split":
 			o.MemoryLimit, o.Spill, o.NoJoinSkewSplit = cfg.Memory, m, true
 		}
@@ -294,7 +296,7 @@ func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 	for _, w := range cfg.Workers {
 		if cfg.GroupBy {
 			sql := "SELECT k, sum(v) AS s, count(*) AS n FROM grp GROUP BY k"
-			for _, mode := range []string{"memory", "exchange", "limit"} {
+			for _, mode := range groupByModes {
 				add("b", "GROUP BY", "grp", sql, w, mode)
 			}
 		}
@@ -481,3 +483,6 @@ func (r *ShuffleEngineReport) Write(w io.Writer) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// groupByModes are the modes the GROUP BY of part (b) runs in.
+var groupByModes = []string{"memory", "exchange", "limit", "limit, sorted runs"}

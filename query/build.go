@@ -713,6 +713,7 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 	n.args = expr.Share(n.args)
 	n.in = b.lay.flush(in)
 	n.dense = b.denseGroupRange(n)   // plan_densegroup.go
+	n.groups = b.estimateGroups(n)   // plan_exchange.go
 	n.exchange = b.exchangeChosen(n) // plan_exchange.go
 	as.schema = n.schema()
 	return n, as, nil

@@ -383,12 +383,19 @@
 // What a query's sorts and aggregates hold is tracked against
 // Options.MemoryLimit. Without Options.Spill a query that would pass it
 // fails with ErrMemory. With it, ORDER BY (op_extsort.go, package
-// extsort) and GROUP BY (op_aggspill.go, agg.Spiller) spill sorted runs
-// and merge them back, so a query larger than memory finishes: each of
-// GROUP BY's hash tables is capped at MemoryLimit/(workers+2), and when
-// one is full its groups are written sorted by key with their partial
-// aggregates and the table starts over; at the end the runs are merged by
-// key, combining equal keys. A window function's sort spills as ORDER
+// extsort) spills sorted runs and merges them back, so a query larger
+// than memory finishes, and so does GROUP BY: each of its hash tables is
+// capped at MemoryLimit/(workers+2), and when one is full its groups'
+// partial aggregates are hash-partitioned by key into shuffle map outputs
+// and the table starts over (op_aggshuffle.go: a hybrid hash aggregation
+// whose map statuses choose the partitions kept in the tables and in
+// memory at the end; once the tables stop reducing their rows, the rows
+// of the partitions not kept go to disk as they come); at the end each
+// partition is aggregated alone, partitioned again if it is still too
+// big. A GROUP BY with count(DISTINCT), a global aggregate, or
+// Options.GroupBySortSpill writes its tables sorted by key instead and
+// merges the runs, combining equal keys (op_aggspill.go, agg.Spiller).
+// A window function's sort spills as ORDER
 // BY's does; the window then holds one partition at a time, and a
 // partition that spans batches counts in the query's memory. One that
 // passes half the limit is streamed when every call of its window needs

@@ -60,6 +60,12 @@ type Options struct {
 	// planner sends a GROUP BY through the hash exchange on its own
 	// (plan_exchange.go). 0: 2,000,000; negative: never.
 	ExchangeGroups int
+	// GroupBySortSpill makes a GROUP BY past MemoryLimit spill its
+	// tables as runs sorted by key and merge them (op_aggspill.go)
+	// instead of hash-partitioning them through the shuffle and
+	// aggregating one partition at a time (op_aggshuffle.go). For
+	// measuring one against the other (quiver bench shuffle).
+	GroupBySortSpill bool
 	// ForceJoinSpill, with Spill set, makes every hash join a grace hash
 	// join whatever its size, and treats a partition of more than 1024
 	// build rows as too big for memory, so that partitioning, the
@@ -127,6 +133,10 @@ type Engine struct {
 	// joinSpill is when hash joins spill: from ForceJoinSpill, or a
 	// test's.
 	joinSpill joinSpillTuning
+	// aggFanout, when set, is the first level's partitions of a GROUP BY
+	// spilling through the shuffle (a test's: few, so that partitions are
+	// partitioned again).
+	aggFanout int
 	// changes serializes statements that change tables (ddl.go).
 	changes sync.Mutex
 	views   *Views
@@ -327,8 +337,8 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	if outer, ok := ctx.Value(outerMemKey{}).(*memTracker); ok {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
 	}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, spill: e.opts.Spill, spills: &r.spills,
-		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill}
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
+		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan
 		s.onDone = func(m cache.ScanMetrics) {

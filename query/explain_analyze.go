@@ -156,6 +156,11 @@ func (n *analyzeNode) annotation() string {
 	if a, ok := n.op.(*aggregateOp); ok && a.exchange != nil {
 		b.WriteString(a.exchange.String())
 	}
+	if a, ok := n.op.(*aggregateOp); ok {
+		if hs := a.hashSpill(); hs != nil && hs.spilled() {
+			b.WriteString(hs.String())
+		}
+	}
 	b.WriteString(")")
 	return b.String()
 }

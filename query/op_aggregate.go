@@ -49,7 +49,7 @@ func (o *aggregateOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	if o.spill != nil && o.spill.reader != nil {
+	if o.spill != nil && (o.spill.reader != nil || o.spill.hs != nil && o.spill.hs.red != nil) {
 		return o.nextSpilled(ctx)
 	}
 	if len(o.out) == 0 {
@@ -228,6 +228,15 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 	defer releaseAll(args)
 	if len(keys) == 0 && len(args) == 0 {
 		err = h.AddRows(int(rec.NumRows()))
+	} else if hs := o.hashSpill(); hs != nil {
+		// Spilling through the shuffle: the rows of partitions no longer
+		// kept in the tables go to disk as they are (op_aggshuffle.go).
+		if k := hs.kept.Load(); k != nil {
+			err = hs.route(ctx, h, *k, int(rec.NumRows()), keys, args)
+		} else {
+			hs.counted(h, int(rec.NumRows()))
+			err = o.addSpilling(ctx, h, int(rec.NumRows()), keys, args)
+		}
 	} else {
 		err = o.addSpilling(ctx, h, int(rec.NumRows()), keys, args)
 	}

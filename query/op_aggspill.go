@@ -24,8 +24,9 @@ import (
 
 // aggSpill is the spilling state of one aggregateOp.
 type aggSpill struct {
-	sp     *agg.Spiller
-	share  int64 // bytes each hash table may hold
+	sp     *agg.Spiller // sorted runs; nil when hs spills
+	hs     *aggShuffle  // through the shuffle (op_aggshuffle.go)
+	share  int64        // bytes each hash table may hold
 	reader array.RecordReader
 }
 
@@ -60,6 +61,15 @@ func (o *aggregateOp) startSpill(h *agg.HashAggregator) error {
 		return nil
 	}
 	share := o.aggOptions().MemoryLimit
+	if o.hashSpills() {
+		hs, err := newAggShuffle(o, h)
+		if err != nil {
+			return err
+		}
+		o.spill = &aggSpill{hs: hs, share: share}
+		o.rt.spills.add(o)
+		return nil
+	}
 	sp, err := agg.NewSpiller(h, agg.SpillConfig{
 		Manager: o.rt.spill,
 		Owner:   "groupby",
@@ -179,6 +189,9 @@ func sliceAll(arrs []arrow.Array, lo, hi int) []arrow.Array {
 
 // spillTable writes h's groups as a run and empties h.
 func (o *aggregateOp) spillTable(ctx context.Context, h *agg.HashAggregator) error {
+	if o.spill.hs != nil {
+		return o.spill.hs.spillTable(ctx, h)
+	}
 	if err := o.spill.sp.Spill(ctx, h); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -209,12 +222,23 @@ func (o *aggregateOp) memWhat() string {
 }
 
 // spilled reports whether any table went to disk.
-func (o *aggregateOp) spilled() bool { return o.spill != nil && o.spill.sp.Runs() > 0 }
+func (o *aggregateOp) spilled() bool {
+	if o.spill == nil {
+		return false
+	}
+	if o.spill.hs != nil {
+		return o.spill.hs.spilled()
+	}
+	return o.spill.sp.Runs() > 0
+}
 
 // finishSpill ends a spilled aggregation: the tables of the workers but
 // the first are spilled and released, the first is kept for the merge,
 // and the merge becomes the operator's output.
 func (o *aggregateOp) finishSpill(ctx context.Context, aggs []*agg.HashAggregator) error {
+	if o.spill.hs != nil {
+		return o.spill.hs.finish(ctx, aggs)
+	}
 	for i := 1; i < len(aggs); i++ {
 		if err := o.spillTable(ctx, aggs[i]); err != nil {
 			return err
@@ -236,6 +260,9 @@ func (o *aggregateOp) finishSpill(ctx context.Context, aggs []*agg.HashAggregato
 
 // nextSpilled returns the next batch of the merge.
 func (o *aggregateOp) nextSpilled(ctx context.Context) (arrow.RecordBatch, error) {
+	if o.spill.hs != nil {
+		return o.spill.hs.red.next(ctx)
+	}
 	r := o.spill.reader
 	if !r.Next() {
 		if err := r.Err(); err != nil {
@@ -257,6 +284,10 @@ func (o *aggregateOp) closeSpill() {
 	if o.spill == nil {
 		return
 	}
+	if o.spill.hs != nil {
+		o.spill.hs.close()
+		return
+	}
 	if o.spill.reader != nil {
 		o.spill.reader.Release()
 		o.spill.reader = nil
@@ -269,13 +300,16 @@ func (o *aggregateOp) spillStats() SpillStats {
 	if o.spill == nil {
 		return SpillStats{}
 	}
+	if o.spill.hs != nil {
+		return o.spill.hs.spillStats()
+	}
 	m := o.spill.sp.Metrics()
 	return SpillStats{Files: int64(m.Files), Bytes: m.Bytes, Rows: m.Rows, Time: m.Time + m.MergeTime}
 }
 
 // spillMetrics are the Spiller's own metrics, for EXPLAIN ANALYZE.
 func (o *aggregateOp) spillMetrics() (agg.SpillMetrics, bool) {
-	if o.spill == nil {
+	if o.spill == nil || o.spill.sp == nil {
 		return agg.SpillMetrics{}, false
 	}
 	return o.spill.sp.Metrics(), true

@@ -87,9 +87,10 @@ const forcedMaxRows = 1024
 
 // graceJoin is the state of a hashJoinOp that spills.
 type graceJoin struct {
-	o      *hashJoinOp
-	fanout int
-	types  []arrow.DataType // the build keys'
+	*partEnv // the spill files' owner: o's runtime, title and st
+	o        *hashJoinOp
+	fanout   int
+	types    []arrow.DataType // the build keys'
 
 	build     *partSet // level 0, being written
 	probe     *partSet
@@ -158,6 +159,7 @@ func (o *hashJoinOp) canSpill() bool { return o.rt.spill != nil }
 
 func (o *hashJoinOp) newGrace() *graceJoin {
 	g := &graceJoin{o: o, fanout: graceFanout}
+	g.partEnv = &partEnv{rt: o.rt, title: o.title(), st: &g.st}
 	if f := o.rt.joinSpill.fanout; f > 0 {
 		g.fanout = f
 	}
@@ -186,14 +188,23 @@ func (g *graceJoin) startBuild() error {
 	return err
 }
 
+// partEnv is what partitioned spill files (partSet, fileSource) need of
+// the operator that writes them: the grace hash join, or a GROUP BY
+// spilling through the shuffle (op_aggshuffle.go).
+type partEnv struct {
+	rt    *runtime
+	title string      // names the operator in errors
+	st    *graceStats // what was written and read
+}
+
 // spillError wraps an error of package spill (ErrQuota, ErrNoSpace,
-// ErrCorrupt) as the join's.
-func (g *graceJoin) spillError(err error) error {
+// ErrCorrupt) as the operator's.
+func (e *partEnv) spillError(err error) error {
 	var qe *Error
 	if errors.As(err, &qe) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &Error{Kind: ErrExec, Msg: g.o.title() + ": spilling", Err: err}
+	return &Error{Kind: ErrExec, Msg: e.title + ": spilling", Err: err}
 }
 
 // innerLike: a probe row without a match returns nothing (so neither do

@@ -26,7 +26,7 @@ const dropRow = 1<<16 - 1
 // rows, so that the statuses describe the side in slices a skewed
 // partition can be split by (op_gracejoin_plan.go).
 type partSet struct {
-	g      *graceJoin
+	env    *partEnv
 	owner  string
 	schema *arrow.Schema
 	fanout int
@@ -67,28 +67,35 @@ type mapTask struct {
 }
 
 func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) (*partSet, error) {
-	o := g.o
-	s := &partSet{g: g, owner: "join-" + side, schema: schema, fanout: fanout, flushBytes: 8 << 20,
+	return g.partEnv.newPartSet("join-"+side, schema, fanout, g.o.rt.joinSpill.maxRows)
+}
+
+// newPartSet starts a side's partitions, its files named for owner;
+// maxRows (0: none) is the rows a partition may hold in memory, as
+// joinSpillTuning's.
+func (e *partEnv) newPartSet(owner string, schema *arrow.Schema, fanout int, maxRows int64) (*partSet, error) {
+	rt := e.rt
+	s := &partSet{env: e, owner: owner, schema: schema, fanout: fanout, flushBytes: 8 << 20,
 		mapBytes: 1 << 62, mapRows: 1 << 62, open: make(map[*mapTask]struct{}),
 		rows: make([]int64, fanout), mem: make([]int64, fanout)}
-	workers := int64(max(o.rt.workers, 1))
+	workers := int64(max(rt.workers, 1))
 	buffer := int64(8 << 20)
-	if lim := o.rt.mt.limit; lim > 0 {
+	if lim := rt.mt.limit; lim > 0 {
 		s.flushBytes = max(lim/16/int64(fanout)/workers, 1)
 		buffer = max(lim/16/workers, 4<<10)
 		// A map task's block of a partition is at most what fits in
 		// memory: a partition too big for it splits by map ranges.
 		s.mapBytes = max(lim/4, 64<<10)
 	}
-	if m := o.rt.joinSpill.maxRows; m > 0 {
-		s.mapRows = 4 * m
+	if maxRows > 0 {
+		s.mapRows = 4 * maxRows
 	}
-	sh, err := shuffle.New(context.Background(), o.rt.spill, s.owner, schema, shuffle.Config{
+	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{
 		Partitions: fanout,
-		Writer:     shuffle.WriterOptions{Codec: o.rt.spill.Config().Codec, Alloc: o.rt.mem, BufferBytes: buffer},
+		Writer:     shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer},
 	})
 	if err != nil {
-		return nil, &Error{Kind: ErrExec, Msg: o.title() + ": partitioning", Err: err}
+		return nil, &Error{Kind: ErrExec, Msg: e.title + ": partitioning", Err: err}
 	}
 	s.sh = sh
 	return s, nil
@@ -116,17 +123,23 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 	if err != nil {
 		return err
 	}
-	var appendErr error
-	err = shuffle.Split(ctx, s.g.o.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
-		appendErr = s.append(ctx, t, p, piece)
-		return appendErr
-	})
-	if err == nil {
+	if err = s.writeTask(ctx, t, rec, ids, sc); err == nil {
 		return s.put(t)
 	}
 	s.putBack(t)
-	if err != appendErr && ctx.Err() == nil {
-		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
+	return err
+}
+
+// writeTask appends the rows of rec (of the set's schema) to the
+// partitions ids names through map task t.
+func (s *partSet) writeTask(ctx context.Context, t *mapTask, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
+	var appendErr error
+	err := shuffle.Split(ctx, s.env.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
+		appendErr = s.append(ctx, t, p, piece)
+		return appendErr
+	})
+	if err != nil && err != appendErr && ctx.Err() == nil {
+		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.env.title), Err: err}
 	}
 	return err
 }
@@ -151,7 +164,7 @@ func (s *partSet) take() (*mapTask, error) {
 			return t, nil
 		}
 	}
-	return nil, s.g.spillError(err)
+	return nil, s.env.spillError(err)
 }
 
 // put gives a map task back after a write, finishing its output when it
@@ -198,9 +211,9 @@ func (s *partSet) append(ctx context.Context, t *mapTask, p int, rec arrow.Recor
 // hold adds n bytes to what t counts in the memory tracker.
 func (s *partSet) hold(t *mapTask, n int64) {
 	if n > 0 {
-		sortBudget{s.g.o.rt.mt}.Grow(n)
+		sortBudget{s.env.rt.mt}.Grow(n)
 	} else {
-		s.g.o.rt.mt.shrink(-n)
+		s.env.rt.mt.shrink(-n)
 	}
 	t.held += n
 }
@@ -222,9 +235,9 @@ func (s *partSet) flush(t *mapTask, p int) error {
 		for j, rec := range pending {
 			parts[j] = rec.Column(i)
 		}
-		col, err := array.Concatenate(parts, s.g.o.rt.mem)
+		col, err := array.Concatenate(parts, s.env.rt.mem)
 		if err != nil {
-			return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.g.o.title()), Err: err}
+			return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.env.title), Err: err}
 		}
 		cols[i] = col
 	}
@@ -246,9 +259,9 @@ func (s *partSet) dropPending(t *mapTask, p int) {
 func (s *partSet) writePart(t *mapTask, p int, rec arrow.RecordBatch) error {
 	start := time.Now()
 	err := t.w.Write(p, rec)
-	s.g.st.nanos.Add(int64(time.Since(start)))
+	s.env.st.nanos.Add(int64(time.Since(start)))
 	if err != nil {
-		return s.g.spillError(err)
+		return s.env.spillError(err)
 	}
 	size := arrowsize.Record(rec)
 	t.rows[p] += rec.NumRows()
@@ -274,23 +287,23 @@ func (s *partSet) finishMap(t *mapTask) error {
 	}
 	start := time.Now()
 	_, err := s.sh.FinishMap(t.id, t.w)
-	s.g.st.nanos.Add(int64(time.Since(start)))
+	s.env.st.nanos.Add(int64(time.Since(start)))
 	s.hold(t, -t.held)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.open, t)
 	if err != nil {
-		return s.g.spillError(err)
+		return s.env.spillError(err)
 	}
 	s.maps++
 	for p := range t.rows {
 		s.rows[p] += t.rows[p]
 		s.mem[p] += t.mem[p]
 	}
-	s.g.st.maps.Add(1)
-	s.g.st.rows.Add(t.wroteRows)
+	s.env.st.maps.Add(1)
+	s.env.st.rows.Add(t.wroteRows)
 	if out := s.sh.Output(t.id); out != nil {
-		s.g.st.bytes.Add(out.Bytes())
+		s.env.st.bytes.Add(out.Bytes())
 	}
 	return nil
 }
@@ -342,30 +355,38 @@ type fileSource struct {
 	r      *shuffle.BlockReader
 	schema *arrow.Schema
 	base   int64
-	g      *graceJoin
+	env    *partEnv
 }
 
 // open starts reading partition p of s's map outputs maps (s nil, or no
 // rows: nothing). The statuses' empty blocks are not read.
-func (g *graceJoin) open(ctx context.Context, s *partSet, p int, maps shuffle.MapRange, schema *arrow.Schema) (*fileSource, error) {
-	src := &fileSource{schema: schema, g: g}
+func (e *partEnv) open(ctx context.Context, s *partSet, p int, maps shuffle.MapRange, schema *arrow.Schema) (*fileSource, error) {
+	return e.openRange(ctx, s, shuffle.PartitionRange{Start: p, End: p + 1}, maps, schema)
+}
+
+// openRange starts reading partitions ps of s's map outputs maps, one
+// after the other.
+func (e *partEnv) openRange(ctx context.Context, s *partSet, ps shuffle.PartitionRange, maps shuffle.MapRange, schema *arrow.Schema) (*fileSource, error) {
+	src := &fileSource{schema: schema, env: e}
 	if s == nil || maps.Start >= maps.End {
 		return src, nil
 	}
 	st := s.sh.Statuses()
 	empty := 0
-	for m := maps.Start; m < maps.End; m++ {
-		if st.Size(m, p) == 0 {
-			empty++
+	for p := ps.Start; p < ps.End; p++ {
+		for m := maps.Start; m < maps.End; m++ {
+			if st.Size(m, p) == 0 {
+				empty++
+			}
 		}
 	}
-	g.st.emptyBlocks.Add(int64(empty))
-	if empty == maps.End-maps.Start {
+	e.st.emptyBlocks.Add(int64(empty))
+	if empty == (maps.End-maps.Start)*(ps.End-ps.Start) {
 		return src, nil
 	}
-	r, err := s.sh.Read(ctx, shuffle.PartitionRange{Start: p, End: p + 1}, maps, shuffle.ReadOptions{Alloc: g.o.rt.mem})
+	r, err := s.sh.Read(ctx, ps, maps, shuffle.ReadOptions{Alloc: e.rt.mem})
 	if err != nil {
-		return nil, g.spillError(err)
+		return nil, e.spillError(err)
 	}
 	src.r = r
 	return src, nil
@@ -400,7 +421,7 @@ func (s *fileSource) nextAt(ctx context.Context) (arrow.RecordBatch, int64, erro
 		s.r.Release()
 		s.r = nil
 		if err != nil {
-			return nil, 0, s.g.spillError(err)
+			return nil, 0, s.env.spillError(err)
 		}
 		return nil, 0, io.EOF
 	}

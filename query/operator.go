@@ -33,6 +33,9 @@ type runtime struct {
 	workers int // goroutines a hash aggregate or a join runs its inputs on
 	// exchange: GROUP BY through a hash exchange (op_aggexchange.go).
 	exchange bool
+	// sortSpill: GROUP BY spills sorted runs, not through the shuffle
+	// (Options.GroupBySortSpill).
+	sortSpill bool
 	// spill is where sorts and aggregates spill past the memory limit;
 	// nil: they fail with ErrMemory instead.
 	spill  *spill.Manager
@@ -42,6 +45,7 @@ type runtime struct {
 	// (Options.MaxJoinPairs); 0: no limit.
 	maxJoinPairs int64
 	joinSpill    joinSpillTuning // when hash joins spill (op_gracejoin.go)
+	aggFanout    int             // a test's first-level fanout of a GROUP BY's shuffle spill; 0: by the estimate
 }
 
 // memTracker counts the bytes a query's sorts, aggregates and joins hold

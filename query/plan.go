@@ -247,6 +247,9 @@ type aggregateNode struct {
 	aggs     []aggCall
 	dense    *agg.DenseRange // the one key's range, to group by an array (plan_densegroup.go)
 	exchange bool            // many groups: through the hash exchange (plan_exchange.go)
+	// groups the statistics estimate (0: unknown), for the exchange and
+	// the fanout of a spill through the shuffle (op_aggshuffle.go).
+	groups int64
 	// positions: first or last reads the rows' positions, an argument
 	// after args the operator makes per batch (rowPositions).
 	positions bool

@@ -19,6 +19,33 @@ import (
 // (an array beats both).
 const exchangeGroups = 2_000_000
 
+// estimateGroups is the groups of n the statistics estimate: every key a
+// column of a scanned table with a distinct count, the product of those
+// (at most the table's rows); 0 when they cannot say.
+func (b *builder) estimateGroups(n *aggregateNode) int64 {
+	if len(n.keys) == 0 || b.c == nil {
+		return 0
+	}
+	groups, rows := 1.0, 0.0
+	for _, k := range n.keys {
+		x := expr.Inspect(k)
+		if x.Kind != expr.KindColumn || x.Column < 0 {
+			return 0
+		}
+		scan, col, ok := traceToScan(n.in, x.Column)
+		if !ok {
+			return 0
+		}
+		st := b.statsOfTable(scan.table)
+		if st == nil || col >= len(st.Columns) || st.Columns[col].Distinct <= 0 {
+			return 0
+		}
+		groups *= float64(st.Columns[col].Distinct)
+		rows = max(rows, float64(st.Columns[col].Rows))
+	}
+	return int64(min(groups, rows))
+}
+
 // groupBytes is a generous guess of what one group costs the exchange
 // per key and aggregate (10 M groups of one key and two aggregates
 // peaked at 809 MiB: about 28 bytes each).
@@ -36,28 +63,11 @@ func (b *builder) exchangeChosen(n *aggregateNode) bool {
 	if threshold == 0 {
 		threshold = exchangeGroups
 	}
-	if len(n.keys) == 0 || n.dense != nil || b.c == nil || threshold < 0 {
+	if len(n.keys) == 0 || n.dense != nil || threshold < 0 {
 		return false
 	}
-	groups, rows := 1.0, 0.0
-	for _, k := range n.keys {
-		x := expr.Inspect(k)
-		if x.Kind != expr.KindColumn || x.Column < 0 {
-			return false
-		}
-		scan, col, ok := traceToScan(n.in, x.Column)
-		if !ok {
-			return false
-		}
-		st := b.statsOfTable(scan.table)
-		if st == nil || col >= len(st.Columns) || st.Columns[col].Distinct <= 0 {
-			return false
-		}
-		groups *= float64(st.Columns[col].Distinct)
-		rows = max(rows, float64(st.Columns[col].Rows))
-	}
-	groups = min(groups, rows)
-	if groups < threshold {
+	groups := float64(n.groups)
+	if groups <= 0 || groups < threshold {
 		return false
 	}
 	if b.opts.Spill != nil {

@@ -23,6 +23,16 @@ var forceJoinSpill = flag.Bool("forcejoinspill", false, "spill every hash join (
 
 var exchange = flag.Bool("exchange", false, "GROUP BY through a hash exchange (query.Options.Exchange)")
 
+// memLimit runs every query within a memory limit, with a spill Manager,
+// so that GROUP BYs spill (through the shuffle, or with -groupbysortspill
+// as sorted runs), and sorts and joins too:
+//
+//	go test -tags duckdb -run 'TestTPCH22$|TestGenerated' ./query/difftest/ -args -memlimit 1048576
+var (
+	memLimit         = flag.Int64("memlimit", 0, "bytes: run within query.Options.MemoryLimit, spilling (0: the default limit, no spill)")
+	groupBySortSpill = flag.Bool("groupbysortspill", false, "with -memlimit: GROUP BY spills sorted runs (query.Options.GroupBySortSpill)")
+)
+
 var (
 	spillOnce sync.Once
 	spillMgr  *spill.Manager
@@ -30,16 +40,19 @@ var (
 )
 
 // engineOptions are the options of the engines compared with DuckDB:
-// the defaults, or with -forcejoinspill a spill Manager under the
+// the defaults, or with -forcejoinspill or -memlimit a spill Manager under the
 // temporary folder (removed when the process ends; NewManager removes
 // the folders of processes that are gone) and ForceJoinSpill.
 func engineOptions() query.Options {
-	if !*forceJoinSpill {
+	if !*forceJoinSpill && *memLimit <= 0 {
 		return query.Options{Exchange: *exchange}
 	}
 	spillOnce.Do(func() { spillMgr, spillErr = spill.NewManager(spill.Config{Dir: os.TempDir()}) })
 	if spillErr != nil {
-		panic("difftest: a spill Manager for -forcejoinspill: " + spillErr.Error())
+		panic("difftest: a spill Manager for -forcejoinspill or -memlimit: " + spillErr.Error())
+	}
+	if *memLimit > 0 {
+		return query.Options{Spill: spillMgr, MemoryLimit: *memLimit, ForceJoinSpill: *forceJoinSpill, GroupBySortSpill: *groupBySortSpill}
 	}
 	return query.Options{Spill: spillMgr, ForceJoinSpill: true}
 }
