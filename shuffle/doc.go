@@ -169,6 +169,16 @@
 // and batches when it has been decoded. Damage fails with ErrCorrupt
 // naming the file, run and partition (TestCorruptMapOutput).
 //
+// A map output that fits the query's memory need not touch disk: with
+// WriterOptions.Memory (the query's tracker, as a Budget) each run is
+// kept in memory, the same bytes the file would hold (compressed by the
+// batch layer), counted with Budget.TryGrow; the first run the budget
+// refuses moves what is held to the file, gives its bytes back, and the
+// output goes on on disk. Readers cannot tell the two apart but for the
+// copy a file read makes (an output in memory hands its blocks out in
+// place, still checksummed); Remove gives the bytes back
+// (TestInMemoryMapOutputs).
+//
 // A reducer reads any list of (map output, partition) blocks with
 // ReadBlocks: empty blocks are skipped without a read, only the projected
 // columns are decompressed, and a goroutine reads and checksums up to
