@@ -3,7 +3,6 @@ package shuffle
 import (
 	"encoding/binary"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -55,7 +54,6 @@ type Statuses struct {
 	ordinal          []uint32 // per map: its row in sizes or its entry in highly
 	sizes            []byte   // compressed statuses' bytes, row after row
 	highly           []highly
-	slabs            []atomic.Pointer[[statusSlab]MapStatus] // Status's, built on demand
 }
 
 // highly is one decoded highly compressed record; its bitmaps point into
@@ -173,8 +171,7 @@ func decodeBody(raw []byte, lim DecodeLimits) (*Statuses, error) {
 	case uint64(len(sec[secKinds])) != maps:
 		return nil, corruptf("statuses: %d kinds for %d maps", len(sec[secKinds]), maps)
 	}
-	v := &Statuses{maps: int(maps), partitions: int(parts), kinds: sec[secKinds],
-		slabs: make([]atomic.Pointer[[statusSlab]MapStatus], (maps+statusSlab-1)/statusSlab)}
+	v := &Statuses{maps: int(maps), partitions: int(parts), kinds: sec[secKinds]}
 	var err error
 	if v.locs, err = decodeLocations(sec[secLocHeads], sec[secLocMids], int(nlocs), lim); err != nil {
 		return nil, err
@@ -377,39 +374,12 @@ func (v *Statuses) PartitionSizes(dst []int64, p int) []int64 {
 	return dst
 }
 
-// statusSlab: Status builds the MapStatus values of this many maps at a
-// time, in one allocation: building every status of Spark's benchmark
-// one allocation each took longer than decoding them at 10 blocks per
-// status.
-const statusSlab = 256
-
-// Status returns map m's status, or nil when it is missing: the same
-// value on every call (its size bytes are the decoded body's). Safe for
-// concurrent use.
+// Status returns map m's status, or nil when it is missing.
 func (v *Statuses) Status(m int) *MapStatus {
 	if StatusKind(v.kinds[m]) == KindMissing {
 		return nil
 	}
-	i := m / statusSlab
-	slab := v.slabs[i].Load()
-	if slab == nil {
-		slab = new([statusSlab]MapStatus)
-		for j := range min(statusSlab, v.maps-i*statusSlab) {
-			v.fill(&slab[j], i*statusSlab+j)
-		}
-		if !v.slabs[i].CompareAndSwap(nil, slab) {
-			slab = v.slabs[i].Load() // another goroutine built it first
-		}
-	}
-	return &slab[m%statusSlab]
-}
-
-// fill sets s to map m's status (nothing for a missing one).
-func (v *Statuses) fill(s *MapStatus, m int) {
-	if StatusKind(v.kinds[m]) == KindMissing {
-		return
-	}
-	*s = MapStatus{
+	s := &MapStatus{
 		location: v.locs[v.locIdx[m]], mapID: v.ids[m],
 		partitions: v.partitions, kind: StatusKind(v.kinds[m]),
 	}
@@ -421,4 +391,5 @@ func (v *Statuses) fill(s *MapStatus, m int) {
 		h := v.highly[v.ordinal[m]]
 		s.empty, s.accurate, s.accSizes, s.avg = h.empty, h.accurate, h.accSizes, h.avg
 	}
+	return s
 }

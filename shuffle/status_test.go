@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -558,40 +557,6 @@ func TestStatusesManySegments(t *testing.T) {
 		}
 		if !testing.Short() { // every size checked: seconds under -race
 			roundTrip(t, st, parts, c)
-		}
-	}
-}
-
-// Status builds statuses a slab at a time, the same value on every call
-// and from every goroutine, equal to the status encoded; a missing map's
-// is nil.
-func TestStatusSlabs(t *testing.T) {
-	st := make([]*MapStatus, statusSlab+7)
-	for m := range st {
-		if m%5 != 3 {
-			st[m] = NewMapStatus(fmt.Sprintf("w%d:1", m%3), int64(m), []int64{int64(m), 0, 1 << 20}, StatusConfig{})
-		}
-	}
-	v := roundTrip(t, st, 3, codec.Setting{})
-	got := make([][]*MapStatus, 4)
-	var wg sync.WaitGroup
-	for g := range got {
-		wg.Go(func() {
-			for m := len(st) - 1; m >= 0; m-- {
-				got[g] = append(got[g], v.Status(m))
-			}
-		})
-	}
-	wg.Wait()
-	for m := range st {
-		s := v.Status(m)
-		for g := range got {
-			if got[g][len(st)-1-m] != s {
-				t.Fatalf("map %d: goroutine %d got another value", m, g)
-			}
-		}
-		if (s == nil) != (st[m] == nil) || (s != nil && (s.Location() != st[m].Location() || s.Size(0) != st[m].Size(0))) {
-			t.Fatalf("map %d: %+v, encoded %+v", m, s, st[m])
 		}
 	}
 }
