@@ -3,6 +3,7 @@ package shuffle
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -187,13 +188,13 @@ func decodeBody(raw []byte, lim DecodeLimits) (*Statuses, error) {
 // 200,000 maps its own host: a string apiece was an allocation per map).
 // A first pass checks every head against the location before it and
 // sums the lengths against MaxLocationBytes (prefix sharing lets a few
-// bytes claim many), so the bytes are allocated once, after the checks.
+// bytes claim many), so the bytes are allocated once, after the checks;
+// the second builds them in a strings.Builder grown to the total, which
+// therefore never moves what it holds.
 func decodeLocations(heads, mids []byte, n int, lim DecodeLimits) ([]string, error) {
 	r := &reader{b: heads}
-	type head struct{ p, s, m int }
-	hs := make([]head, n)
 	prevLen, total, left := uint64(0), uint64(0), uint64(len(mids))
-	for i := range hs {
+	for i := 0; i < n; i++ {
 		p, s, m := r.uvarint("location heads"), r.uvarint("location heads"), r.uvarint("location heads")
 		if r.err != nil {
 			return nil, r.err
@@ -209,28 +210,24 @@ func decodeLocations(heads, mids []byte, n int, lim DecodeLimits) ([]string, err
 		if total += prevLen; total > uint64(lim.MaxLocationBytes) {
 			return nil, limitf("statuses: locations pass %d bytes (DecodeLimits.MaxLocationBytes) at location %d", lim.MaxLocationBytes, i)
 		}
-		hs[i] = head{int(p), int(s), int(m)}
 	}
 	if len(r.b) != 0 || left != 0 {
 		return nil, corruptf("statuses: %d + %d bytes after the last location", len(r.b), left)
 	}
-	buf := make([]byte, 0, total)
-	prevAt, prev := 0, 0
-	for _, h := range hs {
-		at := len(buf)
-		buf = append(buf, buf[prevAt:prevAt+h.p]...)
-		buf = append(buf, mids[:h.m]...)
-		buf = append(buf, buf[prevAt+prev-h.s:prevAt+prev]...)
-		mids = mids[h.m:]
-		prevAt, prev = at, len(buf)-at
-	}
-	all := string(buf)
+	var sb strings.Builder
+	sb.Grow(int(total))
 	locs := make([]string, n)
-	at := 0
-	for i, h := range hs {
-		end := at + h.p + h.s + h.m
-		locs[i] = all[at:end]
-		at = end
+	prev := ""
+	r = &reader{b: heads}
+	for i := range locs {
+		p, s, m := r.uvarint(""), r.uvarint(""), r.uvarint("")
+		at := sb.Len()
+		sb.WriteString(prev[:p])
+		sb.Write(mids[:m])
+		sb.WriteString(prev[uint64(len(prev))-s:])
+		mids = mids[m:]
+		locs[i] = sb.String()[at:]
+		prev = locs[i]
 	}
 	return locs, nil
 }
