@@ -76,7 +76,7 @@ func rowStrings(rec arrow.RecordBatch) []string {
 }
 
 // TestRepartition: every row reaches its partition in the order it came,
-// across batches, NULLs and string bytes kept; no batch is emitted past
+// across batches (slices of batches too), NULLs and string bytes kept; no batch is emitted past
 // BatchRows rows or (but for a single row) its string bound; dropped ids
 // drop rows; what is held is counted and freed.
 func TestRepartition(t *testing.T) {
@@ -113,7 +113,12 @@ func TestRepartition(t *testing.T) {
 				return nil
 			}
 			for i := range 5 {
-				rec := mixedBatch(mem, 1+rng.IntN(700), uint64(i), tc.nulls && i != 2)
+				rec := mixedBatch(mem, 4+rng.IntN(700), uint64(i), tc.nulls && i != 2)
+				if i%2 == 1 { // a slice: offsets into every buffer, bitmaps off byte boundaries
+					sl := rec.NewSlice(3, rec.NumRows())
+					rec.Release()
+					rec = sl
+				}
 				if r == nil {
 					var err error
 					r, err = NewRepartitioner(mem, rec.Schema(), RepartitionConfig{Fanout: tc.fanout, BatchRows: tc.rows, MaxBytes: tc.maxBytes})
