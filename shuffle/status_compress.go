@@ -83,7 +83,8 @@ func appendCompressed(dst []byte, body *body, compress func(dst, src []byte) []b
 		select {
 		case sc = <-free:
 		default:
-			sc = &scratch{raw: make([]byte, segmentBytes), out: make([]byte, 0, segmentBytes+segmentBytes>>8+64)}
+			seg := min(segmentBytes, size) // a small body: no 1 MiB buffers
+			sc = &scratch{raw: make([]byte, seg), out: make([]byte, 0, seg+seg>>8+64)}
 		}
 		raw := sc.raw[:min((i+1)*segmentBytes, size)-i*segmentBytes]
 		body.read(raw, i*segmentBytes)
