@@ -14,6 +14,8 @@ var (
 	// ErrLimit: serialized input claims more than the caller's limits
 	// allow (maps, partitions, bytes); the message names the limit.
 	ErrLimit = errors.New("shuffle: limit exceeded")
+	// ErrRemoved: a map output held in memory was read after Remove.
+	ErrRemoved = errors.New("shuffle: map output removed")
 )
 
 func corruptf(format string, args ...any) error {

@@ -70,3 +70,41 @@ func Example() {
 	// partitions 0..3: 6 rows
 	// partitions 3..4: 6 rows
 }
+
+// An exchange's hash repartition on one goroutine: each batch's rows are
+// given partitions by their key, gathered into their partitions' batches,
+// and a partition's batch goes on (to the goroutine that owns it, in an
+// engine) when it is full, the rest at the end.
+func ExampleRepartitioner() {
+	ctx := context.Background()
+	mem := memory.DefaultAllocator
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	hp, _ := shuffle.NewHashPartitioner([]arrow.DataType{arrow.PrimitiveTypes.Int64}, 42, 2)
+	defer hp.Release()
+	r, _ := shuffle.NewRepartitioner(mem, schema, shuffle.RepartitionConfig{Fanout: 2, BatchRows: 4})
+	defer r.Release()
+	send := func(p int, b arrow.RecordBatch) error {
+		fmt.Printf("partition %d: %v\n", p, b.Column(0))
+		return nil
+	}
+	var ids []uint16
+	for batch := range 2 {
+		b := array.NewInt64Builder(mem)
+		for k := range 5 {
+			b.Append(int64(batch*5 + k))
+		}
+		col := b.NewArray()
+		b.Release()
+		rec := array.NewRecordBatch(schema, []arrow.Array{col}, 5)
+		col.Release()
+		ids, _ = hp.Partition(ids[:0], rec.Columns(), 5)
+		_ = r.Add(ctx, rec, ids, send)
+		rec.Release()
+	}
+	_ = r.Flush(send)
+	// Output:
+	// partition 0: [0 3 5 6]
+	// partition 1: [1 2 4 7]
+	// partition 0: [8]
+	// partition 1: [9]
+}

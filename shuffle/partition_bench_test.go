@@ -55,8 +55,11 @@ func lineitemLike(mem memory.Allocator, rows int, seed uint64) arrow.RecordBatch
 }
 
 // BenchmarkRepartition is the in-memory hash repartition an exchange
-// does: the partition of each row by its key (HashPartitioner) and the
-// batch cut by partition (Split), on one core. The target is
+// does: the partition of each row by its key (HashPartitioner), then the
+// rows cut by partition, on one core. cut=split is Split, a batch per
+// partition of every batch in (the grace join's and the GROUP BY
+// exchange's way); cut=gather is a Repartitioner, each row appended to
+// its partition's batch, emitted at 8,192 rows. The target is
 // 1 GB/s of Arrow bytes per core. The pieces come from the engine's
 // allocator, the cache's recycler, as in a query.
 func BenchmarkRepartition(b *testing.B) {
@@ -65,24 +68,45 @@ func BenchmarkRepartition(b *testing.B) {
 	defer rec.Release()
 	keys := []arrow.Array{rec.Column(0)}
 	for _, fanout := range []int{2, 16, 64} {
-		b.Run(fmt.Sprintf("fanout=%d", fanout), func(b *testing.B) {
-			p, err := NewHashPartitioner([]arrow.DataType{arrow.PrimitiveTypes.Int64}, 7, fanout)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer p.Release()
-			var sc SplitScratch
-			var ids []uint16
-			b.SetBytes(arrowsize.Record(rec))
-			for b.Loop() {
-				if ids, err = p.Partition(ids[:0], keys, int(rec.NumRows())); err != nil {
+		for _, cut := range []string{"split", "gather"} {
+			b.Run(fmt.Sprintf("fanout=%d/cut=%s", fanout, cut), func(b *testing.B) {
+				p, err := NewHashPartitioner([]arrow.DataType{arrow.PrimitiveTypes.Int64}, 7, fanout)
+				if err != nil {
 					b.Fatal(err)
 				}
-				if err := Split(context.Background(), mem, rec, ids, fanout, &sc, func(int, arrow.RecordBatch) error { return nil }); err != nil {
+				defer p.Release()
+				r, err := NewRepartitioner(mem, rec.Schema(), RepartitionConfig{Fanout: fanout})
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				defer r.Release()
+				var sc SplitScratch
+				var ids []uint16
+				emitted := 0
+				emit := func(_ int, part arrow.RecordBatch) error { emitted += int(part.NumRows()); return nil }
+				b.SetBytes(arrowsize.Record(rec))
+				b.ReportAllocs()
+				for b.Loop() {
+					if ids, err = p.Partition(ids[:0], keys, int(rec.NumRows())); err != nil {
+						b.Fatal(err)
+					}
+					if cut == "split" {
+						err = Split(context.Background(), mem, rec, ids, fanout, &sc, emit)
+					} else {
+						err = r.Add(context.Background(), rec, ids, emit)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := r.Flush(emit); err != nil {
+					b.Fatal(err)
+				}
+				if emitted != b.N*int(rec.NumRows()) {
+					b.Fatalf("%d rows emitted of %d", emitted, b.N*int(rec.NumRows()))
+				}
+			})
+		}
 	}
 }
 

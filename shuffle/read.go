@@ -13,7 +13,6 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/quiverdb/quiver/batch"
-	"github.com/quiverdb/quiver/spill"
 )
 
 // Block names one map output's block: the rows of one partition.
@@ -148,7 +147,8 @@ type fetcher struct {
 }
 
 type openOutput struct {
-	h   spill.Handle
+	h   handle
+	mem *memFile // h, when the output is held in memory
 	idx *fileIndex
 }
 
@@ -199,8 +199,13 @@ func (f *fetcher) next(ctx context.Context) (piece, bool) {
 			continue
 		}
 		p := piece{rows: e.rows, batches: e.batches, what: fmt.Sprintf("%s run %d partition %d", b.Output.Path(), run, b.Partition)}
-		p.b = make([]byte, e.n)
-		if _, err := o.h.ReadAt(p.b, e.off); err != nil {
+		if o.mem != nil {
+			p.b, err = o.mem.slice(e.off, e.n) // no copy: a block lies in one run's chunk
+		} else {
+			p.b = make([]byte, e.n)
+			_, err = o.h.ReadAt(p.b, e.off)
+		}
+		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = corruptf("%s: file ends inside the block (%d bytes at %d)", p.what, e.n, e.off)
 			}
@@ -219,11 +224,11 @@ func (f *fetcher) open(o *MapOutput) (*openOutput, error) {
 	if oo, ok := f.files[o]; ok {
 		return oo, nil
 	}
-	h, err := o.file.Open()
+	h, size, err := o.open()
 	if err != nil {
-		return nil, fmt.Errorf("shuffle: %w", err)
+		return nil, err
 	}
-	idx, err := readFileIndex(h, o.file.Bytes(), f.lim)
+	idx, err := readFileIndex(h, size, f.lim)
 	if err == nil && (idx.partitions != o.partitions) {
 		err = corruptf("map output %s: index of %d partitions, written with %d", o.Path(), idx.partitions, o.partitions)
 	}
@@ -232,6 +237,7 @@ func (f *fetcher) open(o *MapOutput) (*openOutput, error) {
 		return nil, fmt.Errorf("%w (file %s)", err, o.Path())
 	}
 	oo := &openOutput{h: h, idx: idx}
+	oo.mem, _ = h.(*memFile)
 	f.files[o] = oo
 	return oo, nil
 }

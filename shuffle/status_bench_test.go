@@ -43,6 +43,19 @@ func BenchmarkStatuses(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(enc))/float64(len(st)), "B/status")
 		})
+		b.Run(fmt.Sprintf("op=every-status/blocks=%d", blocks), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(st) * blocks))
+			for b.Loop() {
+				v, err := DecodeStatuses(enc, DecodeLimits{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for m := range v.Maps() {
+					_ = v.Status(m)
+				}
+			}
+		})
 		b.Run(fmt.Sprintf("op=deserialize/blocks=%d", blocks), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(st) * blocks))

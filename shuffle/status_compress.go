@@ -66,27 +66,32 @@ func compressor(c codec.Setting) (func(dst, src []byte) []byte, error) {
 }
 
 // appendCompressed appends the segment table and the compressed segments
-// of raw: uvarint segment count, per segment uvarint decoded and
+// of the body: uvarint segment count, per segment uvarint decoded and
 // compressed length, then the frames.
-func appendCompressed(dst, raw []byte, compress func(dst, src []byte) []byte) []byte {
-	n := (len(raw) + segmentBytes - 1) / segmentBytes
-	// Each goroutine compresses into a scratch buffer of its own, sized
-	// for incompressible input (zstd's bound: +1/256 and a frame header)
-	// so no encoder call allocates, and keeps an exact copy.
-	bound := segmentBytes + segmentBytes>>8 + 64
-	scratch := make(chan []byte, runtime.GOMAXPROCS(0))
+func appendCompressed(dst []byte, body *body, compress func(dst, src []byte) []byte) []byte {
+	size := body.len()
+	n := (size + segmentBytes - 1) / segmentBytes
+	// Each goroutine copies its segment into a raw scratch buffer and
+	// compresses it into another, sized for incompressible input (zstd's
+	// bound: +1/256 and a frame header) so no encoder call allocates,
+	// then keeps an exact copy.
+	type scratch struct{ raw, out []byte }
+	free := make(chan *scratch, runtime.GOMAXPROCS(0))
 	out := make([][]byte, n)
 	parallel(n, func(i int) {
-		var buf []byte
+		var sc *scratch
 		select {
-		case buf = <-scratch:
+		case sc = <-free:
 		default:
-			buf = make([]byte, 0, bound)
+			seg := min(segmentBytes, size) // a small body: no 1 MiB buffers
+			sc = &scratch{raw: make([]byte, seg), out: make([]byte, 0, seg+seg>>8+64)}
 		}
-		buf = compress(buf[:0], raw[i*segmentBytes:min((i+1)*segmentBytes, len(raw))])
-		out[i] = slices.Clone(buf)
+		raw := sc.raw[:min((i+1)*segmentBytes, size)-i*segmentBytes]
+		body.read(raw, i*segmentBytes)
+		sc.out = compress(sc.out[:0], raw)
+		out[i] = slices.Clone(sc.out)
 		select {
-		case scratch <- buf:
+		case free <- sc:
 		default:
 		}
 	})
@@ -97,7 +102,7 @@ func appendCompressed(dst, raw []byte, compress func(dst, src []byte) []byte) []
 	dst = slices.Grow(dst, total+(1+2*n)*binary.MaxVarintLen64)
 	dst = binary.AppendUvarint(dst, uint64(n))
 	for i, o := range out {
-		dst = binary.AppendUvarint(dst, uint64(min((i+1)*segmentBytes, len(raw))-i*segmentBytes))
+		dst = binary.AppendUvarint(dst, uint64(min((i+1)*segmentBytes, size)-i*segmentBytes))
 		dst = binary.AppendUvarint(dst, uint64(len(o)))
 	}
 	for _, o := range out {

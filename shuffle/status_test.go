@@ -1,6 +1,8 @@
 package shuffle
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -503,5 +505,58 @@ func TestDecodeStatusesNoBombAllocation(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Fatalf("allocated %d bytes for a %d-byte input", n, len(bomb))
+	}
+}
+
+// A body of several segments, cut inside statuses' size bytes and with
+// highly compressed records after them, round-trips with every codec
+// (AppendStatuses reads the body segment by segment from the statuses),
+// and equals the body built whole.
+func TestStatusesManySegments(t *testing.T) {
+	const maps, parts = 700, 2003 // 1.4 MB of size bytes: two segments, cut mid-status
+	rng := rand.New(rand.NewPCG(4, 4))
+	sizes := make([]int64, parts)
+	st := make([]*MapStatus, maps)
+	for m := range st {
+		for p := range sizes {
+			sizes[p] = rng.Int64N(1 << 30)
+		}
+		cfg := StatusConfig{MinPartitionsToHighlyCompress: 4000} // compressed
+		if m%9 == 0 {
+			cfg = StatusConfig{}
+		}
+		if m%13 != 5 {
+			st[m] = NewMapStatus(fmt.Sprintf("w%d:1", m%5), int64(m), sizes, cfg)
+		}
+	}
+	b, err := newBody(st, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := appendBody(nil, st, parts)
+	if b.len() != len(whole) || b.len() <= segmentBytes+len(b.tail)+parts {
+		t.Fatalf("body of %d bytes, built whole %d", b.len(), len(whole))
+	}
+	for _, off := range []int{0, 1, len(b.head) + 7, segmentBytes, b.len() - len(b.tail) - 3} {
+		got := make([]byte, min(3000, b.len()-off))
+		b.read(got, off)
+		if !bytes.Equal(got, whole[off:off+len(got)]) {
+			t.Errorf("read at %d differs from the whole body", off)
+		}
+	}
+	for _, c := range []codec.Setting{{Kind: codec.Zstd, Level: 1}, {}, {Kind: codec.LZ4}} {
+		enc, err := AppendStatuses(nil, st, parts, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, w := binary.Uvarint(enc[2:])
+		cc, _ := codec.New(c)
+		raw, err := decompressSegments(enc[2+w:], cc, int(n))
+		if err != nil || !bytes.Equal(raw, whole) {
+			t.Fatalf("%s: %v; decoded body equal to the whole one: %v", c, err, bytes.Equal(raw, whole))
+		}
+		if !testing.Short() { // every size checked: seconds under -race
+			roundTrip(t, st, parts, c)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package shuffle
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -32,6 +34,14 @@ type WriterOptions struct {
 	// are written as one run of blocks. 0 means 32 MiB. A partition's
 	// rows are read back run by run, in the order written.
 	BufferBytes int64
+	// Memory, when set, keeps the output in memory while it fits: every
+	// run of blocks (compressed with Codec, exactly the bytes the file
+	// would hold) is reserved with Memory.TryGrow and kept; the first
+	// refusal writes what is held to the file, gives its bytes back, and
+	// the rest of the output follows on disk. A finished output held in
+	// memory (MapOutput.InMemory) is read like a file, without a copy,
+	// and gives its bytes back when removed. nil: on disk, always.
+	Memory Budget
 }
 
 // Validate reports a field outside its documented range.
@@ -53,7 +63,10 @@ type MapWriter struct {
 	schema     *arrow.Schema
 	partitions int
 	opts       WriterOptions
-	raw        *spill.RawWriter
+	m          *spill.Manager
+	owner      string
+	raw        *spill.RawWriter // nil while the output is held in memory
+	image      *memFile         // the output held in memory; nil on disk
 	enc        *batch.Encoder
 	encOpts    batch.WriteOptions
 	// dicts: the schema has dictionary columns, whose dictionaries are
@@ -99,15 +112,16 @@ func NewMapWriter(m *spill.Manager, owner string, schema *arrow.Schema, partitio
 	if err != nil {
 		return nil, fmt.Errorf("shuffle: map output of %s: %w", owner, err)
 	}
-	raw, err := m.NewRaw(owner, ".shuffle")
-	if err != nil {
-		enc.Release()
-		return nil, err
-	}
 	w := &MapWriter{
-		schema: schema, partitions: partitions, opts: opts, raw: raw, enc: enc, encOpts: encOpts, dicts: dicts,
+		m: m, owner: owner, schema: schema, partitions: partitions, opts: opts, enc: enc, encOpts: encOpts, dicts: dicts,
 		pending: make([][]byte, partitions), pendingRows: make([]int64, partitions), pendingBatch: make([]int64, partitions),
 		sizes: make([]int64, partitions),
+	}
+	if opts.Memory != nil {
+		w.image = &memFile{}
+	} else if w.raw, err = m.NewRaw(owner, ".shuffle"); err != nil {
+		enc.Release()
+		return nil, err
 	}
 	w.idx.partitions = partitions
 	w.buf = enc.SchemaMessage().AppendEncapsulated(nil)
@@ -141,10 +155,10 @@ func (w *MapWriter) write(p int, rec arrow.RecordBatch) error {
 		return err
 	}
 	if p < 0 || p >= w.partitions {
-		return fmt.Errorf("shuffle: %s: partition %d of %d", w.raw.Path(), p, w.partitions)
+		return fmt.Errorf("shuffle: %s: partition %d of %d", w.path(), p, w.partitions)
 	}
 	if !rec.Schema().Equal(w.schema) {
-		return fmt.Errorf("shuffle: %s: %w: got %s, want %s", w.raw.Path(), batch.ErrSchema, rec.Schema(), w.schema)
+		return fmt.Errorf("shuffle: %s: %w: got %s, want %s", w.path(), batch.ErrSchema, rec.Schema(), w.schema)
 	}
 	if rec.NumRows() == 0 {
 		return nil
@@ -155,13 +169,13 @@ func (w *MapWriter) write(p int, rec arrow.RecordBatch) error {
 		// batch (an encoder sends a dictionary only when it changed).
 		var err error
 		if enc, err = batch.NewEncoder(w.schema, w.encOpts); err != nil {
-			return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err))
+			return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.path(), p, err))
 		}
 		defer enc.Release()
 	}
 	msgs, err := enc.Encode(rec)
 	if err != nil {
-		return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.raw.Path(), p, err))
+		return w.fail(fmt.Errorf("shuffle: %s partition %d: %w", w.path(), p, err))
 	}
 	before := len(w.pending[p])
 	for _, m := range msgs {
@@ -187,7 +201,7 @@ func (w *MapWriter) WriteRows(ctx context.Context, rec arrow.RecordBatch, parts 
 	}
 	for _, p := range parts {
 		if p < 0 || int(p) >= w.partitions {
-			return fmt.Errorf("shuffle: %s: partition %d of %d", w.raw.Path(), p, w.partitions)
+			return fmt.Errorf("shuffle: %s: partition %d of %d", w.path(), p, w.partitions)
 		}
 	}
 	return Split(ctx, w.opts.Alloc, rec, parts, w.partitions, &w.split, w.write)
@@ -210,7 +224,7 @@ func (w *MapWriter) usable() error {
 		return w.err
 	}
 	if w.done {
-		return fmt.Errorf("shuffle: %s: write after Finish or Abort", w.raw.Path())
+		return fmt.Errorf("shuffle: %s: write after Finish or Abort", w.path())
 	}
 	return nil
 }
@@ -233,11 +247,52 @@ func (w *MapWriter) flushRun() error {
 	}
 	w.idx.runs++
 	w.pendingBytes = 0
-	if err := w.raw.Write(w.buf); err != nil {
+	if err := w.out(w.buf); err != nil {
 		return w.fail(fmt.Errorf("shuffle: map output: %w", err))
 	}
 	w.buf = w.buf[:0]
 	return nil
+}
+
+// out writes b to the output: kept in memory (a copy, counted in the
+// budget) while the budget grants it, else to the file, which the first
+// refusal creates with everything held so far.
+func (w *MapWriter) out(b []byte) error {
+	if w.image != nil {
+		if w.opts.Memory.TryGrow(int64(len(b))) {
+			w.image.append(bytes.Clone(b))
+			return nil
+		}
+		raw, err := w.m.NewRaw(w.owner, ".shuffle")
+		if err != nil {
+			return err
+		}
+		w.raw = raw
+		for _, c := range w.image.chunks {
+			if err := raw.Write(c); err != nil {
+				return err
+			}
+		}
+		w.dropImage()
+	}
+	return w.raw.Write(b)
+}
+
+// dropImage gives back the bytes held in memory.
+func (w *MapWriter) dropImage() {
+	if w.image != nil {
+		w.opts.Memory.Shrink(w.image.size)
+		w.image = nil
+	}
+}
+
+// path names the output in errors and statuses: the file's path, or
+// "memory:" and the owner while it is held in memory.
+func (w *MapWriter) path() string {
+	if w.raw != nil {
+		return w.raw.Path()
+	}
+	return "memory:" + w.owner
 }
 
 // fail removes the file and makes err the writer's answer from now on.
@@ -264,17 +319,24 @@ func (w *MapWriter) Finish() (*MapOutput, error) {
 	at := len(w.buf)
 	w.buf = appendIndex(w.buf, &w.idx)
 	w.buf = appendTrailer(w.buf, len(w.buf)-at)
-	if err := w.raw.Write(w.buf); err != nil {
+	if err := w.out(w.buf); err != nil {
 		return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
 	}
-	f, err := w.raw.Finish()
-	if err != nil {
-		return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
+	o := &MapOutput{schema: w.schema, partitions: w.partitions, sizes: w.sizes, rows: w.rows}
+	if w.image != nil {
+		o.mem, o.name, o.budget = w.image, w.path(), w.opts.Memory
+		w.image = nil // the output's now
+	} else {
+		f, err := w.raw.Finish()
+		if err != nil {
+			return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
+		}
+		o.file = f
 	}
 	w.done = true
 	w.enc.Release()
 	w.release()
-	return &MapOutput{file: f, schema: w.schema, partitions: w.partitions, sizes: w.sizes, rows: w.rows}, nil
+	return o, nil
 }
 
 // Abort removes the file. It does nothing after Finish or a second time.
@@ -289,7 +351,10 @@ func (w *MapWriter) abort() {
 		return
 	}
 	w.done = true
-	w.raw.Abort()
+	if w.raw != nil {
+		w.raw.Abort()
+	}
+	w.dropImage()
 	w.enc.Release()
 	w.release()
 }
@@ -302,13 +367,23 @@ func (w *MapWriter) release() {
 	}
 }
 
-// MapOutput is one map task's finished output file.
+// MapOutput is one map task's finished output: a file, or the same
+// bytes held in memory (WriterOptions.Memory).
 type MapOutput struct {
-	file       *spill.RawFile
+	file *spill.RawFile // nil when held in memory
+	// In memory: the bytes, their name ("memory:" and the owner) and the
+	// budget they are counted in until Remove.
+	mem    *memFile
+	name   string
+	budget Budget
+
 	schema     *arrow.Schema
 	partitions int
 	sizes      []int64
 	rows       int64
+
+	mu      sync.Mutex
+	removed bool
 }
 
 // Sizes returns each partition's block size in bytes (0: empty): what
@@ -318,14 +393,65 @@ func (o *MapOutput) Sizes() []int64 { return o.sizes }
 // Rows returns the rows written.
 func (o *MapOutput) Rows() int64 { return o.rows }
 
-// Path returns the file's path.
-func (o *MapOutput) Path() string { return o.file.Path() }
+// Path returns the file's path, or "memory:" and its owner when it is
+// held in memory.
+func (o *MapOutput) Path() string {
+	if o.file == nil {
+		return o.name
+	}
+	return o.file.Path()
+}
 
-// Bytes returns the file's size.
-func (o *MapOutput) Bytes() int64 { return o.file.Bytes() }
+// Bytes returns the file's size (held in memory: the bytes held).
+func (o *MapOutput) Bytes() int64 {
+	if o.file == nil {
+		return o.mem.size
+	}
+	return o.file.Bytes()
+}
+
+// InMemory reports whether the output is held in memory.
+func (o *MapOutput) InMemory() bool { return o.file == nil }
 
 // Schema returns the schema of the rows.
 func (o *MapOutput) Schema() *arrow.Schema { return o.schema }
 
-// Remove deletes the file (readers should be released first).
-func (o *MapOutput) Remove() error { return o.file.Remove() }
+// Remove deletes the file, or gives the bytes held in memory back to the
+// budget (readers should be released first; one still reading a removed
+// output held in memory reads on, and a new one fails). It is
+// idempotent.
+func (o *MapOutput) Remove() error {
+	if o.file != nil {
+		return o.file.Remove()
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.removed {
+		o.removed = true
+		o.budget.Shrink(o.mem.size)
+	}
+	return nil
+}
+
+// open returns a reader of the output's bytes and their length.
+func (o *MapOutput) open() (handle, int64, error) {
+	if o.file == nil {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.removed {
+			return nil, 0, fmt.Errorf("shuffle: map output %s: %w", o.name, ErrRemoved)
+		}
+		return o.mem, o.mem.size, nil
+	}
+	h, err := o.file.Open()
+	if err != nil {
+		return nil, 0, fmt.Errorf("shuffle: %w", err)
+	}
+	return h, o.file.Bytes(), nil
+}
+
+// handle reads a map output's bytes.
+type handle interface {
+	io.ReaderAt
+	Close() error
+}
