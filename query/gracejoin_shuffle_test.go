@@ -234,3 +234,36 @@ func TestGraceJoinSkewSplitMemoryLimit(t *testing.T) {
 		checkNoSpillFiles(t, m)
 	}
 }
+
+// TestGraceJoinUngroups: coalesced groups that do not fit when their turn
+// comes (groups of up to 1,000 build rows, partitions of at most 200 in
+// memory) are joined partition by partition; every kind answers as the
+// reference does. Partitioning such a group again as one partition read
+// only its first partition's rows (TPC-H Q10 within 1 MiB lost rows so).
+func TestGraceJoinUngroups(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, recs := joinTables(t, mem, 16,
+		joinSide{rows: 2000, batch: 100, domain: 3000, nullP: 0.05},
+		joinSide{rows: 1500, batch: 100, domain: 3000, nullP: 0.05})
+	m := spillManager(t, spill.Config{})
+	e := New(c, Options{Alloc: mem, Workers: 2, Spill: m})
+	e.joinSpill = joinSpillTuning{force: true, maxRows: 200, groupRows: 1000}
+	mk := func(jc joinCase) planNode { return jc.node(t, c) }
+	for _, kind := range shortJoinKinds() {
+		jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: kind%2 == 1}
+		t.Run(kind.String(), func(t *testing.T) {
+			checkJoin(t, e, mem, jc, mk, recs)
+			checkNoSpillFiles(t, m)
+		})
+	}
+	jc := joinCase{kind: joinInner, probeKeys: []int{0}, buildKeys: []int{0}}
+	text, err := e.analyze(context.Background(), &analyzeRoot{in: jc.node(t, c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if groups, levels := graceStat(t, text, "partitions into"), graceStat(t, text, "repartition levels"); groups == 0 || levels != 0 {
+		t.Errorf("%d groups, %d repartition levels; want groups, none partitioned again:\n%s", groups, levels, text)
+	}
+	checkNoSpillFiles(t, m)
+}

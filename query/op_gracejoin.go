@@ -78,6 +78,10 @@ type joinSpillTuning struct {
 	// noSkewSplit: a skewed partition is partitioned again as the others
 	// are, not split by map ranges (to measure what the split saves).
 	noSkewSplit bool
+	// groupRows: partitions are coalesced into groups of up to this many
+	// build rows, past maxRows, so that a group does not fit when joined
+	// (as when what the query holds grows after the plan); 0: by maxRows.
+	groupRows int64
 }
 
 // forcedMaxRows is the build rows a partition may hold in memory under

@@ -151,6 +151,9 @@ func (g *graceJoin) coalesce(fit []*gracePart) []*gracePart {
 
 // groupFits: a group of p's size fits with room to spare.
 func (g *graceJoin) groupFits(p *gracePart) bool {
+	if m := g.o.rt.joinSpill.groupRows; m > 0 {
+		return p.buildRows <= m
+	}
 	if m := g.o.rt.joinSpill.maxRows; m > 0 && p.buildRows > m {
 		return false
 	}
