@@ -249,7 +249,11 @@ func randomStatuses(rng *rand.Rand, maps, partitions, locations int) []*MapStatu
 
 func TestStatusesRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, parts := range []int{0, 1, 7, 2000, 2001, 6000} {
+	partitions := []int{0, 1, 7, 2000, 2001, 6000}
+	if testing.Short() { // CI's race pass: 2001 already takes the highly compressed form
+		partitions = partitions[:5]
+	}
+	for _, parts := range partitions {
 		for _, c := range []codec.Setting{{}, {Kind: codec.LZ4}, {Kind: codec.Zstd, Level: 1}} {
 			t.Run(fmt.Sprintf("partitions=%d/codec=%s", parts, c), func(t *testing.T) {
 				st := randomStatuses(rng, 40, parts, 5)
