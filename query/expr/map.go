@@ -98,54 +98,15 @@ func (x *mapLookupExpr) Eval(ctx context.Context, mem memory.Allocator, batch ar
 	for i := range found {
 		found[i] = -1
 	}
-	entries, rows := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
-	defer entries.Release()
-	defer rows.Release()
-	for i := range n {
-		if m.IsNull(i) || keyNull(i) {
-			continue
-		}
-		start, end := m.ValueOffsets(i)
-		for j := start; j < end; j++ {
-			entries.Append(j)
-			rows.Append(int64(i))
-		}
-	}
-	if k := entries.Len(); k > 0 {
-		rowIdx := rows.NewInt64Array()
-		defer rowIdx.Release()
-		entryIdx := entries.NewInt64Array()
-		defer entryIdx.Release()
-		entryIdx.Retain()
-		keys, err := takeRows(ctx, mem, m.Keys(), entryIdx)
-		if err != nil {
-			return nil, err
-		}
-		if keys, err = readValues(ctx, mem, keys); err != nil {
-			return nil, err
-		}
-		defer keys.Release()
-		rowIdx.Retain()
-		vals, err := takeRows(ctx, mem, ka, rowIdx)
-		if err != nil {
-			return nil, err
-		}
-		defer vals.Release()
-		pairs := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
-			{Name: "key", Type: keys.DataType(), Nullable: true}, {Name: "value", Type: vals.DataType(), Nullable: true},
-		}, nil), []arrow.Array{keys, vals}, int64(k))
-		defer pairs.Release()
-		eq, err := x.eq.Eval(ctx, mem, pairs)
-		if err != nil {
-			return nil, err
-		}
-		defer eq.Release()
-		hits, _ := eq.(*array.Boolean) // nil: every pair NULL
-		for p := range k {
-			if r := rowIdx.Value(p); hits != nil && hits.IsValid(p) && hits.Value(p) && found[r] < 0 {
-				found[r] = entryIdx.Value(p)
+	err = matchItems(ctx, mem, x.eq, [2]string{"key", "value"}, m, m.Keys(), ka,
+		func(i int) bool { return m.IsNull(i) || keyNull(i) },
+		func(row int, pos int64) {
+			if found[row] < 0 {
+				found[row] = pos
 			}
-		}
+		})
+	if err != nil {
+		return nil, err
 	}
 	idx := array.NewInt64Builder(mem)
 	idx.Reserve(n)

@@ -371,52 +371,12 @@ func (x *listContainsExpr) Eval(ctx context.Context, mem memory.Allocator, batch
 	if va.DataType().ID() == arrow.NULL { // arrow-go's IsNull is false on a Null array
 		return nullArray(mem, typBool, n), nil
 	}
-	elems, rows := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
-	defer elems.Release()
-	defer rows.Release()
-	for i := range n {
-		if l.IsNull(i) || va.IsNull(i) {
-			continue
-		}
-		start, end := l.ValueOffsets(i)
-		for j := start; j < end; j++ {
-			elems.Append(j)
-			rows.Append(int64(i))
-		}
-	}
 	found := make([]bool, n)
-	if m := elems.Len(); m > 0 {
-		rowIdx := rows.NewInt64Array()
-		defer rowIdx.Release()
-		e, err := takeRows(ctx, mem, l.ListValues(), elems.NewArray())
-		if err != nil {
-			return nil, err
-		}
-		if e, err = readValues(ctx, mem, e); err != nil {
-			return nil, err
-		}
-		defer e.Release()
-		rowIdx.Retain()
-		v, err := takeRows(ctx, mem, va, rowIdx)
-		if err != nil {
-			return nil, err
-		}
-		defer v.Release()
-		pairs := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
-			{Name: "element", Type: e.DataType(), Nullable: true}, {Name: "value", Type: v.DataType(), Nullable: true},
-		}, nil), []arrow.Array{e, v}, int64(m))
-		defer pairs.Release()
-		eq, err := x.eq.Eval(ctx, mem, pairs)
-		if err != nil {
-			return nil, err
-		}
-		defer eq.Release()
-		hits, _ := eq.(*array.Boolean) // nil: every pair NULL
-		for k := range m {
-			if hits != nil && hits.IsValid(k) && hits.Value(k) {
-				found[rowIdx.Value(k)] = true
-			}
-		}
+	err = matchItems(ctx, mem, x.eq, [2]string{"element", "value"}, l, l.ListValues(), va,
+		func(i int) bool { return l.IsNull(i) || va.IsNull(i) },
+		func(row int, _ int64) { found[row] = true })
+	if err != nil {
+		return nil, err
 	}
 	b := array.NewBooleanBuilder(mem)
 	defer b.Release()
@@ -429,6 +389,69 @@ func (x *listContainsExpr) Eval(ctx context.Context, mem memory.Allocator, batch
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// matchItems lays each item of the rows of l that skip does not name (a
+// list's elements, a map's keys: items at the item's position, read as
+// values) beside its row's value of vals, compares the pairs with eq
+// (column 0 the item, column 1 the value: one comparison for the whole
+// batch) and calls hit(row, position) for each pair it finds TRUE, a
+// row's items in order. list_contains and map lookups share it.
+func matchItems(ctx context.Context, mem memory.Allocator, eq Expr, names [2]string, l array.ListLike, items, vals arrow.Array, skip func(int) bool, hit func(row int, pos int64)) error {
+	pos, rows := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
+	defer pos.Release()
+	defer rows.Release()
+	for i := range l.Len() {
+		if skip(i) {
+			continue
+		}
+		start, end := l.ValueOffsets(i)
+		for j := start; j < end; j++ {
+			pos.Append(j)
+			rows.Append(int64(i))
+		}
+	}
+	k := pos.Len()
+	if k == 0 {
+		return nil
+	}
+	posIdx, rowIdx := pos.NewInt64Array(), rows.NewInt64Array()
+	defer posIdx.Release()
+	defer rowIdx.Release()
+	posIdx.Retain() // takeRows releases its index
+	it, err := takeRows(ctx, mem, items, posIdx)
+	if err != nil {
+		return err
+	}
+	if it, err = readValues(ctx, mem, it); err != nil {
+		return err
+	}
+	defer it.Release()
+	rowIdx.Retain()
+	v, err := takeRows(ctx, mem, vals, rowIdx)
+	if err != nil {
+		return err
+	}
+	defer v.Release()
+	pairs := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
+		{Name: names[0], Type: it.DataType(), Nullable: true}, {Name: names[1], Type: v.DataType(), Nullable: true},
+	}, nil), []arrow.Array{it, v}, int64(k))
+	defer pairs.Release()
+	eqs, err := eq.Eval(ctx, mem, pairs)
+	if err != nil {
+		return err
+	}
+	defer eqs.Release()
+	hits, _ := eqs.(*array.Boolean) // nil: every pair NULL
+	if hits == nil {
+		return nil
+	}
+	for p := range k {
+		if hits.IsValid(p) && hits.Value(p) {
+			hit(int(rowIdx.Value(p)), posIdx.Value(p))
+		}
+	}
+	return nil
 }
 
 // ListElementType is the type the elements of a list of type dt read as
