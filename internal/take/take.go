@@ -129,17 +129,7 @@ func Supported(dt arrow.DataType) bool { return supported(dt, true) }
 
 func supported(dt arrow.DataType, top bool) bool {
 	switch t := dt.(type) {
-	case *arrow.SparseUnionType:
-		if !top {
-			return false
-		}
-		for _, f := range t.Fields() {
-			if !supported(f.Type, false) {
-				return false
-			}
-		}
-		return true
-	case *arrow.DenseUnionType:
+	case arrow.UnionType: // sparse or dense
 		if !top {
 			return false
 		}
