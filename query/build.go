@@ -982,9 +982,10 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
 		}
 		switch exprs[col].Type().ID() {
-		case arrow.RUN_END_ENCODED:
-			// a run-end encoded column passed through sorts by its
-			// values (package expr's ree.go)
+		case arrow.RUN_END_ENCODED, arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
+			// a column passed through as stored sorts by what it reads
+			// as: a run-end encoded one by its values (package expr's
+			// ree.go), a month or day_time one by the INTERVAL's key
 			node := it.Expr
 			if col < len(items) {
 				node = items[col].node
@@ -993,22 +994,10 @@ func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []exp
 			if err != nil {
 				return nil, nil, nil, nil, err
 			}
-			col = len(exprs)
-			exprs = append(exprs, e)
-			names = append(names, fmt.Sprintf("$sort%d", len(keys)))
-		case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME:
-			// a month or day_time column passed through: its key is of
-			// the INTERVAL it reads as
-			node := it.Expr
-			if col < len(items) {
-				node = items[col].node
-			}
-			e, err := b.expr(node, sc)
-			if err != nil {
-				return nil, nil, nil, nil, err
-			}
-			if e, err = expr.IntervalSortKey(e); err != nil {
-				return nil, nil, nil, nil, b.typeErr(it, err)
+			if exprs[col].Type().ID() != arrow.RUN_END_ENCODED {
+				if e, err = expr.IntervalSortKey(e); err != nil {
+					return nil, nil, nil, nil, b.typeErr(it, err)
+				}
 			}
 			col = len(exprs)
 			exprs = append(exprs, e)
