@@ -27,9 +27,10 @@ IPC file), .csv (with a header line) or .parquet (zstd).
 Locally (no --server) the tables are loaded into an in-memory compressed cache
 first: --table NAME=FILE (CSV, Parquet or Arrow IPC, repeatable); with none,
 the built-in Comet benchmark relation of --rows rows is loaded as "comet" (id, k,
-v int64; s1, s2, s3 utf8). The SQL subset is documented in the query package
-(go doc github.com/quiverdb/quiver/query): one table, WHERE, GROUP BY, HAVING,
-ORDER BY, LIMIT; anything else is refused with its position.
+v int64; s1, s2, s3 utf8). The SQL quiver answers (joins, subqueries, CTEs, set
+operations, window functions, DDL and INSERT) is documented in the query package
+(go doc github.com/quiverdb/quiver/query); what it refuses is refused with an
+error naming the construct and its position.
 
 With --server URI the statement runs on a Flight SQL server (quiver serve):
 grpc://host:port, grpc+tls://host:port (--tls-ca to trust a private CA) or
