@@ -640,6 +640,8 @@ func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tabl
 				if _, err := expr.NestedValue(k, nested); err != nil {
 					return nil, nil, b.typeErr(it, err)
 				}
+			} else if dk := b.groupKeyByCodes(node, ts); dk != nil {
+				k = dk // a dictionary column, grouped by its codes (build_dictkey.go)
 			} else if k, err = b.expr(node, ts); err != nil {
 				return nil, nil, err
 			}

@@ -174,6 +174,14 @@ func (b *builder) readAbove(s *ast.SelectStmt, items []selectItem) map[int]use {
 	if s.GroupBy != nil {
 		for _, it := range s.GroupBy.Items {
 			visit(it.Expr, false)
+			// a dictionary column key is grouped as stored (build_dictkey.go)
+			if c, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok {
+				if i := b.colIndex(c.Name); i >= 0 {
+					if _, ok := groupsByCodes(b.info.Schema.Field(i).Type); ok {
+						need[i] |= useStored
+					}
+				}
+			}
 		}
 	}
 	if s.Having != nil {

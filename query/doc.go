@@ -82,6 +82,11 @@
 //     no NULL literal) is tested once per dictionary entry and mapped to
 //     the rows by their indices (cache/rowfilter_dict.go), so it never
 //     decodes the column; other predicates decode it below the Filter.
+//     GROUP BY on such a column alone groups by its codes: each value a
+//     batch uses is hashed once, and every row takes its code's group
+//     (build_dictkey.go, agg/dictkeys.go; EXPLAIN says "dictionary
+//     codes"). Beside other keys, or sent through the exchange or the
+//     shuffle spill, the key is decoded first.
 //
 // Timestamps of every unit and zone compute as microseconds, DuckDB's
 // TIMESTAMP and TIMESTAMP WITH TIME ZONE (a nanosecond column rounds

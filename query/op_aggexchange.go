@@ -207,6 +207,9 @@ func (o *aggregateOp) keysAndArgs(ctx context.Context, schema *arrow.Schema, rec
 		return nil, err
 	}
 	defer releaseAll(keys)
+	if err := decodeDictKeys(ctx, o.rt.mem, keys); err != nil { // routed as values
+		return nil, err
+	}
 	mctx, forget := expr.WithMemo(ctx)
 	args, err := evalAll(mctx, o.rt, o.n.args, rec)
 	forget()

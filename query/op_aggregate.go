@@ -232,6 +232,9 @@ func (o *aggregateOp) add(ctx context.Context, h *agg.HashAggregator, rec arrow.
 		// Spilling through the shuffle: the rows of partitions no longer
 		// kept in the tables go to disk as they are (op_aggshuffle.go).
 		if k := hs.kept.Load(); k != nil {
+			if err = decodeDictKeys(ctx, o.rt.mem, keys); err != nil {
+				return wrapExec(err, "aggregating")
+			}
 			err = hs.route(ctx, h, *k, int(rec.NumRows()), keys, args)
 		} else {
 			hs.counted(h, int(rec.NumRows()))

@@ -340,6 +340,9 @@ func (n *aggregateNode) explain(b *strings.Builder, depth int) {
 	for i, k := range n.keys {
 		keys[i] = k.String()
 	}
+	if len(n.keys) == 1 && isDictKey(n.keys[0]) {
+		keys[0] += " (dictionary codes)" // build_dictkey.go
+	}
 	aggs := make([]string, len(n.aggs))
 	for i, a := range n.aggs {
 		aggs[i] = a.text

@@ -28,7 +28,7 @@ func (b *builder) estimateGroups(n *aggregateNode) int64 {
 	}
 	groups, rows := 1.0, 0.0
 	for _, k := range n.keys {
-		x := expr.Inspect(k)
+		x := expr.Inspect(unwrapDictKey(k))
 		if x.Kind != expr.KindColumn || x.Column < 0 {
 			return 0
 		}

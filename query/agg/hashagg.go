@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -39,6 +40,7 @@ type HashAggregator struct {
 	bufs   [][]uint32   // non-NULL rows per input
 	few    *localGroups // the few-keys path's scratch (fewkeys.go)
 	dense  *denseGroups // numbers the groups of one dense integer key (densegroup.go)
+	dict   *dictScratch // the dictionary-encoded key's scratch (dictkeys.go)
 	// Per state: its input when it has one of its own (filter.go).
 	own     []input
 	ownBufs [][]uint32
@@ -239,7 +241,11 @@ func (h *HashAggregator) check(keys, args []arrow.Array) (int, error) {
 	}
 	n := -1
 	for j, a := range keys {
-		if err := checkColumn(a, h.keyTypes[j], "key", j, &n); err != nil {
+		want := h.keyTypes[j]
+		if d, ok := a.DataType().(*arrow.DictionaryType); ok && arrow.TypeEqual(d.ValueType, want) {
+			want = d // a dictionary of the key's type (dictkeys.go)
+		}
+		if err := checkColumn(a, want, "key", j, &n); err != nil {
 			return 0, err
 		}
 	}
@@ -326,6 +332,18 @@ func (h *HashAggregator) group(n int, keys []arrow.Array) error {
 	}
 	if h.hashes, err = scratch(&h.acct, h.hashes, n); err != nil {
 		return err
+	}
+	if len(keys) == 1 && h.dense == nil {
+		if d, ok := keys[0].(*array.Dictionary); ok && d.Dictionary().Len() <= maxDictPerRow*max(n, 1) {
+			return h.groupDictionary(n, d) // dictkeys.go
+		}
+	}
+	keys, decoded, err := decodeKeys(h.mem, keys)
+	if err != nil {
+		return err
+	}
+	if decoded {
+		defer releaseAll(keys)
 	}
 	for i := range h.hashes {
 		h.hashes[i] = h.seed
@@ -442,6 +460,11 @@ func (h *HashAggregator) Release() {
 			h.few.codes[i] = drop(&h.acct, h.few.codes[i])
 		}
 		h.few.local = drop(&h.acct, h.few.local)
+	}
+	if h.dict != nil {
+		h.dict.slot = drop(&h.acct, h.dict.slot)
+		h.dict.used = drop(&h.acct, h.dict.used)
+		h.dict.egids = drop(&h.acct, h.dict.egids)
 	}
 	h.gids = drop(&h.acct, h.gids)
 	h.iota = drop(&h.acct, h.iota)
