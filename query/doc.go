@@ -160,7 +160,9 @@
 // NULL (IS [NOT] DISTINCT FROM NULL is IS [NOT] NULL). Each works on the
 // value's key, a BLOB whose byte order is that order (package sortkey),
 // turned back into the value where a GROUP BY, min or max returns it
-// (floats come back canonical: -0.0 as 0.0). Not: lists holding intervals or maps,
+// (floats come back canonical: -0.0 as 0.0). A map does all of this as
+// DuckDB does, as the list of its {key, value} entries in their stored
+// order. Not: lists holding intervals,
 // list literals ([1, 2] = l), lists of different element types ([1]
 // int32 against int64), min/max/first/last of one as a window function,
 // casts, and arithmetic, which fail with the column or value and its
@@ -184,8 +186,9 @@
 // NULL or the key missing), element_at(m, k) and map_extract(m, k) that
 // value in a list ([] when missing, as DuckDB 1.5 returns them),
 // cardinality(m) the number of entries, map_keys(m) and map_values(m)
-// lists of the keys and values; maps are not compared, sorted or
-// grouped. The server's
+// lists of the keys and values; whole maps compare, sort and group as
+// above (not map_keys(min(m)): a function of a map an aggregate
+// returns is refused). The server's
 // TestAllTypesThroughServer lists what each type does.
 //
 // # Supported SQL

@@ -127,6 +127,11 @@ func decodeList(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) {
 			rest = rest[1:]
 			break
 		}
+		if t.ID() == arrow.MAP && (len(rest) < 2 || rest[0] != validByte || rest[1] != validByte) {
+			// Arrow has no NULL entry or key in a map: such bytes were never
+			// a map's key, and arrow-go's builder would panic on them.
+			return nil, fmt.Errorf("%w: a NULL entry or key in a %s", ErrCorrupt, t)
+		}
 		var err error
 		if rest, err = decodeChild(nil, elem, rest); err != nil {
 			return nil, err

@@ -142,8 +142,9 @@
 //
 // Every element starts with its null byte 01 or 02, above the end byte
 // 00, so a list sorts before every longer list it prefixes, and the
-// encoding stays prefix-free. Maps, and lists or structs holding a type
-// with no order here, are ErrUnsupported.
+// encoding stays prefix-free. A map is the list of its {key, value}
+// entries. Lists, structs and maps holding a type with no order here are
+// ErrUnsupported.
 //
 // These keys, unlike the others, are also decoded (AppendDecoded): the
 // query engine groups, deduplicates and takes the minimum of lists and

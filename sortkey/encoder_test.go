@@ -225,7 +225,7 @@ func TestEmptyBatch(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	for _, typ := range []arrow.DataType{
-		arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int32),
+		arrow.MapOf(arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.MonthInterval), // a map holding a type with no order
 		arrow.StructOf(arrow.Field{Name: "a", Type: arrow.FixedWidthTypes.MonthInterval}),
 		arrow.FixedWidthTypes.MonthInterval, arrow.FixedWidthTypes.DayTimeInterval,
 		arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, arrow.BinaryTypes.String),

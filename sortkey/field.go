@@ -10,8 +10,8 @@ import (
 // Errors match these sentinels with errors.Is; the message names the column
 // and the sizes or types involved.
 var (
-	// ErrUnsupported: a SortField's type has no SQL order here (maps,
-	// unions, run-end encoded, extension types, and lists or structs
+	// ErrUnsupported: a SortField's type has no SQL order here (unions,
+	// run-end encoded, extension types, and lists, structs or maps
 	// holding one).
 	ErrUnsupported = errors.New("sortkey: type cannot be a sort key")
 	// ErrInput: the columns given to Encode do not match the encoder's
@@ -83,7 +83,7 @@ func fixedWidth(t arrow.DataType) (int, error) {
 			return 0, err
 		}
 		return -1, nil
-	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.STRUCT:
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP, arrow.STRUCT:
 		if _, err := nestedChildren(t); err != nil {
 			return 0, err
 		}

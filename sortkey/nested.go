@@ -18,12 +18,13 @@ import (
 // list sorts before every longer list it prefixes.
 const listEnd = 0x00
 
-// isListType reports whether t is one of the list types a key can hold
-// (a map is not: DuckDB orders maps by their entries, which quiver does
-// not).
+// isListType reports whether t is one of the list types a key can hold.
+// A map is one: DuckDB stores a MAP as a list of {key, value} entries and
+// compares, orders and groups it as that list, entries in their stored
+// order (so {a: 1, b: 2} and {b: 2, a: 1} are two groups, as in DuckDB).
 func isListType(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW:
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP:
 		return true
 	}
 	return false

@@ -25,6 +25,16 @@ var mapQueries = []testQuery{
 	{name: "missing and NULL keys", ordered: true, sql: `SELECT id, m['zz'], element_at(m, 'zz'), m[NULL], map_extract(m, NULL) FROM maps ORDER BY id`},
 	{name: "parts", ordered: true, sql: `SELECT id, cardinality(m), map_keys(m), map_values(m) FROM maps ORDER BY id`},
 	{name: "filter and group", sql: `SELECT m['a'] AS a, count(*), sum(cardinality(m)) FROM maps WHERE m['b'] IS NULL OR m['b'] > 2 GROUP BY a`},
+	// whole maps compare, order and group as lists of entries (sortkey);
+	// the harness reads a map as its keys and values
+	{name: "group by map", sql: `SELECT map_keys(m), map_values(m), count(*), min(id) FROM maps GROUP BY m`},
+	{name: "order by map", ordered: true, sql: `SELECT id, map_keys(m), map_values(m) FROM maps ORDER BY m NULLS FIRST, id`},
+	{name: "order by map desc", ordered: true, sql: `SELECT id, map_keys(m), map_values(m) FROM maps ORDER BY m DESC NULLS LAST, id`},
+	{name: "distinct maps", sql: `SELECT map_keys(m), map_values(m) FROM (SELECT DISTINCT m FROM maps) AS d`},
+	{name: "map aggregates", sql: `SELECT map_keys(lo), map_values(lo), map_keys(hi), map_values(hi), d, c FROM (SELECT min(m) AS lo, max(m) AS hi, count(DISTINCT m) AS d, count(m) AS c FROM maps) AS a`},
+	{name: "map comparisons", ordered: true, sql: `SELECT a.id, b.id, a.m = b.m, a.m < b.m, a.m IS DISTINCT FROM b.m FROM maps a JOIN maps b ON a.id + 1 = b.id ORDER BY a.id`},
+	{name: "join on maps", sql: `SELECT a.id, b.id FROM maps a JOIN maps b ON a.m = b.m WHERE a.id < b.id AND a.id < 60`},
+	{name: "maps in set operations", sql: `SELECT map_keys(m), map_values(m) FROM (SELECT m FROM maps WHERE id < 100 INTERSECT SELECT m FROM maps WHERE id >= 50) AS s`},
 }
 
 func TestMap(t *testing.T) {

@@ -46,8 +46,8 @@ func keyable(t arrow.DataType) error {
 	switch t.ID() {
 	case arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.INTERVAL_MONTH_DAY_NANO:
 		return fmt.Errorf("it holds intervals")
-	case arrow.MAP:
-		return fmt.Errorf("it is or holds a map")
+	case arrow.MAP: // its entries, in their stored order (sortkey)
+		return keyable(t.(*arrow.MapType).Elem())
 	case arrow.DICTIONARY:
 		return keyable(t.(*arrow.DictionaryType).ValueType)
 	case arrow.STRUCT:
@@ -72,7 +72,7 @@ func keyable(t arrow.DataType) error {
 // compared by their keys: one shape (see above).
 func NestedComparable(a, b arrow.DataType) error {
 	if !sameShape(a, b) {
-		return errorf(ErrType, "cannot compare %s with %s: lists and structs compare only with one of the same element and field types", a, b)
+		return errorf(ErrType, "cannot compare %s with %s: lists, structs and maps compare only with one of the same element and field types", a, b)
 	}
 	return nil
 }
@@ -87,6 +87,8 @@ func sameShape(a, b arrow.DataType) bool {
 	switch {
 	case isList(a) && isList(b):
 		return sameShape(elemType(a), elemType(b))
+	case a.ID() == arrow.MAP && b.ID() == arrow.MAP: // their entries
+		return sameShape(a.(*arrow.MapType).Elem(), b.(*arrow.MapType).Elem())
 	case a.ID() == arrow.STRUCT && b.ID() == arrow.STRUCT:
 		sa, sb := a.(*arrow.StructType), b.(*arrow.StructType)
 		if sa.NumFields() != sb.NumFields() {

@@ -66,7 +66,7 @@ func column(mem memory.Allocator, t arrow.DataType, n, distinct int, nullFrac fl
 		return array.NewDictionaryArray(dt, idx, dict)
 	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
 		return varColumn(mem, t, n, distinct, nullFrac, r)
-	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.STRUCT:
+	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.MAP, arrow.STRUCT:
 		return nestedColumn(mem, t, n, distinct, nullFrac, r)
 	}
 	w := t.(arrow.FixedWidthDataType).BitWidth() / 8

@@ -10,9 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// NestedTypes are list and struct sort-key types: every list type over
-// a few element types, structs of a few fields, and lists and structs in
-// each other.
+// NestedTypes are list, map and struct sort-key types: every list type
+// over a few element types, a map, structs of a few fields, and lists and
+// structs in each other.
 func NestedTypes() []arrow.DataType {
 	inner := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		arrow.Field{Name: "y", Type: arrow.BinaryTypes.String, Nullable: true})
@@ -29,6 +29,7 @@ func NestedTypes() []arrow.DataType {
 			arrow.Field{Name: "s", Type: inner, Nullable: true}),
 		arrow.ListOf(inner),
 		arrow.ListOf(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}),
+		arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32),
 	}
 }
 
@@ -72,11 +73,16 @@ func nestedColumn(mem memory.Allocator, t arrow.DataType, n, distinct int, nullF
 		}
 		total += sizes[i]
 	}
-	values := Column(mem, elem, total, min(distinct, 4), nullFrac/2, r)
+	var values arrow.Array
+	if mt, ok := t.(*arrow.MapType); ok {
+		values = mapEntries(mem, mt, total, min(distinct, 4), nullFrac/2, r)
+	} else {
+		values = Column(mem, elem, total, min(distinct, 4), nullFrac/2, r)
+	}
 	defer values.Release()
 	var bufs []*memory.Buffer
 	switch t.ID() {
-	case arrow.LIST, arrow.LIST_VIEW:
+	case arrow.LIST, arrow.LIST_VIEW, arrow.MAP:
 		offs, lens := make([]int32, 0, n+1), make([]int32, 0, n)
 		at := int32(0)
 		for _, s := range sizes {
@@ -102,6 +108,18 @@ func nestedColumn(mem memory.Allocator, t arrow.DataType, n, distinct int, nullF
 		bufs = []*memory.Buffer{bitmap}
 	}
 	d := array.NewData(t, n, bufs, []arrow.ArrayData{values.Data()}, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// mapEntries makes a map's n entries: a struct of keys (never NULL, as
+// Arrow requires of a map's keys and entries) and items (some NULL).
+func mapEntries(mem memory.Allocator, t *arrow.MapType, n, distinct int, nullFrac float64, r *rand.Rand) arrow.Array {
+	keys := Column(mem, t.KeyType(), n, distinct, 0, r)
+	defer keys.Release()
+	items := Column(mem, t.ItemType(), n, distinct, nullFrac, r)
+	defer items.Release()
+	d := array.NewData(t.Elem(), n, []*memory.Buffer{nil}, []arrow.ArrayData{keys.Data(), items.Data()}, 0, 0)
 	defer d.Release()
 	return array.MakeFromData(d)
 }
