@@ -4,12 +4,9 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	mrand "math/rand"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -99,18 +96,5 @@ func loadD256(ctx context.Context) error {
 	duck := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{schema.Field(0), schema.Field(1), {Name: "w", Type: arrow.BinaryTypes.String, Nullable: true}}, nil),
 		[]arrow.Array{rec.Column(0), rec.Column(1), text}, rec.NumRows())
 	defer duck.Release()
-	dir, err := os.MkdirTemp("", "difftest-d256")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "d256.parquet")
-	if err := writeParquet(path, []arrow.RecordBatch{duck}); err != nil {
-		return err
-	}
-	stmt := fmt.Sprintf("CREATE TABLE d256 AS SELECT id, n, CAST(w AS DOUBLE) AS w FROM read_parquet('%s')", path)
-	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-	}
-	return nil
+	return duckTable(ctx, env.db, "d256", "id, n, CAST(w AS DOUBLE) AS w", []arrow.RecordBatch{duck})
 }

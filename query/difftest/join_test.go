@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -61,28 +59,18 @@ func loadJoinTables(ctx context.Context) (*query.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "joins")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	rng := rand.New(rand.NewPCG(42, 7))
 	for _, jt := range joinTables {
 		recs := joinTable(memory.DefaultAllocator, rng, jt.rows)
 		err := putRecords(ctx, c, jt.name, recs)
-		path := filepath.Join(dir, jt.name+".parquet")
 		if err == nil {
-			err = writeParquet(path, recs)
+			err = duckTable(ctx, env.db, jt.name, "*", recs)
 		}
 		for _, r := range recs {
 			r.Release()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", jt.name, err)
-		}
-		stmt := fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM read_parquet('%s')", jt.name, path)
-		if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("DuckDB: %s: %w", stmt, err)
 		}
 	}
 	return query.New(c, engineOptions()), nil

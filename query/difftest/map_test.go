@@ -4,10 +4,7 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -78,25 +75,8 @@ func loadMaps(ctx context.Context) error {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	half := rec.NewSlice(0, 130)
-	defer half.Release()
-	rest := rec.NewSlice(130, n)
-	defer rest.Release()
-	if err := putRecords(ctx, env.c, "maps", []arrow.RecordBatch{half, rest}); err != nil {
+	if err := putHalves(ctx, env.c, "maps", rec, 130); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "difftest-maps")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "maps.parquet")
-	if err := writeParquet(path, []arrow.RecordBatch{rec}); err != nil {
-		return err
-	}
-	stmt := fmt.Sprintf("CREATE TABLE maps AS SELECT * FROM read_parquet('%s')", path)
-	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-	}
-	return nil
+	return duckTable(ctx, env.db, "maps", "*", []arrow.RecordBatch{rec})
 }

@@ -4,10 +4,7 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -159,25 +156,8 @@ func loadNest(ctx context.Context) error {
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	// two batches in quiver, so that a filter meets more than one
-	half := rec.NewSlice(0, 300)
-	defer half.Release()
-	rest := rec.NewSlice(300, 600)
-	defer rest.Release()
-	if err := putRecords(ctx, env.c, "nest", []arrow.RecordBatch{half, rest}); err != nil {
+	if err := putHalves(ctx, env.c, "nest", rec, 300); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "difftest-nest")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "nest.parquet")
-	if err := writeParquet(path, []arrow.RecordBatch{rec}); err != nil {
-		return err
-	}
-	stmt := fmt.Sprintf("CREATE TABLE nest AS SELECT * FROM read_parquet('%s')", path)
-	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-	}
-	return nil
+	return duckTable(ctx, env.db, "nest", "*", []arrow.RecordBatch{rec})
 }

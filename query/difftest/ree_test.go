@@ -4,10 +4,7 @@ package difftest
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -130,25 +127,8 @@ func loadRuns(ctx context.Context) error {
 	defer encoded.Release()
 	plain := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{field("id", id), field("r", rPlain), field("ri", riPlain)}, nil), []arrow.Array{id, rPlain, riPlain}, n)
 	defer plain.Release()
-	half := encoded.NewSlice(0, 251)
-	defer half.Release()
-	rest := encoded.NewSlice(251, n)
-	defer rest.Release()
-	if err := putRecords(ctx, env.c, "runs", []arrow.RecordBatch{half, rest}); err != nil {
+	if err := putHalves(ctx, env.c, "runs", encoded, 251); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "difftest-runs")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "runs.parquet")
-	if err := writeParquet(path, []arrow.RecordBatch{plain}); err != nil {
-		return err
-	}
-	stmt := fmt.Sprintf("CREATE TABLE runs AS SELECT * FROM read_parquet('%s')", path)
-	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-	}
-	return nil
+	return duckTable(ctx, env.db, "runs", "*", []arrow.RecordBatch{plain})
 }

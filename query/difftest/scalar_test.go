@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -135,20 +133,7 @@ func loadFx(ctx context.Context) error {
 	if err := putRecords(ctx, env.c, "fx", recs); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "difftest-fx")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "fx.parquet")
-	if err := writeParquet(path, recs); err != nil {
-		return err
-	}
-	stmt := fmt.Sprintf("CREATE TABLE fx AS SELECT * FROM read_parquet('%s')", path)
-	if _, err := env.db.ExecContext(ctx, stmt); err != nil {
-		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-	}
-	return nil
+	return duckTable(ctx, env.db, "fx", "*", recs)
 }
 
 // timestampQueries check timestamps of three units, with and without a

@@ -62,7 +62,8 @@ func run(m *testing.M) (int, error) {
 }
 
 // open loads the TPC-H tables, t and w into a quiver cache and, through
-// Parquet files in dir, into an in-memory DuckDB (w in its engine types).
+// Parquet files (the TPC-H ones in dir), into an in-memory DuckDB (w in
+// its engine types).
 func (e *engines) open(ctx context.Context, dir string) error {
 	c, err := e.openTPCH(ctx, dir, sf)
 	if err != nil {
@@ -91,22 +92,10 @@ func (e *engines) open(ctx context.Context, dir string) error {
 	if err := putRecords(ctx, c, "w", narrow); err != nil {
 		return err
 	}
-	t, w := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "w.parquet")
-	if err := writeParquet(t, recs); err != nil {
+	if err := duckTable(ctx, e.db, "t", "*", recs); err != nil {
 		return err
 	}
-	if err := writeParquet(w, wide); err != nil {
-		return err
-	}
-	for _, stmt := range []string{
-		fmt.Sprintf("CREATE TABLE t AS SELECT * FROM read_parquet('%s')", t),
-		fmt.Sprintf("CREATE TABLE w AS SELECT * FROM read_parquet('%s')", w),
-	} {
-		if _, err := e.db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("DuckDB: %s: %w", stmt, err)
-		}
-	}
-	return nil
+	return duckTable(ctx, e.db, "w", "*", wide)
 }
 
 // openTPCH returns a cache holding the eight TPC-H tables at scale factor
@@ -149,6 +138,35 @@ func loadDuckTPCH(ctx context.Context, db *sql.DB, dir string, sf float64) error
 		}
 	}
 	return nil
+}
+
+// duckTable makes table name in DuckDB from recs, through a Parquet file
+// in a temporary directory: CREATE OR REPLACE TABLE name AS SELECT
+// selectList FROM the file ("*" for every column as written).
+func duckTable(ctx context.Context, db *sql.DB, name, selectList string, recs []arrow.RecordBatch) error {
+	dir, err := os.MkdirTemp("", "difftest-"+name)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, name+".parquet")
+	if err := writeParquet(path, recs); err != nil {
+		return err
+	}
+	stmt := fmt.Sprintf("CREATE OR REPLACE TABLE %s AS SELECT %s FROM read_parquet('%s')", name, selectList, path)
+	if _, err := db.ExecContext(ctx, stmt); err != nil {
+		return fmt.Errorf("DuckDB: %s: %w", stmt, err)
+	}
+	return nil
+}
+
+// putHalves puts rec into quiver's cache as table name in two batches cut
+// at row at, so that a filter or aggregate meets more than one.
+func putHalves(ctx context.Context, c *cache.Cache, name string, rec arrow.RecordBatch, at int64) error {
+	first, rest := rec.NewSlice(0, at), rec.NewSlice(at, rec.NumRows())
+	defer first.Release()
+	defer rest.Release()
+	return putRecords(ctx, c, name, []arrow.RecordBatch{first, rest})
 }
 
 func putRecords(ctx context.Context, c *cache.Cache, name string, recs []arrow.RecordBatch) error {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -94,11 +93,7 @@ func TestGroupBySpill(t *testing.T) {
 	if err := putRecords(ctx, c, "g", recs); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "g.parquet")
-	if err := writeParquet(path, recs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE g AS SELECT * FROM read_parquet('%s')", path)); err != nil {
+	if err := duckTable(ctx, env.db, "g", "*", recs); err != nil {
 		t.Fatal(err)
 	}
 	m, err := spill.NewManager(spill.Config{Dir: t.TempDir(), Codec: codec.Setting{Kind: codec.Zstd, Level: 1}})

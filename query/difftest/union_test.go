@@ -116,11 +116,7 @@ func loadUnions(ctx context.Context) error {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: id.DataType()}, {Name: "u", Type: u.DataType()}, {Name: "su", Type: su.DataType()}}, nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{id, u, su}, n)
 	defer rec.Release()
-	half := rec.NewSlice(0, 140)
-	defer half.Release()
-	rest := rec.NewSlice(140, n)
-	defer rest.Release()
-	if err := putRecords(ctx, env.c, "un", []arrow.RecordBatch{half, rest}); err != nil {
+	if err := putHalves(ctx, env.c, "un", rec, 140); err != nil {
 		return err
 	}
 	for _, stmt := range []string{
