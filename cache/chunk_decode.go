@@ -12,6 +12,7 @@ import (
 	"github.com/quiverdb/quiver/batch"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/colenc"
+	"github.com/quiverdb/quiver/internal/bufs"
 )
 
 // chunkDecoder turns chunks back into arrays. Its scratch buffer is reused
@@ -229,16 +230,11 @@ func (d *chunkDecoder) part(c chunk, i, size int) (*memory.Buffer, error) {
 
 // partBuffer returns a buffer of size bytes for part to fill, with the
 // slack after them that lets zstd decode with its fast copies
-// (codec.DecodeSlack). From the default recycler its bytes are not
-// cleared: part writes every one or fails and frees the buffer.
+// (codec.DecodeSlack). From a DirtyAllocator (the default recycler) its
+// bytes are not cleared: part writes every one or fails and frees the
+// buffer.
 func (d *chunkDecoder) partBuffer(size int) *memory.Buffer {
-	if r, ok := d.mem.(*recycler); ok {
-		return memory.NewBufferWithAllocator(r.AllocateDirty(size + codec.DecodeSlack)[:size], r)
-	}
-	buf := memory.NewResizableBuffer(d.mem)
-	buf.Reserve(size + codec.DecodeSlack)
-	buf.ResizeNoShrink(size)
-	return buf
+	return bufs.NewDirtyWithSlack(d.mem, size, codec.DecodeSlack)
 }
 
 // inner returns part i's bytes before the codec: the stored bytes, or

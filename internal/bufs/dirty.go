@@ -18,10 +18,18 @@ type DirtyAllocator interface {
 // writes every one of them before anyone reads it: not cleared when mem
 // is a DirtyAllocator, zeroed otherwise.
 func NewDirty(mem memory.Allocator, size int) *memory.Buffer {
+	return NewDirtyWithSlack(mem, size, 0)
+}
+
+// NewDirtyWithSlack is NewDirty with slack more bytes allocated past the
+// size bytes the buffer holds, for a decoder that may write past its
+// output's end (zstd's fast copies: codec.DecodeSlack).
+func NewDirtyWithSlack(mem memory.Allocator, size, slack int) *memory.Buffer {
 	if d, ok := mem.(DirtyAllocator); ok {
-		return memory.NewBufferWithAllocator(d.AllocateDirty(size), d)
+		return memory.NewBufferWithAllocator(d.AllocateDirty(size + slack)[:size], d)
 	}
 	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(size)
+	buf.Reserve(size + slack)
+	buf.ResizeNoShrink(size)
 	return buf
 }
