@@ -142,22 +142,11 @@ func (m *Manager) Close() error {
 // NewFile starts a spill file. owner (a query id, an operator name) goes
 // into the file's name and every error about it.
 func (m *Manager) NewFile(owner string) (*Writer, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed.Load() {
-		return nil, ErrClosed
-	}
-	path := filepath.Join(m.dir, fmt.Sprintf("%s-%d.arrows", sanitize(owner), m.seq.Add(1)))
-	h, err := m.fs.Create(path)
+	f, err := m.create(owner, ".arrows")
 	if err != nil {
-		if isNoSpace(err) {
-			return nil, &SpaceError{Kind: ErrNoSpace, File: path, Used: m.used.Load(), Quota: m.cfg.Quota, Err: err}
-		}
-		return nil, fmt.Errorf("spill: creating %s: %w", path, err)
+		return nil, err
 	}
-	m.files.Add(1)
-	m.created.Add(1)
-	return newWriter(m, owner, path, h), nil
+	return &Writer{fileOut: f}, nil
 }
 
 // sanitize keeps owner readable in a file name: letters, digits, '-',

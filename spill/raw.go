@@ -3,7 +3,6 @@ package spill
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 )
 
@@ -13,34 +12,17 @@ import (
 // a write that does not fit or fails removes the file, and Manager.Close
 // removes it with the folder.
 type RawWriter struct {
-	m     *Manager
-	owner string
-	path  string
-	h     Handle
-	size  int64
-	n     int // writes so far, for errors
-	err   error
-	done  bool
+	fileOut
+	n int // writes so far, for errors
 }
 
 // NewRaw starts a raw file named <owner>-<n><ext> in the Manager's folder.
 func (m *Manager) NewRaw(owner, ext string) (*RawWriter, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed.Load() {
-		return nil, ErrClosed
-	}
-	path := filepath.Join(m.dir, fmt.Sprintf("%s-%d%s", sanitize(owner), m.seq.Add(1), sanitize(ext)))
-	h, err := m.fs.Create(path)
+	f, err := m.create(owner, sanitize(ext))
 	if err != nil {
-		if isNoSpace(err) {
-			return nil, &SpaceError{Kind: ErrNoSpace, File: path, Used: m.used.Load(), Quota: m.cfg.Quota, Err: err}
-		}
-		return nil, fmt.Errorf("spill: creating %s: %w", path, err)
+		return nil, err
 	}
-	m.files.Add(1)
-	m.created.Add(1)
-	return &RawWriter{m: m, owner: owner, path: path, h: h}, nil
+	return &RawWriter{fileOut: f}, nil
 }
 
 // Path returns the file's path.
@@ -53,28 +35,16 @@ func (w *RawWriter) Bytes() int64 { return w.size }
 // *SpaceError for the quota or a full disk, the file system's error
 // otherwise; either way the file is removed and the RawWriter is done.
 func (w *RawWriter) Write(p []byte) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.done {
-		return fmt.Errorf("spill: write to %s after Finish or Abort", w.path)
+	if err := w.usable("write to"); err != nil {
+		return err
 	}
 	if w.m.closed.Load() {
 		return w.fail(ErrClosed)
 	}
-	n := int64(len(p))
-	if ok, used := w.m.reserve(n); !ok {
-		return w.fail(&SpaceError{Kind: ErrQuota, File: w.path, Batch: w.n, Need: n, Quota: w.m.cfg.Quota, Used: used})
-	}
-	w.size += n
 	w.n++
-	if _, err := w.h.Write(p); err != nil {
-		if isNoSpace(err) {
-			return w.fail(&SpaceError{Kind: ErrNoSpace, File: w.path, Batch: w.n - 1, Need: n, Quota: w.m.cfg.Quota, Used: w.m.used.Load(), Err: err})
-		}
-		return w.fail(fmt.Errorf("spill: writing %s (%d bytes): %w", w.path, n, err))
+	if err := w.write(p, w.n-1); err != nil {
+		return w.fail(err)
 	}
-	w.m.written.Add(n)
 	return nil
 }
 
@@ -86,36 +56,18 @@ func (w *RawWriter) fail(err error) error {
 
 // Finish closes the file, which can then be opened any number of times.
 func (w *RawWriter) Finish() (*RawFile, error) {
-	if w.err != nil {
-		return nil, w.err
+	if err := w.usable("Finish of"); err != nil {
+		return nil, err
 	}
-	if w.done {
-		return nil, fmt.Errorf("spill: Finish of %s after Finish or Abort", w.path)
+	if err := w.close(); err != nil {
+		return nil, w.fail(err)
 	}
-	if err := w.h.Close(); err != nil {
-		w.h = nil
-		return nil, w.fail(fmt.Errorf("spill: closing %s: %w", w.path, err))
-	}
-	w.done = true
 	return &RawFile{m: w.m, owner: w.owner, path: w.path, size: w.size}, nil
 }
 
 // Abort removes the file and gives its bytes back to the quota. It does
 // nothing after Finish or a second time.
-func (w *RawWriter) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	if w.h != nil {
-		_ = w.h.Close() // the file is removed next; nothing to lose
-	}
-	if err := w.m.fs.Remove(w.path); err == nil || errors.Is(err, errNotExist) {
-		w.m.release(w.size)
-		w.m.dropFile()
-	}
-	w.size = 0
-}
+func (w *RawWriter) Abort() { w.remove() }
 
 // RawFile is a finished raw file.
 type RawFile struct {

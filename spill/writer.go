@@ -1,7 +1,6 @@
 package spill
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"time"
@@ -19,24 +18,17 @@ import (
 // reused buffer first. A Writer is not safe for concurrent use; use one
 // per goroutine (the Manager is shared).
 type Writer struct {
-	m     *Manager
-	owner string
-	path  string
-	h     Handle
+	fileOut
 
 	plan *plan
 	enc  *batch.Encoder
 	buf  []byte // the gather buffer, reused
 
 	seq      uint64 // messages written so far (the schema is 0)
-	size     int64  // bytes written (and reserved) so far
 	schemaN  int64  // bytes of the schema message
 	batches  []extent
 	rows     int64
 	maxBatch int64 // largest in-memory size of a written spill record
-
-	err  error // sticky: the file was removed
-	done bool  // finished or aborted
 }
 
 // extent is where one batch's messages (its changed dictionaries and the
@@ -44,10 +36,6 @@ type Writer struct {
 type extent struct {
 	off, n int64
 	rows   int64
-}
-
-func newWriter(m *Manager, owner, path string, h Handle) *Writer {
-	return &Writer{m: m, owner: owner, path: path, h: h}
 }
 
 // Path returns the path of the file being written.
@@ -70,11 +58,8 @@ func (w *Writer) Rows() int64 { return w.rows }
 // and leaves the Writer usable; any other error (a type the batch layer
 // cannot write) removes the file too.
 func (w *Writer) Write(rec arrow.RecordBatch) error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.done {
-		return fmt.Errorf("spill: write to %s after Finish or Abort", w.path)
+	if err := w.usable("write to"); err != nil {
+		return err
 	}
 	if w.m.closed.Load() {
 		return w.fail(ErrClosed)
@@ -143,18 +128,9 @@ func (w *Writer) appendSealed(msg batch.Message) {
 // flush reserves quota for w.buf and writes it in one call. On failure
 // the file is removed.
 func (w *Writer) flush(batchIndex int) error {
-	n := int64(len(w.buf))
-	if ok, used := w.m.reserve(n); !ok {
-		return w.fail(&SpaceError{Kind: ErrQuota, File: w.path, Batch: batchIndex, Need: n, Quota: w.m.cfg.Quota, Used: used})
+	if err := w.write(w.buf, batchIndex); err != nil {
+		return w.fail(err)
 	}
-	w.size += n // reserved: Abort gives it back
-	if _, err := w.h.Write(w.buf); err != nil {
-		if isNoSpace(err) {
-			return w.fail(&SpaceError{Kind: ErrNoSpace, File: w.path, Batch: batchIndex, Need: n, Quota: w.m.cfg.Quota, Used: w.m.used.Load(), Err: err})
-		}
-		return w.fail(fmt.Errorf("spill: writing file %s batch %d (%d bytes): %w", w.path, batchIndex, n, err))
-	}
-	w.m.written.Add(n)
 	return nil
 }
 
@@ -169,11 +145,8 @@ func (w *Writer) fail(err error) error {
 // any number of times. A file with no batch holds a schema with no
 // fields. After an error from Write, Finish returns that error.
 func (w *Writer) Finish() (*File, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if w.done {
-		return nil, fmt.Errorf("spill: Finish of %s after Finish or Abort", w.path)
+	if err := w.usable("Finish of"); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	w.buf = w.buf[:0]
@@ -187,12 +160,10 @@ func (w *Writer) Finish() (*File, error) {
 		return nil, err
 	}
 	w.enc.Release()
-	if err := w.h.Close(); err != nil {
-		err = fmt.Errorf("spill: closing %s: %w", w.path, err)
-		w.h = nil
+	w.enc = nil
+	if err := w.close(); err != nil {
 		return nil, w.fail(err)
 	}
-	w.done = true
 	w.m.writeNanos.Add(int64(time.Since(start)))
 	f := &File{
 		m: w.m, owner: w.owner, path: w.path, plan: w.plan,
@@ -209,18 +180,11 @@ func (w *Writer) Abort() {
 	if w.done {
 		return
 	}
-	w.done = true
 	if w.enc != nil {
 		w.enc.Release()
+		w.enc = nil
 	}
-	if w.h != nil {
-		_ = w.h.Close() // the file is removed next; nothing to lose
-	}
-	if err := w.m.fs.Remove(w.path); err == nil || errors.Is(err, errNotExist) {
-		w.m.release(w.size)
-		w.m.dropFile()
-	}
-	w.size = 0
+	w.remove()
 	w.buf = nil
 }
 
