@@ -192,6 +192,17 @@ func (b *builder) nestedOperand(n ast.ExprNode, sc scope) (expr.Expr, bool, erro
 			return nil, false, nil // length(l[1]) of a string element: the string function
 		}
 		return e, true, nil
+	case *ast.AggregateFuncExpr:
+		// min(m), first(l) …: after GROUP BY, the aggregate's value,
+		// turned back from its key (aggScope.col)
+		if _, ok := sc.(*aggScope); !ok {
+			return nil, false, nil
+		}
+		e, err := sc.aggregate(b, x)
+		if err != nil || !expr.IsNested(e.Type()) {
+			return nil, false, nil // the usual planning reports it
+		}
+		return e, true, nil
 	}
 	return nil, false, nil
 }
