@@ -48,6 +48,13 @@ import (
 //     RANGE/GROUPS CURRENT ROW without ORDER BY): float sum and avg, min,
 //     max, first_value, last_value, nth_value, every aggregate of package
 //     agg: the first pass's value on every row (pathTotal).
+//   - min, max, and float sum and avg over a frame from CURRENT ROW or a
+//     ROWS offset to UNBOUNDED FOLLOWING, which cannot be taken back out
+//     of a total: the first pass keeps each batch it writes' best value or
+//     float sum, folded from the last batch back; the second folds the
+//     chunk backwards and adds the fold of the batches not read yet
+//     (pathSuffix, window_spill_suffix.go). The float sums add in another
+//     order than in memory, so may differ in the last bits.
 //   - any call over a ROWS frame whose bounds are offsets (up to
 //     maxStreamOffset) or CURRENT ROW, EXCLUDE CURRENT ROW at most
 //     (first_value, min, a float sum, median, …): the frames lie in the
@@ -59,8 +66,10 @@ import (
 // What is left needs the whole partition and fails past the limit with
 // ErrMemory naming the call: frames with RANGE offsets or GROUPS offsets
 // that do not reach the partition's ends, EXCLUDE GROUP or TIES, lag and
-// lead past maxStreamOffset, and min, max, floats and the aggregates of
-// package agg over frames from a row to the partition's end. An aggregate
+// lead past maxStreamOffset, nth_value and the aggregates of package agg
+// over frames from a row to the partition's end, and the calls (but
+// count, sum and avg of integers and decimals) over frames from the
+// partition's start to a row ahead. An aggregate
 // that keeps its values (median, string_agg) over the whole partition
 // still holds them all, charged, and fails past the limit.
 
@@ -73,8 +82,9 @@ type winSpill struct {
 
 // winReplay is the second pass: the file read back.
 type winReplay struct {
-	f *spill.File
-	r *spill.Reader
+	f    *spill.File
+	r    *spill.Reader
+	read int // batches read
 }
 
 // winSpillStats is what a window wrote to spill files (its sort's are
@@ -234,6 +244,7 @@ func (o *windowOp) endPass1(ctx context.Context) error {
 func (o *windowOp) replayStep(ctx context.Context) error {
 	r := o.replay.r
 	if r.Next() {
+		o.replay.read++
 		rec := r.RecordBatch()
 		rec.Retain()
 		o.held = append(o.held, rec)

@@ -32,9 +32,10 @@ type wholeCall struct {
 	best  callCarry // min, max: the best so far (streamBest)
 	// one is the value every row takes (min, max, first_value …, an
 	// aggregate of package agg), one row; nil: NULL.
-	one  arrow.Array
-	h    *agg.HashAggregator // an aggregate of package agg, while the pass runs
-	held int64               // h's memory, charged
+	one    arrow.Array
+	h      *agg.HashAggregator // an aggregate of package agg, while the pass runs
+	held   int64               // h's memory, charged
+	suffix suffixState         // pathSuffix (window_spill_suffix.go)
 }
 
 func (wh *winWhole) release(mt *memTracker) {
@@ -43,6 +44,7 @@ func (wh *winWhole) release(mt *memTracker) {
 	}
 	for i := range wh.calls {
 		wc := &wh.calls[i]
+		wc.suffix.release()
 		if wc.best.best != nil {
 			wc.best.best.Release()
 			wc.best.best = nil
@@ -65,12 +67,15 @@ func (o *windowOp) wholeAdd(ctx context.Context, wh *winWhole, rec arrow.RecordB
 	m := int(rec.NumRows())
 	w := &winBlock{rt: o.rt, block: rec, n: m, starts: []int{0, m}, argBase: o.argBase()}
 	for k, c := range o.n.calls {
-		if p := o.paths[k]; p != pathPrefix && p != pathTotal {
+		p := o.paths[k]
+		if p != pathPrefix && p != pathTotal && p != pathSuffix {
 			continue
 		}
 		wc := &wh.calls[k]
 		var err error
 		switch {
+		case p == pathSuffix:
+			err = o.suffixAdd(ctx, w, c, &wc.suffix) // window_spill_suffix.go
 		case c.kind == winGeneric:
 			err = o.wholeGeneric(ctx, w, c, wc, wh.rows)
 		case c.kind != winAggregate:
@@ -213,6 +218,12 @@ func (o *windowOp) addGeneric(c windowCall, wc *wholeCall, key arrow.Array, cols
 func (wh *winWhole) finish(o *windowOp) error {
 	for k := range wh.calls {
 		wc := &wh.calls[k]
+		if o.paths[k] == pathSuffix {
+			if err := o.suffixFinish(o.n.calls[k], &wc.suffix); err != nil {
+				return err
+			}
+			continue
+		}
 		if b := wc.best.best; b != nil {
 			wc.one, wc.best.best = b, nil
 		}
@@ -247,6 +258,8 @@ func (o *windowOp) spillCall(ctx context.Context, w *winBlock, k, ctxRows, end i
 		return o.spillPrefix(w, k, ctxRows, end)
 	case pathTotal:
 		return o.spillTotal(ctx, k, end-ctxRows)
+	case pathSuffix:
+		return o.spillSuffix(ctx, w, k, ctxRows, end, o.replay.read) // window_spill_suffix.go
 	}
 	// pathBlock: the context rows and the rows after end hold every
 	// frame of rows [ctxRows, end) (spillShape), or the partition's ends.

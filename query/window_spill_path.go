@@ -30,6 +30,12 @@ const (
 	// CURRENT ROW: computed in memory over the chunk and the rows
 	// around it that its frames reach.
 	pathBlock
+	// pathSuffix: min, max, and sum and avg of floats, over frames from
+	// a row (CURRENT ROW or a ROWS offset) to UNBOUNDED FOLLOWING: the
+	// first pass keeps each spilled batch's best value or float sum, the
+	// second runs backwards over the chunk and adds what the batches not
+	// read yet hold.
+	pathSuffix
 	// pathNone: needs the whole partition in memory.
 	pathNone
 )
@@ -65,9 +71,27 @@ func (n *windowNode) spillPath(c windowCall) winPath {
 			return pathTotal
 		case n.boundedRows(f):
 			return pathBlock
+		case n.suffixFrame(f) && (c.fn == agg.Min || c.fn == agg.Max ||
+			(c.fn == agg.Sum || c.fn == agg.Avg) && n.args[c.arg].Type().ID() == arrow.FLOAT64):
+			return pathSuffix
 		}
 	}
 	return pathNone
+}
+
+// suffixFrame reports whether f runs from CURRENT ROW or a ROWS offset of
+// at most maxStreamOffset to UNBOUNDED FOLLOWING, with nothing excluded.
+func (n *windowNode) suffixFrame(f frame) bool {
+	switch f.start.kind {
+	case boundPreceding, boundFollowing:
+		if !f.rows || f.start.n > maxStreamOffset {
+			return false
+		}
+	case boundCurrent:
+	default:
+		return false
+	}
+	return f.end.kind == boundUnboundedFollowing && f.exclude == excludeNoOthers
 }
 
 // exactArg reports whether c counts, or sums integers or decimals: what
@@ -139,7 +163,7 @@ func (n *windowNode) spillShape(c windowCall, p winPath) (back, ahead int, peers
 	switch p {
 	case pathRank:
 		peers = c.kind == winCumeDist && len(n.order) > 0
-	case pathPrefix:
+	case pathPrefix, pathSuffix:
 		offsets()
 		peers = !c.frame.rows && len(n.order) > 0
 	case pathBlock:

@@ -15,7 +15,8 @@ import (
 // many times over, and whose calls need the whole partition (so each is
 // spilled and read back, query/window_spill.go), with DuckDB's answers:
 // ntile, percent_rank, cume_dist, aggregates over the whole partition and
-// to its end, frames reaching ahead, first/last_value. The rows shown are
+// to its end (min, max and float sums too), frames reaching ahead,
+// first/last_value. The rows shown are
 // the ORDER BY keys, so rows that tie are equal, and the answers compare
 // as multisets.
 func TestWindowSpill(t *testing.T) {
@@ -40,7 +41,10 @@ func TestWindowSpill(t *testing.T) {
 			sum(p) OVER (w ROWS BETWEEN 3 PRECEDING AND 5 FOLLOWING),
 			first_value(v) OVER (w ROWS BETWEEN 2 FOLLOWING AND 4 FOLLOWING),
 			last_value(name) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
-			min(v) OVER (w ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING), avg(f) OVER (w ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)
+			min(v) OVER (w ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING), avg(f) OVER (w ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING),
+			min(name) OVER (w ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),
+			max(v) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING),
+			sum(f) OVER (w ROWS BETWEEN 1 PRECEDING AND UNBOUNDED FOLLOWING)
 			FROM g WINDOW w AS (ORDER BY k, s, v, name)`,
 		`SELECT k, s, v, name, ntile(3) OVER (PARTITION BY k % 2 ORDER BY k, s, v, name), sum(v) OVER (PARTITION BY k % 2),
 			cume_dist() OVER (PARTITION BY k % 2 ORDER BY k), max(name) OVER (PARTITION BY k % 2)
