@@ -410,10 +410,10 @@
 // count, whole-partition totals and aggregate states), and a second reads
 // it back in chunks and computes each call from those and the rows around
 // it. What is left (RANGE or GROUPS offsets that stop short of the
-// partition's ends, EXCLUDE GROUP or TIES, nth_value and the aggregates
-// of package agg over frames from a row to the partition's end, and all
-// but count, sum and avg of integers and decimals over frames from the
-// partition's start to a row ahead) fails
+// partition's ends, EXCLUDE GROUP or TIES, first_value, nth_value and
+// the aggregates of package agg over frames from a row to the
+// partition's end, and min, max, float sums and package agg's aggregates
+// over frames from its start to a row ahead) fails
 // past the limit with ErrMemory naming the window partition and those
 // calls, as does any partition past the limit without Options.Spill. A hash join whose build side passes the
 // limit becomes a grace hash join (see Executing joins). A quota or full

@@ -55,6 +55,10 @@ import (
 //     chunk backwards and adds the fold of the batches not read yet
 //     (pathSuffix, window_spill_suffix.go). The float sums add in another
 //     order than in memory, so may differ in the last bits.
+//   - first_value and nth_value over a frame from UNBOUNDED PRECEDING,
+//     last_value over one to UNBOUNDED FOLLOWING: the row each takes is
+//     the partition's first, nth or last, kept by the first pass, and a
+//     row takes it when its frame holds that row (pathEdge).
 //   - any call over a ROWS frame whose bounds are offsets (up to
 //     maxStreamOffset) or CURRENT ROW, EXCLUDE CURRENT ROW at most
 //     (first_value, min, a float sum, median, …): the frames lie in the
@@ -66,10 +70,10 @@ import (
 // What is left needs the whole partition and fails past the limit with
 // ErrMemory naming the call: frames with RANGE offsets or GROUPS offsets
 // that do not reach the partition's ends, EXCLUDE GROUP or TIES, lag and
-// lead past maxStreamOffset, nth_value and the aggregates of package agg
-// over frames from a row to the partition's end, and the calls (but
-// count, sum and avg of integers and decimals) over frames from the
-// partition's start to a row ahead. An aggregate
+// lead past maxStreamOffset, first_value and nth_value over frames from a
+// row to the partition's end, and min, max, float sums and the aggregates
+// of package agg over frames from the partition's start to a row ahead
+// (or, for package agg's, from a row to its end). An aggregate
 // that keeps its values (median, string_agg) over the whole partition
 // still holds them all, charged, and fails past the limit.
 

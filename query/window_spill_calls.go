@@ -68,7 +68,7 @@ func (o *windowOp) wholeAdd(ctx context.Context, wh *winWhole, rec arrow.RecordB
 	w := &winBlock{rt: o.rt, block: rec, n: m, starts: []int{0, m}, argBase: o.argBase()}
 	for k, c := range o.n.calls {
 		p := o.paths[k]
-		if p != pathPrefix && p != pathTotal && p != pathSuffix {
+		if p != pathPrefix && p != pathTotal && p != pathSuffix && p != pathEdge {
 			continue
 		}
 		wc := &wh.calls[k]
@@ -260,6 +260,8 @@ func (o *windowOp) spillCall(ctx context.Context, w *winBlock, k, ctxRows, end i
 		return o.spillTotal(ctx, k, end-ctxRows)
 	case pathSuffix:
 		return o.spillSuffix(ctx, w, k, ctxRows, end, o.replay.read) // window_spill_suffix.go
+	case pathEdge:
+		return o.spillEdge(ctx, w, k, ctxRows, end)
 	}
 	// pathBlock: the context rows and the rows after end hold every
 	// frame of rows [ctxRows, end) (spillShape), or the partition's ends.
@@ -376,8 +378,26 @@ func (o *windowOp) spillPrefix(w *winBlock, k, ctxRows, end int) (arrow.Array, e
 		}
 		return cnt[j], sum[j]
 	}
-	f := c.frame
-	bound := func(b frameBound, i int, isEnd bool) int64 {
+	b := array.NewBuilder(o.rt.mem, c.typ)
+	defer b.Release()
+	for i := ctxRows; i < end; i++ {
+		fs, fe := o.frameAt(w, c.frame, i, base, size)
+		n0, s0 := pre(fs)
+		n1, s1 := pre(fe)
+		if err := appendSum(b, c, n1-n0, s1.Sub(s0), 0, false, scale); err != nil {
+			return nil, err
+		}
+	}
+	cc.count, cc.sum = cnt[end], sum[end]
+	return b.NewArray(), nil
+}
+
+// frameAt is row i of w's frame f as partition positions [fs, fe), w's
+// row 0 at base, in a partition of size rows; bounds are UNBOUNDED,
+// CURRENT ROW, or ROWS offsets (prefixFrame), and a RANGE or GROUPS
+// CURRENT ROW's peers are whole in w.
+func (o *windowOp) frameAt(w *winBlock, f frame, i int, base, size int64) (fs, fe int64) {
+	bound := func(b frameBound, isEnd bool) int64 {
 		g := base + int64(i)
 		at := int64(0)
 		if isEnd {
@@ -403,19 +423,49 @@ func (o *windowOp) spillPrefix(w *winBlock, k, ctxRows, end int) (arrow.Array, e
 		}
 		return min(max(g+b.n+at, 0), size)
 	}
-	b := array.NewBuilder(o.rt.mem, c.typ)
-	defer b.Release()
+	fs, fe = bound(f.start, false), bound(f.end, true)
+	return fs, max(fs, fe)
+}
+
+// spillEdge computes first_value, nth_value or last_value (pathEdge):
+// the row the first pass kept, on the rows whose frame holds it.
+func (o *windowOp) spillEdge(ctx context.Context, w *winBlock, k, ctxRows, end int) (arrow.Array, error) {
+	c := o.n.calls[k]
+	carry := o.carry
+	size := carry.whole.rows
+	base := carry.rows - int64(ctxRows)
+	pos := int64(0) // the row taken
+	switch c.kind {
+	case winNthValue:
+		pos = c.n - 1
+	case winLastValue:
+		pos = size - 1
+	}
+	one := carry.whole.calls[k].one
+	if one == nil { // nth_value past the partition
+		return array.MakeArrayOfNull(o.rt.mem, c.typ, end-ctxRows), nil
+	}
+	null := array.MakeArrayOfNull(o.rt.mem, c.typ, 1)
+	defer null.Release()
+	src, err := array.Concatenate([]arrow.Array{one, null}, o.rt.mem)
+	if err != nil {
+		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
+	}
+	defer src.Release()
+	sel := make([]int32, 0, end-ctxRows)
 	for i := ctxRows; i < end; i++ {
-		fs, fe := bound(f.start, i, false), bound(f.end, i, true)
-		fe = max(fs, fe)
-		n0, s0 := pre(fs)
-		n1, s1 := pre(fe)
-		if err := appendSum(b, c, n1-n0, s1.Sub(s0), 0, false, scale); err != nil {
-			return nil, err
+		fs, fe := o.frameAt(w, c.frame, i, base, size)
+		if fs <= pos && pos < fe {
+			sel = append(sel, 0)
+		} else {
+			sel = append(sel, 1)
 		}
 	}
-	cc.count, cc.sum = cnt[end], sum[end]
-	return b.NewArray(), nil
+	out, err := take.Array(ctx, o.rt.mem, src, sel)
+	if err != nil {
+		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
+	}
+	return out, nil
 }
 
 // spillTotal computes a call over the whole partition (pathTotal): its

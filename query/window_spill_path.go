@@ -36,6 +36,10 @@ const (
 	// second runs backwards over the chunk and adds what the batches not
 	// read yet hold.
 	pathSuffix
+	// pathEdge: first_value and nth_value over frames from UNBOUNDED
+	// PRECEDING, last_value over frames to UNBOUNDED FOLLOWING: the row
+	// they take, kept by the first pass, when the row's frame holds it.
+	pathEdge
 	// pathNone: needs the whole partition in memory.
 	pathNone
 )
@@ -62,6 +66,9 @@ func (n *windowNode) spillPath(c windowCall) winPath {
 			return pathTotal
 		case n.boundedRows(f):
 			return pathBlock
+		case n.prefixFrame(f) && (c.kind == winLastValue) == (f.end.kind == boundUnboundedFollowing) &&
+			(c.kind == winLastValue || f.start.kind == boundUnboundedPreceding):
+			return pathEdge
 		}
 	case winAggregate:
 		switch {
@@ -163,7 +170,7 @@ func (n *windowNode) spillShape(c windowCall, p winPath) (back, ahead int, peers
 	switch p {
 	case pathRank:
 		peers = c.kind == winCumeDist && len(n.order) > 0
-	case pathPrefix, pathSuffix:
+	case pathPrefix, pathSuffix, pathEdge:
 		offsets()
 		peers = !c.frame.rows && len(n.order) > 0
 	case pathBlock:
