@@ -233,7 +233,9 @@ func (o *windowOp) openPartition() arrow.RecordBatch {
 // from the batch just computed, is the one batch a streaming operator
 // holds anyway. When what is held passes half the memory limit and the
 // window's calls allow it, the rows held are computed as a chunk of a
-// streamed partition (window_stream.go); otherwise a partition fails the
+// streamed partition (window_stream.go), or, when they have a way past
+// memory and the query may spill, the partition is spilled and computed
+// in two passes (window_spill.go); otherwise a partition fails the
 // query when it alone passes the memory limit: what the sort below holds
 // while it merges is already more than the window can give back.
 func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool) error {
