@@ -81,7 +81,26 @@ func TestGroupBySpill(t *testing.T) {
 	if testing.Short() {
 		keys = 50_000
 	}
-	c := loadGroups(t, keys)
+	recs := groupsRecords(memory.DefaultAllocator, keys)
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putRecords(ctx, c, "g", recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.parquet")
+	if err := writeParquet(path, recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE g AS SELECT * FROM read_parquet('%s')", path)); err != nil {
+		t.Fatal(err)
+	}
 	m, err := spill.NewManager(spill.Config{Dir: t.TempDir(), Codec: codec.Setting{Kind: codec.Zstd, Level: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,32 +147,4 @@ func TestGroupBySpill(t *testing.T) {
 			t.Logf("%d groups; peak memory %d; spilled %v", len(want), st.PeakMemory, st.Spill)
 		})
 	}
-}
-
-// loadGroups loads groupsRecords(keys) as table g into a new cache and
-// into DuckDB.
-func loadGroups(t *testing.T, keys int) *cache.Cache {
-	t.Helper()
-	ctx := context.Background()
-	recs := groupsRecords(memory.DefaultAllocator, keys)
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	c, err := cache.New(cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := putRecords(ctx, c, "g", recs); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "g.parquet")
-	if err := writeParquet(path, recs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE g AS SELECT * FROM read_parquet('%s')", path)); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

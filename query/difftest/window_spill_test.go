@@ -4,8 +4,13 @@ package difftest
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/query"
 	"github.com/quiverdb/quiver/spill"
@@ -84,4 +89,32 @@ func TestWindowSpill(t *testing.T) {
 			t.Logf("%d rows; peak memory %d; spilled %v", len(want), st.PeakMemory, st.Spill)
 		})
 	}
+}
+
+// loadGroups loads groupsRecords(keys) as table g into a new cache and
+// into DuckDB, as TestGroupBySpill does.
+func loadGroups(t *testing.T, keys int) *cache.Cache {
+	t.Helper()
+	ctx := context.Background()
+	recs := groupsRecords(memory.DefaultAllocator, keys)
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	c, err := cache.New(cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putRecords(ctx, c, "g", recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g.parquet")
+	if err := writeParquet(path, recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE g AS SELECT * FROM read_parquet('%s')", path)); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
