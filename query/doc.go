@@ -412,9 +412,18 @@
 // min and max from UNBOUNDED PRECEDING to CURRENT ROW): its rows are
 // computed in chunks, each carrying the counts, sums, ranks and last rows
 // the next needs. Otherwise (ntile, percent_rank, cume_dist, the *_value
-// functions, frames that reach ahead, aggregates evaluated per frame) a
-// partition past the limit fails with ErrMemory naming the window
-// partition and the calls that need it whole. A hash join whose build side passes the
+// functions, frames that reach ahead, aggregates over the whole partition)
+// the partition is spilled (window_spill.go): a first pass writes it to a
+// spill file while it learns what needs the whole partition (its row
+// count, whole-partition totals and aggregate states), and a second reads
+// it back in chunks and computes each call from those and the rows around
+// it. What is left (RANGE or GROUPS offsets that stop short of the
+// partition's ends, EXCLUDE GROUP or TIES, first_value, nth_value and
+// the aggregates of package agg over frames from a row to the
+// partition's end, and min, max, float sums and package agg's aggregates
+// over frames from its start to a row ahead) fails
+// past the limit with ErrMemory naming the window partition and those
+// calls, as does any partition past the limit without Options.Spill. A hash join whose build side passes the
 // limit becomes a grace hash join (see Executing joins). A quota or full
 // disk fails the query with an error matching spill.ErrQuota or
 // spill.ErrNoSpace; its files are removed when it ends, fails or is

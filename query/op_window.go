@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,6 +48,21 @@ type windowOp struct {
 	streams   bool
 	carry     *winCarry
 	carryRows arrow.RecordBatch // carry.ctx as held bytes: charged
+
+	// paths: how each call is computed over a partition past memory
+	// (window_spill_path.go); spills: every call has one and the query
+	// may spill. wspill: the first pass over a partition being spilled;
+	// replay: the second; after: the rows read past it (charged
+	// afterBytes), computed after it, all of them when afterFinal.
+	paths      []winPath
+	spills     bool
+	wspill     *winSpill
+	replay     *winReplay
+	after      arrow.RecordBatch
+	afterBytes int64
+	afterFinal bool
+	spillTime  time.Duration // writing the file being spilled
+	stats      *winSpillStats
 }
 
 func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
@@ -86,8 +102,15 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 	projSchema := arrow.NewSchema(fields, nil)
 	var src operator = &projectOp{rt: rt, in: in, exprs: exprs, schema: projSchema, left: -1}
 	o := &windowOp{rt: rt, n: n, schema: n.schema(), width: width, streams: true}
+	o.spills = rt.spill != nil
 	for _, c := range n.calls {
 		o.streams = o.streams && n.streamable(c)
+		o.paths = append(o.paths, n.spillPath(c))
+		o.spills = o.spills && o.paths[len(o.paths)-1] != pathNone
+	}
+	o.stats = &winSpillStats{}
+	if o.spills && !o.streams {
+		rt.spills.add(o.stats)
 	}
 	var keys []sortKey
 	var err error
@@ -128,21 +151,29 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 
 func (o *windowOp) Schema() *arrow.Schema { return o.schema }
 
-// spillStats is what the window's sort spilled so far (EXPLAIN ANALYZE).
+// spillStats is what the window's sort and the window spilled so far
+// (EXPLAIN ANALYZE).
 func (o *windowOp) spillStats() SpillStats {
+	st := o.stats.spillStats()
 	if s, ok := o.src.(*extSortOp); ok {
-		return s.spillStats()
+		st = st.Add(s.spillStats())
 	}
-	return SpillStats{}
+	return st
 }
 
 func (o *windowOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	for len(o.out) == 0 {
-		if o.eof {
-			return nil, io.EOF
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if o.replay != nil { // a spilled partition's second pass (window_spill.go)
+			if err := o.replayStep(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if o.eof {
+			return nil, io.EOF
 		}
 		rec, err := o.src.Next(ctx)
 		switch {
@@ -187,6 +218,8 @@ func (o *windowOp) push(ctx context.Context, rec arrow.RecordBatch) error {
 // streamed), nil when none is.
 func (o *windowOp) openPartition() arrow.RecordBatch {
 	switch {
+	case o.wspill != nil:
+		return o.wspill.last
 	case len(o.held) > 0:
 		return o.held[0]
 	case o.carry != nil:
@@ -200,10 +233,16 @@ func (o *windowOp) openPartition() arrow.RecordBatch {
 // from the batch just computed, is the one batch a streaming operator
 // holds anyway. When what is held passes half the memory limit and the
 // window's calls allow it, the rows held are computed as a chunk of a
-// streamed partition (window_stream.go); otherwise a partition fails the
+// streamed partition (window_stream.go), or, when they have a way past
+// memory and the query may spill, the partition is spilled and computed
+// in two passes (window_spill.go); otherwise a partition fails the
 // query when it alone passes the memory limit: what the sort below holds
 // while it merges is already more than the window can give back.
 func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool) error {
+	if o.wspill != nil { // the partition is being spilled (window_spill.go)
+		defer rec.Release()
+		return o.spillWrite(ctx, rec)
+	}
 	o.held = append(o.held, rec)
 	if !charge {
 		return nil
@@ -217,6 +256,8 @@ func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool)
 		return nil
 	case o.streams && o.heldBytes > lim/2:
 		return o.streamHeld(ctx)
+	case o.spills && o.heldBytes > lim/2:
+		return o.startSpill(ctx) // window_spill.go
 	case o.heldBytes > lim:
 		mt := o.rt.mt
 		return &Error{Kind: ErrMemory, Msg: fmt.Sprintf("a window partition holds %d bytes, past %s (%d bytes), and %s need%s the whole partition: PARTITION BY more keys%s",
@@ -225,11 +266,12 @@ func (o *windowOp) hold(ctx context.Context, rec arrow.RecordBatch, charge bool)
 	return nil
 }
 
-// wholeCalls names the calls that keep a partition from being streamed.
+// wholeCalls names the calls that keep a partition from being streamed
+// or, when the query may spill, from being spilled.
 func (o *windowOp) wholeCalls() string {
 	var names []string
-	for _, c := range o.n.calls {
-		if !o.n.streamable(c) {
+	for k, c := range o.n.calls {
+		if o.rt.spill != nil && o.paths[k] == pathNone || o.rt.spill == nil && !o.n.streamable(c) {
 			names = append(names, filterText(c.text))
 		}
 	}
@@ -348,6 +390,9 @@ func (o *windowOp) samePartition(a arrow.RecordBatch, i int, b arrow.RecordBatch
 // flush computes the partitions that end in the held batches and rec
 // (nil: none), all of them when final, and holds the rest.
 func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool) error {
+	if o.wspill != nil {
+		return o.flushSpilled(ctx, rec, final) // window_spill.go
+	}
 	parts := o.held
 	if o.carry != nil { // the streamed partition's context rows come first
 		parts = append([]arrow.RecordBatch{o.carry.ctx}, parts...)
@@ -482,6 +527,7 @@ func (o *windowOp) Close() {
 		return
 	}
 	o.closed = true
+	o.closeSpill()
 	o.releaseHeld()
 	if o.carry != nil {
 		o.endCarry()

@@ -278,14 +278,7 @@ func (w *winBlock) ranks(c windowCall) arrow.Array {
 				}
 				vals[i] = dense
 			case winNtile:
-				// size rows in c.n buckets: the first size%n buckets
-				// have one row more (PostgreSQL's and DuckDB's rule).
-				q, rem := size/c.n, size%c.n
-				if big := rem * (q + 1); r < big {
-					vals[i] = r/(q+1) + 1
-				} else {
-					vals[i] = (r-big)/q + rem + 1
-				}
+				vals[i] = ntileOf(r, size, c.n) // window_spill_calls.go
 			}
 		}
 	})

@@ -127,68 +127,11 @@ func (w *winBlock) genericFrames(ctx context.Context, c windowCall) (arrow.Array
 // appearance, and returns one value per group in that order; keep (nil:
 // every row) leaves rows out of the aggregate but not their groups.
 func (w *winBlock) aggregateGroups(ctx context.Context, c windowCall, keys []int64, idx []int32, keep []bool, groups int) (arrow.Array, error) {
-	spec := c.spec
-	var cols []arrow.Array
-	var types []arrow.DataType
+	spec, cols, types, err := w.aggInputs(ctx, c, idx, keep, 0)
 	defer func() { releaseAll(cols) }()
-	add := func(a arrow.Array) int {
-		cols = append(cols, a)
-		types = append(types, a.DataType())
-		return len(cols) - 1
-	}
-	var err error
-	use := func(i int) int {
-		if idx == nil {
-			return add(array.NewSlice(w.arg(i), 0, int64(w.n)))
-		}
-		a, terr := take.Array(ctx, w.rt.mem, w.arg(i), idx)
-		if terr != nil {
-			err = terr
-			return add(array.MakeArrayOfNull(w.rt.mem, w.arg(i).DataType(), len(idx)))
-		}
-		return add(a)
-	}
-	if spec.Func != agg.CountStar {
-		spec.Arg = use(spec.Arg)
-	}
-	switch {
-	case spec.Func == agg.ArgMin || spec.Func == agg.ArgMax:
-		spec.By = use(spec.By)
-	case spec.By == byPosition: // first and any_value: the rows in the order given
-		rows := len(idx)
-		if idx == nil {
-			rows = w.n
-		}
-		pb := array.NewInt64Builder(w.rt.mem)
-		for i := range rows {
-			pb.Append(int64(i))
-		}
-		spec.By = add(pb.NewArray())
-		pb.Release()
-	}
-	if spec.Filter > 0 {
-		spec.Filter = use(spec.Filter-1) + 1
-	}
-	spec.Order = append([]agg.OrderKey(nil), spec.Order...)
-	for i := range spec.Order {
-		spec.Order[i].Arg = use(spec.Order[i].Arg)
-	}
-	if keep != nil {
-		if spec.Filter > 0 { // and the aggregate's own filter
-			f := cols[spec.Filter-1].(*array.Boolean)
-			for i := range keep {
-				keep[i] = keep[i] && f.IsValid(i) && f.Value(i)
-			}
-		}
-		fb := array.NewBooleanBuilder(w.rt.mem)
-		fb.AppendValues(keep, nil)
-		spec.Filter = 1 + add(fb.NewArray())
-		fb.Release()
-	}
 	if err != nil {
-		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
+		return nil, err
 	}
-	spec.Name = c.text
 	kb := array.NewInt64Builder(w.rt.mem)
 	kb.AppendValues(keys, nil)
 	key := kb.NewArray()
@@ -240,4 +183,72 @@ func (w *winBlock) aggregateGroups(ctx context.Context, c windowCall, keys []int
 		return nil, &Error{Kind: ErrExec, Msg: c.text, Err: err}
 	}
 	return out, nil
+}
+
+// aggInputs are the columns c's aggregate reads over the block's rows idx
+// (nil: all of [0, n)), and its spec pointing into them; keep (nil:
+// every row) leaves rows out of the aggregate but not their groups. pos0
+// is the position of the first row in the order given (first and
+// any_value take the rows in that order). The caller releases cols, also
+// on an error.
+func (w *winBlock) aggInputs(ctx context.Context, c windowCall, idx []int32, keep []bool, pos0 int64) (spec agg.Spec, cols []arrow.Array, types []arrow.DataType, err error) {
+	spec = c.spec
+	add := func(a arrow.Array) int {
+		cols = append(cols, a)
+		types = append(types, a.DataType())
+		return len(cols) - 1
+	}
+	use := func(i int) int {
+		if idx == nil {
+			return add(array.NewSlice(w.arg(i), 0, int64(w.n)))
+		}
+		a, terr := take.Array(ctx, w.rt.mem, w.arg(i), idx)
+		if terr != nil {
+			err = terr
+			return add(array.MakeArrayOfNull(w.rt.mem, w.arg(i).DataType(), len(idx)))
+		}
+		return add(a)
+	}
+	if spec.Func != agg.CountStar {
+		spec.Arg = use(spec.Arg)
+	}
+	switch {
+	case spec.Func == agg.ArgMin || spec.Func == agg.ArgMax:
+		spec.By = use(spec.By)
+	case spec.By == byPosition: // first and any_value: the rows in the order given
+		rows := len(idx)
+		if idx == nil {
+			rows = w.n
+		}
+		pb := array.NewInt64Builder(w.rt.mem)
+		for i := range rows {
+			pb.Append(pos0 + int64(i))
+		}
+		spec.By = add(pb.NewArray())
+		pb.Release()
+	}
+	if spec.Filter > 0 {
+		spec.Filter = use(spec.Filter-1) + 1
+	}
+	spec.Order = append([]agg.OrderKey(nil), spec.Order...)
+	for i := range spec.Order {
+		spec.Order[i].Arg = use(spec.Order[i].Arg)
+	}
+	if keep != nil {
+		if spec.Filter > 0 { // and the aggregate's own filter
+			f := cols[spec.Filter-1].(*array.Boolean)
+			for i := range keep {
+				keep[i] = keep[i] && f.IsValid(i) && f.Value(i)
+			}
+		}
+		fb := array.NewBooleanBuilder(w.rt.mem)
+		fb.AppendValues(keep, nil)
+		spec.Filter = 1 + add(fb.NewArray())
+		fb.Release()
+	}
+	if err != nil {
+		return spec, cols, types, &Error{Kind: ErrExec, Msg: c.text, Err: err}
+	}
+	spec.Name = c.text
+	return spec, cols, types, nil
 }

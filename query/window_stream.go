@@ -45,6 +45,9 @@ type winCarry struct {
 	// largest lag offset), put before the next chunk: lag reads them,
 	// and they tell whether the chunk's first row is a peer of the last.
 	ctx arrow.RecordBatch
+	// whole: what the first pass over a spilled partition learned
+	// (window_spill.go); nil when streaming.
+	whole *winWhole
 }
 
 // callCarry is one aggregate's running state.
@@ -62,6 +65,7 @@ func (c *winCarry) release() {
 	if c.ctx != nil {
 		c.ctx.Release()
 	}
+	c.whole.release(nil) // its aggregators are done
 	for _, cc := range c.calls {
 		if cc.best != nil {
 			cc.best.Release()
@@ -89,9 +93,14 @@ func (n *windowNode) streamable(c windowCall) bool {
 // streamShape is what a window's calls need around a row: the rows
 // before it (lag), after it (lead), and whether peer groups must be
 // complete (an aggregate whose CURRENT ROW is its peers).
-func (n *windowNode) streamShape() (back, ahead int, peers bool) {
+func (n *windowNode) streamShape(paths []winPath) (back, ahead int, peers bool) {
 	back = 1
-	for _, c := range n.calls {
+	for k, c := range n.calls {
+		if paths[k] != pathStream { // a spilled partition's (window_spill_path.go)
+			b, a, p := n.spillShape(c, paths[k])
+			back, ahead, peers = max(back, b), max(ahead, a), peers || p
+			continue
+		}
 		switch {
 		case c.kind == winLag:
 			back = max(back, int(c.n))
@@ -122,7 +131,7 @@ func (o *windowOp) streamChunk(ctx context.Context, block arrow.RecordBatch, fin
 	if err := w.peers(o.oEnc, block.Columns()[o.width+len(o.n.partition):w.argBase]); err != nil {
 		return nil, nil, err
 	}
-	back, ahead, needPeers := o.n.streamShape()
+	back, ahead, needPeers := o.n.streamShape(o.paths)
 	end := m
 	if !final {
 		end = m - ahead
@@ -136,8 +145,8 @@ func (o *windowOp) streamChunk(ctx context.Context, block arrow.RecordBatch, fin
 	for i := range o.width {
 		cols = append(cols, array.NewSlice(block.Column(i), int64(ctxRows), int64(end)))
 	}
-	for k, c := range o.n.calls {
-		a, err := o.streamCall(ctx, w, c, &carry.calls[k], ctxRows, end)
+	for k := range o.n.calls {
+		a, err := o.streamCall(ctx, w, k, ctxRows, end)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -182,10 +191,14 @@ func copyRows(rt *runtime, rec arrow.RecordBatch, lo, hi int) (arrow.RecordBatch
 	return concatBatches(rt.mem, rec.Schema(), []arrow.RecordBatch{s}) // ddl_rebatch.go
 }
 
-// streamCall computes c for rows [ctxRows, end) of w's one partition,
-// continuing cc and o.carry.
-func (o *windowOp) streamCall(ctx context.Context, w *winBlock, c windowCall, cc *callCarry, ctxRows, end int) (arrow.Array, error) {
+// streamCall computes call k for rows [ctxRows, end) of w's one
+// partition, continuing o.carry.
+func (o *windowOp) streamCall(ctx context.Context, w *winBlock, k, ctxRows, end int) (arrow.Array, error) {
+	if o.paths[k] != pathStream {
+		return o.spillCall(ctx, w, k, ctxRows, end) // window_spill_calls.go
+	}
 	carry := o.carry
+	c, cc := o.n.calls[k], &carry.calls[k]
 	switch c.kind {
 	case winRowNumber, winRank, winDenseRank:
 		b := array.NewInt64Builder(o.rt.mem)
