@@ -118,6 +118,7 @@ func (s *Sorter) keepInMemory(ctx context.Context) ([]*memRun, error) {
 	if per > 0 {
 		fan = int(min(int64(fan), (s.acct.b.Available()+s.buf.bytes)/per))
 	}
+	fan /= max(s.parts, 1) // this sorter's share of a Gather's merge
 	for {
 		// The buffer is sorted in one part, or two when its scratch does
 		// not fit beside it (two shares make one row's scratch).
