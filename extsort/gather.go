@@ -126,4 +126,3 @@ func SumMetrics(sorters []*Sorter) Metrics {
 	}
 	return m
 }
-

@@ -16,14 +16,14 @@ var _ array.RecordReader = (*mergeReader)(nil)
 type mergeReader struct {
 	s      *Sorter
 	others []*Sorter // Gather's sorters but s, whose accounts it closes too
-	ctx  context.Context
-	m    *merger // a merge of runs on disk or of parts sorted in memory
-	mem  *memRun // or the one sorted part, when that is all
-	runs []*run
-	cur  arrow.RecordBatch
-	err  error
-	refs atomic.Int64
-	done bool
+	ctx    context.Context
+	m      *merger // a merge of runs on disk or of parts sorted in memory
+	mem    *memRun // or the one sorted part, when that is all
+	runs   []*run
+	cur    arrow.RecordBatch
+	err    error
+	refs   atomic.Int64
+	done   bool
 }
 
 func (r *mergeReader) Schema() *arrow.Schema          { return r.s.schema }
