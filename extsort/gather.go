@@ -20,9 +20,10 @@ import (
 //	worker 2: Add … FinishRuns ─► runs 2a (memory)                 ├─► Gather: one merge ─► sorted batches
 //	   …                                                           ┘
 //
-// The sorters share one Budget (each spills when the budget says no, so
-// each holds about its share), and the merge's fan-in: FinishRuns(ctx,
-// parts) leaves at most a 1/parts share of it to each sorter's runs.
+// Each sorter should have a Budget of its share of the memory (a worker
+// that holds its share spills, whatever the others hold, so runs are of
+// about one size); they share the merge's files: FinishRuns(ctx, parts)
+// leaves each sorter's runs at most a 1/parts share of MaxOpenFiles.
 // Ties between sorters go to the earlier sorter in Gather's list, not to
 // the input order: a parallel sort is not stable (each sorter still is).
 // With a Limit, each sorter keeps its first Limit rows and the merge

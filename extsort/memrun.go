@@ -114,11 +114,10 @@ func (s *Sorter) keepInMemory(ctx context.Context) ([]*memRun, error) {
 		per = max(per, r.readBytes())
 	}
 	// The most runs one merge could read if the buffer went to disk.
-	fan := s.cfg.MaxOpenFiles
+	fan := s.cfg.MaxOpenFiles / max(s.parts, 1) // this sorter's share of a Gather's merge
 	if per > 0 {
 		fan = int(min(int64(fan), (s.acct.b.Available()+s.buf.bytes)/per))
 	}
-	fan /= max(s.parts, 1) // this sorter's share of a Gather's merge
 	for {
 		// The buffer is sorted in one part, or two when its scratch does
 		// not fit beside it (two shares make one row's scratch).

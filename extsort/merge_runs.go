@@ -111,7 +111,7 @@ func (s *Sorter) fanIn() int {
 func (s *Sorter) mergePasses(ctx context.Context) error {
 	for {
 		f := s.fanIn()
-		t := max(f/max(s.parts, 1), 2) // the runs one merge may read of this sorter
+		t := max(min(f, s.cfg.MaxOpenFiles/max(s.parts, 1)), 2) // the runs one merge may read of this sorter
 		n := len(s.runs)
 		if n <= t {
 			return nil

@@ -64,6 +64,9 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 		cfg.Workers = 1
 	}
 	for range workers {
+		if workers > 1 && rt.mt.limit > 0 {
+			cfg.Budget = &shareBudget{sortBudget: sortBudget{rt.mt}, share: rt.mt.limit / int64(workers)} // op_sort_gather.go
+		}
 		s, err := extsort.New(schema, cfg)
 		if err != nil {
 			for _, s := range o.sorters {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"io"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -68,4 +69,39 @@ func (o *extSortOp) sortParallel(ctx context.Context) (array.RecordReader, error
 		return nil, err
 	}
 	return extsort.Gather(ctx, o.sorters, o.rt.workers)
+}
+
+// shareBudget is the budget of one worker's sorter: the query's tracker,
+// as sortBudget, and a share of its limit. Past the share TryGrow fails
+// and the sorter spills, so that each worker holds its part of the limit,
+// not whatever the others left it, and their runs are of about one size
+// (sharing the tracker alone, a worker that started late spilled runs of a
+// few batches while the other held the rest: 17 files where a serial sort
+// wrote 2).
+type shareBudget struct {
+	sortBudget
+	share int64
+	used  atomic.Int64 // what this sorter holds
+}
+
+func (b *shareBudget) TryGrow(n int64) bool {
+	if b.used.Load()+n > b.share || !b.sortBudget.TryGrow(n) {
+		return false
+	}
+	b.used.Add(n)
+	return true
+}
+
+func (b *shareBudget) Grow(n int64) {
+	b.sortBudget.Grow(n)
+	b.used.Add(n)
+}
+
+func (b *shareBudget) Shrink(n int64) {
+	b.sortBudget.Shrink(n)
+	b.used.Add(-n)
+}
+
+func (b *shareBudget) Available() int64 {
+	return min(b.sortBudget.Available(), b.share-b.used.Load())
 }
