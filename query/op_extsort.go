@@ -64,7 +64,9 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 		cfg.Workers = 1
 	}
 	for range workers {
-		if workers > 1 && rt.mt.limit > 0 {
+		if workers > 1 && rt.mt.limit > 0 && rt.spill != nil {
+			// A share only when past it the sorter can spill: without
+			// a spill Manager the sort may use the whole limit.
 			cfg.Budget = &shareBudget{sortBudget: sortBudget{rt.mt}, share: rt.mt.limit / int64(workers)} // op_sort_gather.go
 		}
 		s, err := extsort.New(schema, cfg)
