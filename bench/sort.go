@@ -181,6 +181,10 @@ func measureSorts(ctx context.Context, cfg SortConfig, c *cache.Cache, duck sort
 			if cd.String() == targetCodec {
 				// The same sort through the query engine's ORDER BY.
 				res = append(res, SortResult{Query: q.label, SQL: q.sql, Codec: cd.String() + " (SQL)", q: q, codec: cd, viaSQL: true})
+				if cfg.Goroutines > 1 { // and on every goroutine, gathered
+					res = append(res, SortResult{Query: q.label, SQL: q.sql, Codec: fmt.Sprintf("%s (SQL, %d sort workers)", cd, cfg.Goroutines),
+						q: q, codec: cd, viaSQL: true, sortWorkers: cfg.Goroutines})
+				}
 			}
 		}
 		if duck != nil {
@@ -272,7 +276,7 @@ func runQuiverSQL(ctx context.Context, cfg SortConfig, c *cache.Cache, r *SortRe
 		return err
 	}
 	defer m.Close()
-	e := engine.New(c, engine.Options{MemoryLimit: cfg.Memory, Spill: m, ScanConcurrency: cfg.Goroutines, Workers: cfg.Goroutines})
+	e := engine.New(c, engine.Options{MemoryLimit: cfg.Memory, Spill: m, ScanConcurrency: cfg.Goroutines, Workers: cfg.Goroutines, SortWorkers: r.sortWorkers})
 	res, err := e.Query(ctx, r.q.sql)
 	if err != nil {
 		return err

@@ -37,6 +37,8 @@ type SortResult struct {
 	codec  codec.Setting
 	duck   bool
 	viaSQL bool // through the query engine: Metrics has only what Stats says (-1: not known)
+	// sortWorkers is the engine's Options.SortWorkers with viaSQL (0: serial).
+	sortWorkers int
 }
 
 func (r *SortReport) result(query, codec string) (SortResult, bool) {
@@ -62,7 +64,7 @@ func (r *SortReport) Write(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "%s.\n", r.PeerNote)
 	}
-	fmt.Fprintf(&b, "Each codec row sorts through package extsort directly (the cache scan's batches into a Sorter); \"(SQL)\" is the same query through the query engine's ORDER BY with Options.Spill, the memory limit being the whole query's. Spill files compress a batch's buffers on %d goroutines.\n", r.Config.Goroutines)
+	fmt.Fprintf(&b, "Each codec row sorts through package extsort directly (the cache scan's batches into a Sorter); \"(SQL)\" is the same query through the query engine's ORDER BY with Options.Spill, the memory limit being the whole query's, and \"(SQL, n sort workers)\" that ORDER BY sorted on n workers and gathered by a merge (Options.SortWorkers). Spill files compress a batch's buffers on %d goroutines.\n", r.Config.Goroutines)
 	if r.LoadBefore != "" {
 		fmt.Fprintf(&b, "Load average (1, 5, 15 min) before: %s; after: %s.\n", r.LoadBefore, r.LoadAfter)
 	}

@@ -24,7 +24,7 @@ func TestRunSort(t *testing.T) {
 	if rep.Rows != 60_175 {
 		t.Fatalf("%d rows", rep.Rows)
 	}
-	want := len(sortQueries) * 3 // none, zstd:1, zstd:1 (SQL)
+	want := len(sortQueries) * 4 // none, zstd:1, zstd:1 (SQL), zstd:1 (SQL, 2 sort workers)
 	if rep.Peer != "" {
 		want += len(sortQueries)
 	}
@@ -47,7 +47,7 @@ func TestRunSort(t *testing.T) {
 			t.Errorf("%s %s: %d rows out, %d bytes spilled", x.Query, x.Codec, x.Rows, x.Metrics.SpilledBytes)
 		}
 	}
-	for _, want := range []string{"| Q3 ", "| Q7 ", "| Q10 ", "zstd:1 (SQL)", "Targets", "DataFusion's figure is SF 1"} {
+	for _, want := range []string{"| Q3 ", "| Q7 ", "| Q10 ", "zstd:1 (SQL)", "zstd:1 (SQL, 2 sort workers)", "Targets", "DataFusion's figure is SF 1"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -79,6 +79,15 @@
 //		combine(rec) // every group whole
 //	}
 //
+// # Parallel sorts
+//
+// Several sorters, one per worker, each with a Budget of its share of the
+// memory, sort what their worker adds; each ends with FinishRuns (its
+// buffer sorted on the worker's goroutine, spilled or kept as Finish
+// would), and Gather merges all their runs in one Merge: one merge of
+// every row, not a merge of merged streams. Ties between sorters are not
+// in input order (gather.go).
+//
 // # LIMIT
 //
 // With Config.Limit k, the sort is a top-k: when the buffer holds k rows

@@ -114,7 +114,7 @@ func (s *Sorter) keepInMemory(ctx context.Context) ([]*memRun, error) {
 		per = max(per, r.readBytes())
 	}
 	// The most runs one merge could read if the buffer went to disk.
-	fan := s.cfg.MaxOpenFiles
+	fan := s.cfg.MaxOpenFiles / max(s.parts, 1) // this sorter's share of a Gather's merge
 	if per > 0 {
 		fan = int(min(int64(fan), (s.acct.b.Available()+s.buf.bytes)/per))
 	}

@@ -18,9 +18,9 @@ type merger struct {
 // newMerger merges srcs, in input order, and owns them: closing the
 // merger releases them. It returns with each source's first batch read;
 // on error everything is released.
-func (s *Sorter) newMerger(srcs []Source, names []string) (*merger, error) {
+func (s *Sorter) newMerger(srcs []Source, names []string, workers int) (*merger, error) {
 	m, err := NewMerge(MergeConfig{
-		Schema: s.schema, Keys: s.cfg.Keys, Mem: s.cfg.Mem, Workers: s.cfg.Workers,
+		Schema: s.schema, Keys: s.cfg.Keys, Mem: s.cfg.Mem, Workers: workers,
 		Charge: func(n int64) { s.acct.resize(0, n) },
 	}, srcs, names)
 	if err != nil {
@@ -34,9 +34,10 @@ func (s *Sorter) newMerger(srcs []Source, names []string) (*merger, error) {
 }
 
 // openMerge opens a merge of runs, then of mems (which come after them in
-// input order), each read ahead on a goroutine. The merger reads runs but
-// does not own them; it owns mems.
-func (s *Sorter) openMerge(ctx context.Context, runs []*run, mems []*memRun) (*merger, error) {
+// input order), each read ahead on a goroutine; workers goroutines
+// interleave its output batches. The merger reads runs but does not own
+// them; it owns mems.
+func (s *Sorter) openMerge(ctx context.Context, runs []*run, mems []*memRun, workers int) (*merger, error) {
 	var srcs []Source
 	var names []string
 	for _, r := range runs {
@@ -57,7 +58,7 @@ func (s *Sorter) openMerge(ctx context.Context, runs []*run, mems []*memRun) (*m
 		srcs = append(srcs, newPrefetch(m))
 		names = append(names, "rows kept in memory")
 	}
-	m, err := s.newMerger(srcs, names)
+	m, err := s.newMerger(srcs, names, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -99,20 +100,23 @@ func (s *Sorter) fanIn() int {
 	return max(f, 2)
 }
 
-// mergePasses merges runs until one merge can read all that are left.
-// Only neighbours are merged, into the place of the first, so the runs
-// stay in input order and ties keep it. When a few merges of f runs at the
-// front bring the count down to f, only those are done; otherwise a full
-// pass merges every group of f, so each pass divides the runs by f and
-// every row is rewritten log_f(runs) times, not once per merge.
+// mergePasses merges runs until one merge can read all that are left
+// (its share of one, when FinishRuns said several sorters' runs meet in
+// one merge). Only neighbours are merged, into the place of the first, so
+// the runs stay in input order and ties keep it. When a few merges of f
+// runs at the front bring the count down to the target, only those are
+// done; otherwise a full pass merges every group of f, so each pass
+// divides the runs by f and every row is rewritten log_f(runs) times, not
+// once per merge.
 func (s *Sorter) mergePasses(ctx context.Context) error {
 	for {
 		f := s.fanIn()
+		t := max(min(f, s.cfg.MaxOpenFiles/max(s.parts, 1)), 2) // the runs one merge may read of this sorter
 		n := len(s.runs)
-		if n <= f {
+		if n <= t {
 			return nil
 		}
-		groups := (n - f + f - 2) / (f - 1) // merges of f that bring n to f
+		groups := (n - t + f - 2) / (f - 1) // merges of f that bring n to t
 		if groups*f > n {
 			groups = (n + f - 1) / f // a full pass
 		}
@@ -143,7 +147,7 @@ func (s *Sorter) mergePasses(ctx context.Context) error {
 
 // mergeRuns merges runs into a new run.
 func (s *Sorter) mergeRuns(ctx context.Context, runs []*run) (*run, error) {
-	m, err := s.openMerge(ctx, runs, nil)
+	m, err := s.openMerge(ctx, runs, nil, s.cfg.Workers)
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,18 @@ var _ array.RecordReader = (*mergeReader)(nil)
 
 // mergeReader streams the sorted output: the final merge of spilled runs
 // (and the rows kept in memory), or, when nothing was spilled, the sorted
-// buffer.
+// buffer; for Gather, of several sorters' runs.
 type mergeReader struct {
-	s    *Sorter
-	ctx  context.Context
-	m    *merger // a merge of runs on disk or of parts sorted in memory
-	mem  *memRun // or the one sorted part, when that is all
-	runs []*run
-	cur  arrow.RecordBatch
-	err  error
-	refs atomic.Int64
-	done bool
+	s      *Sorter
+	others []*Sorter // Gather's sorters but s, whose accounts it closes too
+	ctx    context.Context
+	m      *merger // a merge of runs on disk or of parts sorted in memory
+	mem    *memRun // or the one sorted part, when that is all
+	runs   []*run
+	cur    arrow.RecordBatch
+	err    error
+	refs   atomic.Int64
+	done   bool
 }
 
 func (r *mergeReader) Schema() *arrow.Schema          { return r.s.schema }
@@ -93,6 +94,9 @@ func (r *mergeReader) finish() {
 	r.s.removeRuns(r.runs)
 	r.runs = nil
 	r.s.acct.close()
+	for _, s := range r.others {
+		s.acct.close()
+	}
 }
 
 func (r *mergeReader) Release() {

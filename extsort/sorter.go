@@ -27,6 +27,8 @@ type Sorter struct {
 
 	buf       buffer
 	runs      []*run                      // spilled, in input order
+	mems      []*memRun                   // sorted in memory by FinishRuns, for Gather
+	parts     int                         // sorters one merge reads (FinishRuns); 0: 1
 	threshold []byte                      // top-k: the key of the k-th row so far
 	first     firstKey                    // and its first sort key, for prefilter
 	bound     atomic.Pointer[arrow.Array] // the threshold row's first key, for FirstKeyBound
@@ -390,41 +392,50 @@ func (s *Sorter) Finish(ctx context.Context) (array.RecordReader, error) {
 }
 
 func (s *Sorter) finish(ctx context.Context) (array.RecordReader, error) {
+	mems, err := s.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.read(ctx, nil, s.runs, mems, s.cfg.Workers)
+}
+
+// prepare sorts what is buffered into the final merge's runs: the runs on
+// disk (s.runs, merged in passes first when one merge could not read them
+// all) and the returned parts sorted in memory, which come after them in
+// input order.
+func (s *Sorter) prepare(ctx context.Context) ([]*memRun, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if len(s.runs) == 0 {
-		mems, err := s.memRuns(ctx)
+		return s.memRuns(ctx)
+	}
+	mems, err := s.keepInMemory(ctx)
+	if err == nil && len(mems) == 0 {
+		err = s.mergePasses(ctx)
+	}
+	return mems, err
+}
+
+// read hands runs and mems (of s and of others, which share its schema
+// and keys) to a reader: the one part sorted in memory when that is all,
+// else a merge of them all. The reader then owns the runs, the parts and
+// the accounts of s and others.
+func (s *Sorter) read(ctx context.Context, others []*Sorter, runs []*run, mems []*memRun, workers int) (array.RecordReader, error) {
+	r := &mergeReader{s: s, others: others, ctx: ctx}
+	if len(runs) == 0 && len(mems) == 1 {
+		r.mem = mems[0]
+	} else {
+		m, err := s.openMerge(ctx, runs, mems, workers)
 		if err != nil {
 			return nil, err
 		}
-		s.handedOff = true
-		r := &mergeReader{s: s, ctx: ctx}
-		if len(mems) == 1 {
-			r.mem = mems[0]
-		} else if r.m, err = s.openMerge(ctx, nil, mems); err != nil {
-			return nil, err
-		}
-		r.refs.Store(1)
-		return r, nil
+		r.m, r.runs = m, runs
 	}
-	mems, err := s.keepInMemory(ctx)
-	if err != nil {
-		return nil, err
+	for _, x := range append([]*Sorter{s}, others...) {
+		x.runs, x.mems = nil, nil
+		x.handedOff = true
 	}
-	if len(mems) == 0 {
-		if err := s.mergePasses(ctx); err != nil {
-			return nil, err
-		}
-	}
-	m, err := s.openMerge(ctx, s.runs, mems)
-	if err != nil {
-		return nil, err
-	}
-	runs := s.runs
-	s.runs = nil
-	s.handedOff = true
-	r := &mergeReader{s: s, ctx: ctx, m: m, runs: runs}
 	r.refs.Store(1)
 	return r, nil
 }
@@ -441,6 +452,10 @@ func (s *Sorter) Close() {
 		return
 	}
 	s.buf.release()
+	for _, m := range s.mems {
+		m.Release()
+	}
+	s.mems = nil
 	s.removeRuns(s.runs)
 	s.runs = nil
 	s.threshold, s.first = nil, firstKey{}

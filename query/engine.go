@@ -60,6 +60,13 @@ type Options struct {
 	// planner sends a GROUP BY through the hash exchange on its own
 	// (plan_exchange.go). 0: 2,000,000; negative: never.
 	ExchangeGroups int
+	// SortWorkers is how many workers an ORDER BY sorts on: each pulls
+	// batches of its input, runs the filters and projections below the
+	// sort and sorts (and spills) what it pulled, and their sorted rows
+	// are merged into one stream (op_sort_gather.go); ties between
+	// workers then come out in no fixed order. 0: 1, a serial sort,
+	// stable (ties in input order); negative: Workers.
+	SortWorkers int
 	// GroupBySortSpill makes a GROUP BY past MemoryLimit spill its
 	// tables as runs sorted by key and merge them (op_aggspill.go)
 	// instead of hash-partitioning them through the shuffle and
@@ -152,6 +159,12 @@ func New(c *cache.Cache, opts Options) *Engine {
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = goruntime.GOMAXPROCS(0)
+	}
+	switch {
+	case opts.SortWorkers == 0:
+		opts.SortWorkers = 1
+	case opts.SortWorkers < 0:
+		opts.SortWorkers = opts.Workers
 	}
 	if opts.MaxExprNodes == 0 {
 		opts.MaxExprNodes = DefaultMaxExprNodes
@@ -337,7 +350,7 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	if outer, ok := ctx.Value(outerMemKey{}).(*memTracker); ok {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
 	}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, sortWorkers: e.opts.SortWorkers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan

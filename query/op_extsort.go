@@ -14,11 +14,15 @@ import (
 )
 
 // extSortOp runs ORDER BY (and ORDER BY … LIMIT k as a top-k) through
-// package extsort: keys compared as normalized bytes, stable, within the
-// query's memory limit; past it, sorted runs spill to Options.Spill and are
-// merged back, or, with no spill Manager, the query fails with ErrMemory as
+// package extsort: keys compared as normalized bytes, within the query's
+// memory limit; past it, sorted runs spill to Options.Spill and are merged
+// back, or, with no spill Manager, the query fails with ErrMemory as
 // before. Its memory is accounted to the query's tracker, shared with the
 // operators below it.
+//
+// With one sorter it reads its input on one goroutine and is stable. With
+// several (Options.SortWorkers) it is a parallel sort ending in an ordered
+// gather (op_sort_gather.go): not stable between workers.
 type extSortOp struct {
 	rt     *runtime
 	in     operator
@@ -26,15 +30,19 @@ type extSortOp struct {
 	limit  int64 // -1: none
 	schema *arrow.Schema
 
-	s      *extsort.Sorter
-	what   string // in errors: "ORDER BY", or a window's sort
-	out    array.RecordReader
-	stats  atomic.Pointer[SpillStats] // for Stats from other goroutines
-	closed bool
+	s       *extsort.Sorter   // sorters[0]
+	sorters []*extsort.Sorter // one per worker
+	what    string            // in errors: "ORDER BY", or a window's sort
+	out     array.RecordReader
+	stats   atomic.Pointer[SpillStats] // for Stats from other goroutines
+	closed  bool
 }
 
-func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema *arrow.Schema) (*extSortOp, error) {
+// newExtSortOp sorts in with workers sorters: one reads it on the caller's
+// goroutine, more read it together (a parallel sort).
+func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema *arrow.Schema, workers int) (*extSortOp, error) {
 	o := &extSortOp{rt: rt, in: in, keys: keys, limit: limit, schema: schema, what: "ORDER BY"}
+	workers = max(workers, 1)
 	cfg := extsort.Config{
 		Keys:      make([]extsort.Key, len(keys)),
 		Budget:    sortBudget{rt.mt},
@@ -50,12 +58,28 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 	if limit > 0 {
 		cfg.Limit = limit
 	}
-	s, err := extsort.New(schema, cfg)
-	if err != nil {
-		in.Close()
-		return nil, sortError(rt.mt, err, o.what)
+	if workers > 1 {
+		// The workers are the parallelism: each gathers its sorted
+		// batches on its own goroutine.
+		cfg.Workers = 1
 	}
-	o.s = s
+	for range workers {
+		if workers > 1 && rt.mt.limit > 0 && rt.spill != nil {
+			// A share only when past it the sorter can spill: without
+			// a spill Manager the sort may use the whole limit.
+			cfg.Budget = &shareBudget{sortBudget: sortBudget{rt.mt}, share: rt.mt.limit / int64(workers)} // op_sort_gather.go
+		}
+		s, err := extsort.New(schema, cfg)
+		if err != nil {
+			for _, s := range o.sorters {
+				s.Close()
+			}
+			in.Close()
+			return nil, sortError(rt.mt, err, o.what)
+		}
+		o.sorters = append(o.sorters, s)
+	}
+	o.s = o.sorters[0]
 	o.stats.Store(&SpillStats{})
 	if rt.spill != nil {
 		rt.spills.add(o)
@@ -67,14 +91,19 @@ func (o *extSortOp) Schema() *arrow.Schema { return o.schema }
 
 func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if o.out == nil {
-		err := drain(ctx, o.in, func(rec arrow.RecordBatch) error {
-			if o.limit == 0 {
-				return nil // LIMIT 0: the input still runs, for its errors
+		var err error
+		if len(o.sorters) > 1 {
+			o.out, err = o.sortParallel(ctx) // op_sort_gather.go
+		} else {
+			err = drain(ctx, o.in, func(rec arrow.RecordBatch) error {
+				if o.limit == 0 {
+					return nil // LIMIT 0: the input still runs, for its errors
+				}
+				return o.s.Add(ctx, rec)
+			})
+			if err == nil {
+				o.out, err = o.s.Finish(ctx)
 			}
-			return o.s.Add(ctx, rec)
-		})
-		if err == nil {
-			o.out, err = o.s.Finish(ctx)
 		}
 		o.snapshot()
 		if err != nil {
@@ -95,7 +124,7 @@ func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 // snapshot publishes what the sort spilled so far.
 func (o *extSortOp) snapshot() {
-	m := o.s.Metrics()
+	m := extsort.SumMetrics(o.sorters)
 	o.stats.Store(&SpillStats{Files: int64(m.SpillFiles), Bytes: m.SpilledBytes, Rows: m.SpilledRows, Time: m.SpillTime})
 }
 
@@ -111,7 +140,9 @@ func (o *extSortOp) Close() {
 		o.out.Release()
 		o.out = nil
 	}
-	o.s.Close()
+	for _, s := range o.sorters {
+		s.Close()
+	}
 	o.in.Close()
 }
 

@@ -19,7 +19,8 @@ import (
 // from package agg, the rows of each tuple); then rt.workers goroutines
 // pull probe batches, each through the filters and projections below it
 // and its own joinWorker (op_hashjoin_probe.go), and hand the batches
-// they make to Next through a channel, in no particular order. A right or
+// they make to Next through a channel, in no particular order (the
+// unordered gather; op_sort_gather.go lists the gathers). A right or
 // full join then returns the build rows no probe row matched. Without
 // keys it is a nested-loop join: every probe row meets every build row,
 // bounded by Options.MaxJoinPairs (op_nestedloop.go).

@@ -138,7 +138,7 @@ func newWindowOp(rt *runtime, in operator, n *windowNode) (operator, error) {
 		}
 	}
 	if !n.sorted {
-		so, err := newExtSortOp(rt, src, keys, -1, projSchema)
+		so, err := newExtSortOp(rt, src, keys, -1, projSchema, 1)
 		if err != nil {
 			return nil, err
 		}

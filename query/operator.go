@@ -31,6 +31,8 @@ type runtime struct {
 	mem     memory.Allocator
 	mt      *memTracker
 	workers int // goroutines a hash aggregate or a join runs its inputs on
+	// sortWorkers: an ORDER BY's sorters (op_sort_gather.go); 1: serial.
+	sortWorkers int
 	// exchange: GROUP BY through a hash exchange (op_aggexchange.go).
 	exchange bool
 	// sortSpill: GROUP BY spills sorted runs, not through the shuffle

@@ -386,7 +386,7 @@ func (n *sortNode) open(ctx context.Context, rt *runtime, c *cache.Cache) (opera
 	if err != nil {
 		return nil, err
 	}
-	op, err := newExtSortOp(rt, in, n.keys, n.limit, n.schema()) // op_extsort.go
+	op, err := newExtSortOp(rt, in, n.keys, n.limit, n.schema(), rt.sortWorkers) // op_extsort.go
 	if err == nil && link != nil {
 		link.sorter.Store(op.s)
 	}

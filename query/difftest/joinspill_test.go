@@ -23,6 +23,13 @@ var forceJoinSpill = flag.Bool("forcejoinspill", false, "spill every hash join (
 
 var exchange = flag.Bool("exchange", false, "GROUP BY through a hash exchange (query.Options.Exchange)")
 
+// sortWorkers sorts every ORDER BY on that many workers, gathered by a
+// merge (query.Options.SortWorkers): ties between workers in no fixed
+// order, so only queries whose order is total compare row for row.
+//
+//	go test -tags duckdb -run 'TestTPCH22' ./query/difftest/ -args -sortworkers 2 [-memlimit 1048576]
+var sortWorkers = flag.Int("sortworkers", 0, "ORDER BY on this many workers (query.Options.SortWorkers; 0: serial)")
+
 // memLimit runs every query within a memory limit, with a spill Manager,
 // so that GROUP BYs spill (through the shuffle, or with -groupbysortspill
 // as sorted runs), and sorts and joins too:
@@ -45,16 +52,16 @@ var (
 // the folders of processes that are gone) and ForceJoinSpill.
 func engineOptions() query.Options {
 	if !*forceJoinSpill && *memLimit <= 0 {
-		return query.Options{Exchange: *exchange}
+		return query.Options{Exchange: *exchange, SortWorkers: *sortWorkers}
 	}
 	spillOnce.Do(func() { spillMgr, spillErr = spill.NewManager(spill.Config{Dir: os.TempDir()}) })
 	if spillErr != nil {
 		panic("difftest: a spill Manager for -forcejoinspill or -memlimit: " + spillErr.Error())
 	}
 	if *memLimit > 0 {
-		return query.Options{Spill: spillMgr, MemoryLimit: *memLimit, ForceJoinSpill: *forceJoinSpill, GroupBySortSpill: *groupBySortSpill}
+		return query.Options{Spill: spillMgr, MemoryLimit: *memLimit, ForceJoinSpill: *forceJoinSpill, GroupBySortSpill: *groupBySortSpill, SortWorkers: *sortWorkers}
 	}
-	return query.Options{Spill: spillMgr, ForceJoinSpill: true}
+	return query.Options{Spill: spillMgr, ForceJoinSpill: true, SortWorkers: *sortWorkers}
 }
 
 // TestJoinsSpilled: with -forcejoinspill, the join workload's joins did
