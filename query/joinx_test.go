@@ -76,23 +76,26 @@ func TestPartitionedJoinMatchesNestedLoop(t *testing.T) {
 }
 
 // TestJoinStrategyThreshold: a build side under BroadcastJoinBytes is
-// broadcast, one at or over it partitioned, one worker always broadcasts;
-// the answers agree.
+// broadcast, one at or over it partitioned, unless its key is one dense
+// integer; one worker always broadcasts; the answers agree.
 func TestJoinStrategyThreshold(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 2, joinSide{rows: 600, batch: 50, domain: 200, nullP: 0.05}, joinSide{rows: 400, batch: 30, domain: 200, nullP: 0.05})
-	jc := joinCase{kind: joinLeft, probeKeys: []int{0}, buildKeys: []int{0}}
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
 	for _, tc := range []struct {
 		threshold int64
 		workers   int
+		key       int // 0: an integer, dense; 3: a string
 		want      string
 	}{
-		{0, 2, "broadcast: build"}, // 10 MiB
-		{1 << 8, 2, "partitioned: build"},
-		{1 << 8, 1, "broadcast: one worker"},
+		{0, 2, 3, "broadcast: build"}, // 10 MiB
+		{1 << 8, 2, 3, "partitioned: build"},
+		{1 << 8, 1, 3, "broadcast: one worker"},
+		{1 << 8, 2, 0, "one dense integer key"},
+		{-1, 2, 0, "partitioned: build"}, // forced, dense or not
 	} {
+		jc := joinCase{kind: joinLeft, probeKeys: []int{tc.key}, buildKeys: []int{tc.key}}
 		e := New(c, Options{Alloc: mem, MemoryLimit: 64 << 20, Workers: tc.workers, BroadcastJoinBytes: tc.threshold})
 		checkJoin(t, e, mem, jc, mk, recs)
 		text, err := e.analyze(context.Background(), &analyzeRoot{in: jc.node(t, c)})
