@@ -48,6 +48,11 @@ func BenchmarkTPCHJoinStrategy(b *testing.B) {
 		if parts == 0 {
 			continue
 		}
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "partitioned: ") {
+				b.Logf("Q%02d: %s", n, strings.TrimSpace(line))
+			}
+		}
 		for _, s := range []struct {
 			name string
 			e    *Engine
@@ -92,5 +97,25 @@ func BenchmarkJoinStrategy(b *testing.B) {
 				drainQuery(b, e, sql)
 			}
 		})
+	}
+}
+
+// BenchmarkGroupByExchange runs a GROUP BY of 2 M rows into 1 M groups
+// (int64 keys, hashed: not dense) through the hash exchange on 2
+// workers: what moving its partitioning from shuffle.Split to the
+// Repartitioner changed (BENCHMARKS §16e, runs of the two builds
+// alternated).
+//
+//	go test ./query -run XXX -bench GroupByExchange -benchtime 5x -count 3
+func BenchmarkGroupByExchange(b *testing.B) {
+	const rows = 2_000_000
+	c, err := cache.New(cache.Options{Budget: 1 << 32})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchTable(b, c, "g", rows, func(i int) (int64, int64) { return int64(i%(rows/2)) * 7919, int64(i) })
+	e := New(c, Options{Workers: 2, Exchange: true})
+	for b.Loop() {
+		drainQuery(b, e, "SELECT k, sum(v), count(*) FROM g GROUP BY k")
 	}
 }

@@ -111,7 +111,11 @@ func (b *builder) planStrategy(n *hashJoinNode, buildRows float64) string {
 	if est < float64(t) {
 		return fmt.Sprintf("broadcast: build ~%s < %s", byteSize(int64(est)), byteSize(t))
 	}
-	return fmt.Sprintf("partitioned x%d: build ~%s >= %s", joinFanout(workers), byteSize(int64(min(est, math.MaxInt64/2))), byteSize(t))
+	why := fmt.Sprintf("partitioned x%d: build ~%s >= %s", joinFanout(workers), byteSize(int64(min(est, math.MaxInt64/2))), byteSize(t))
+	if len(n.buildKeys) == 1 {
+		why += ", unless its key is a dense integer"
+	}
+	return why
 }
 
 // rowBytes guesses the bytes of a row of schema in memory: each fixed
