@@ -81,21 +81,25 @@ func TestPartitionedJoinMatchesNestedLoop(t *testing.T) {
 func TestJoinStrategyThreshold(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c, recs := joinTables(t, mem, 2, joinSide{rows: 600, batch: 50, domain: 200, nullP: 0.05}, joinSide{rows: 400, batch: 30, domain: 200, nullP: 0.05})
+	probe, build := 600, 400
+	if testing.Short() {
+		probe, build = 200, 150
+	}
+	c, recs := joinTables(t, mem, 2, joinSide{rows: probe, batch: 50, domain: 200, nullP: 0.05}, joinSide{rows: build, batch: 30, domain: 200, nullP: 0.05})
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
 	for _, tc := range []struct {
 		threshold int64
 		workers   int
-		key       int // 0: an integer, dense; 3: a string
+		keys      []int // {0}: one integer, dense; {0, 3}: with a string
 		want      string
 	}{
-		{0, 2, 3, "broadcast: build"}, // 10 MiB
-		{1 << 8, 2, 3, "partitioned: build"},
-		{1 << 8, 1, 3, "broadcast: one worker"},
-		{1 << 8, 2, 0, "one dense integer key"},
-		{-1, 2, 0, "partitioned: build"}, // forced, dense or not
+		{0, 2, []int{0, 3}, "broadcast: build"}, // 10 MiB
+		{1 << 8, 2, []int{0, 3}, "partitioned: build"},
+		{1 << 8, 1, []int{0, 3}, "broadcast: one worker"},
+		{1 << 8, 2, []int{0}, "one dense integer key"},
+		{-1, 2, []int{0}, "partitioned: build"}, // forced, dense or not
 	} {
-		jc := joinCase{kind: joinLeft, probeKeys: []int{tc.key}, buildKeys: []int{tc.key}}
+		jc := joinCase{kind: joinLeft, probeKeys: tc.keys, buildKeys: tc.keys}
 		e := New(c, Options{Alloc: mem, MemoryLimit: 64 << 20, Workers: tc.workers, BroadcastJoinBytes: tc.threshold})
 		checkJoin(t, e, mem, jc, mk, recs)
 		text, err := e.analyze(context.Background(), &analyzeRoot{in: jc.node(t, c)})
