@@ -78,7 +78,10 @@ type Options struct {
 	// which it is broadcast (one table of all of it, which every worker
 	// probes); from it on, with more than one worker, both sides are
 	// hash-partitioned by the key and each worker joins a partition
-	// (plan_joinx.go, op_joinx.go). Like Spark's
+	// (plan_joinx.go, op_joinx.go), unless its one key is a dense
+	// integer (the broadcast's dense index wins). The size is the
+	// bytes its batches hold, whole buffers of sliced batches
+	// included. Like Spark's
 	// spark.sql.autoBroadcastJoinThreshold. 0: DefaultBroadcastJoinBytes
 	// (10 MiB); negative: every hash join with keys is partitioned (for
 	// testing and measuring the partitioned join).
