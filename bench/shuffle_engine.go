@@ -91,7 +91,7 @@ func (c ShuffleEngineConfig) Validate() error {
 type ShuffleCell struct {
 	Part, Query, Data string // part "b" or "c"; the query's label; the data set
 	Workers           int
-	Mode              string // "memory", "exchange", "limit", "limit, no split"
+	Mode              string // "memory", "exchange", "broadcast", "partitioned", "limit", "limit, no split"
 	opts              engine.Options
 	sql               string
 	Times             []time.Duration
@@ -290,6 +290,10 @@ func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 			o.MemoryLimit, o.Spill, o.GroupBySortSpill = cfg.Memory, m, true
 		case "limit, no split":
 			o.MemoryLimit, o.Spill, o.NoJoinSkewSplit = cfg.Memory, m, true
+		case "broadcast": // one table of the whole build side, whatever its size
+			o.BroadcastJoinBytes = math.MaxInt64
+		case "partitioned": // both sides partitioned by key, a table per worker
+			o.BroadcastJoinBytes = -1
 		}
 		cells = append(cells, ShuffleCell{Part: part, Query: query, Data: data, Workers: workers, Mode: mode, opts: o, sql: sql})
 	}
@@ -302,7 +306,11 @@ func shuffleCells(cfg ShuffleEngineConfig, m *spill.Manager) []ShuffleCell {
 		}
 		if cfg.Join {
 			sql := "SELECT count(*), sum(l_extendedprice), sum(o_totalprice) FROM lineitem JOIN orders ON l_orderkey = o_orderkey"
-			for _, mode := range []string{"memory", "limit"} {
+			modes := []string{"broadcast", "partitioned", "limit"}
+			if w == 1 {
+				modes = []string{"broadcast", "limit"} // one worker broadcasts
+			}
+			for _, mode := range modes {
 				add("b", "lineitem ⋈ orders", "TPC-H", sql, w, mode)
 			}
 		}

@@ -499,6 +499,27 @@
 // coalesced, skewed partitions split, repartition levels and nested-loop
 // fallbacks.
 //
+// # Join strategy: broadcast or partitioned (tuning)
+//
+// A hash join in memory runs one of two ways (plan_joinx.go has the
+// rule, op_joinx.go the partitioned join). Broadcast, as above: one
+// table of the whole build side, built on one goroutine, probed by every
+// worker. Partitioned: both sides hash-partitioned by the key
+// (shuffle.HashPartitioner, rows gathered by shuffle.Repartitioner) into
+// one partition per worker (the next power of two), each partition's
+// goroutine building a table of its build rows (the tables built in
+// parallel) and probing it with the probe rows the workers send it; the
+// kinds that return build rows return each partition's after its probe.
+// The rule: with more than one worker, a build side holding
+// Options.BroadcastJoinBytes or more (default 10 MiB, as Spark's
+// spark.sql.autoBroadcastJoinThreshold; negative: every join
+// partitioned) is partitioned, a smaller one broadcast. It is decided on
+// the build side's actual bytes once drained; EXPLAIN shows the
+// planner's estimate of the choice in brackets on the join's line,
+// EXPLAIN ANALYZE the choice made, why, and each partition's build and
+// probe rows and bytes. A build side that spills is a grace hash join
+// whatever the threshold. BENCHMARKS.md §16e has the measurements.
+//
 // # Limits and cancellation
 //
 // Planning and evaluation take time linear in the size of a statement's

@@ -81,6 +81,18 @@ type Options struct {
 	// joins answer as joins in memory do. It is slow; never set it to
 	// serve queries.
 	ForceJoinSpill bool
+	// BroadcastJoinBytes is the size of a hash join's build side under
+	// which it is broadcast (one table of all of it, which every worker
+	// probes); from it on, with more than one worker, both sides are
+	// hash-partitioned by the key and each worker joins a partition
+	// (plan_joinx.go, op_joinx.go), unless its one key is a dense
+	// integer (the broadcast's dense index wins). The size is the
+	// bytes its batches hold, whole buffers of sliced batches
+	// included. Like Spark's
+	// spark.sql.autoBroadcastJoinThreshold. 0: DefaultBroadcastJoinBytes
+	// (10 MiB); negative: every hash join with keys is partitioned (for
+	// testing and measuring the partitioned join).
+	BroadcastJoinBytes int64
 	// NoJoinSkewSplit turns off the grace hash join's skew split: a
 	// partition too big for memory that its map statuses show skewed is
 	// partitioned again, as the others are, instead of split by map
@@ -351,7 +363,8 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
 	}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, sortWorkers: e.opts.SortWorkers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
-		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout}
+		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout,
+		broadcastBytes: e.opts.broadcastBytes()}
 	if s := findScan(p); s != nil {
 		prev := s.onDone // EXPLAIN ANALYZE's, per scan
 		s.onDone = func(m cache.ScanMetrics) {

@@ -145,6 +145,12 @@ func (n *analyzeNode) annotation() string {
 		}
 	} else if j, ok := n.op.(*hashJoinOp); ok {
 		b.WriteString(j.st.String())
+		if j.strategy != "" {
+			b.WriteString("; " + j.strategy)
+		}
+		if j.px != nil {
+			b.WriteString(j.px.String())
+		}
 		if g := j.gst.Load(); g != nil {
 			b.WriteString(g.String())
 		}

@@ -323,6 +323,7 @@ func (b *builder) joinParts(probe, build *part, kind joinKind, conds []ast.ExprN
 		withoutKeyColumns(out)
 	}
 	n.estRows = out.est
+	n.strategy = b.planStrategy(n, build.est) // plan_joinx.go
 	if !b.opts.NoPruning {
 		linkRuntimeFilters(n, b.statsOfTable) // runtime_filter.go
 	}

@@ -63,8 +63,8 @@ func TestAggregateExchange(t *testing.T) {
 
 // TestAggregateExchangeExplain: EXPLAIN ANALYZE of a GROUP BY through the
 // exchange says what it moved: its partitions, every input row once,
-// bytes, and how many of each batch's pieces were empty. With a filter
-// that leaves one key, every batch sends one piece and skips the others.
+// bytes, and the batches sent. With a filter that leaves one key, its
+// one row is gathered into one batch, whatever the batches in.
 func TestAggregateExchangeExplain(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -83,7 +83,7 @@ func TestAggregateExchangeExplain(t *testing.T) {
 		t.Fatal(err)
 	}
 	text = strings.Join(rows, "\n")
-	m := regexp.MustCompile(`exchanged to 4 partitions: (\d+) rows, \d+ bytes in (\d+) pieces, (\d+) empty skipped`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`exchanged to 4 partitions: (\d+) rows, \d+ bytes in (\d+) batches gathered from (\d+)`).FindStringSubmatch(text)
 	if m == nil || m[1] != "1" || m[2] != "1" || m[3] == "0" {
 		t.Errorf("one key: %v in\n%s", m, text)
 	}

@@ -52,7 +52,11 @@ type hashJoinOp struct {
 	st   joinStats
 
 	grace *graceJoin // the build side spilled
-	gst   atomic.Pointer[graceStats]
+	// px: the join runs partitioned (op_joinx.go); strategy says which
+	// strategy ran and why, for EXPLAIN ANALYZE (plan_joinx.go).
+	px       *partitionedJoin
+	strategy string
+	gst      atomic.Pointer[graceStats]
 	// pass: a nested-loop fallback's chunk pass (op_gracejoin_loop.go).
 	pass *loopPass
 
@@ -161,6 +165,9 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 		o.startGrace(ctx) // op_gracejoin.go
 		return nil
 	}
+	if o.px != nil {
+		return o.startPartitioned(ctx) // op_joinx.go
+	}
 	o.b = b
 	o.side = buildSide{rows: b.rows, hasNull: b.hasNull}
 	o.n.publishFilters(b.rec, func(n int64) bool { return o.hold(b, n) == nil }) // runtime_filter.go
@@ -186,15 +193,22 @@ type buildSide struct {
 // allocMatched sets up the bitmap of matched build rows of b, for the
 // kinds that return build rows after the probe side.
 func (o *hashJoinOp) allocMatched(b *joinBuild) error {
+	m, err := o.matchedBits(b)
+	o.matched = m
+	return err
+}
+
+// matchedBits returns a bitmap of b's rows, held in b, for the kinds
+// that return build rows after the probe side; nil for the others.
+func (o *hashJoinOp) matchedBits(b *joinBuild) ([]uint64, error) {
 	if !o.returnsBuildRows() {
-		return nil
+		return nil, nil
 	}
 	words := (b.rows + 63) / 64
 	if err := o.hold(b, int64(words)*8); err != nil {
-		return err
+		return nil, err
 	}
-	o.matched = make([]uint64, words)
-	return nil
+	return make([]uint64, words), nil
 }
 
 // nothingToProbe: the build side is such that no probe row can come out
@@ -285,6 +299,9 @@ func (o *hashJoinOp) Close() {
 	}
 	o.releaseBuild(o.b)
 	o.b, o.matched = nil, nil
+	if o.px != nil {
+		o.px.release(o)
+	}
 	if o.grace != nil {
 		o.grace.close() // its files go
 	}

@@ -68,6 +68,9 @@ func (o *hashJoinOp) drainBuild(ctx context.Context) (*joinBuild, error) {
 	if err == nil && o.grace == nil && c.spillable && !c.finishFits() {
 		err = c.toGrace(ctx)
 	}
+	if err == nil && o.grace == nil && o.partitionChosen(c) { // plan_joinx.go
+		return nil, o.partitionBuild(ctx, c) // op_joinx.go; releases c
+	}
 	if err == nil && o.grace != nil {
 		err = o.grace.finishBuild()
 		c.release()
@@ -135,19 +138,30 @@ type batchSource interface {
 	next(ctx context.Context) (arrow.RecordBatch, error)
 }
 
+// newKeyTable gives the collector's build its table of key tuples, when
+// the join has keys.
+func (c *buildCollector) newKeyTable() error {
+	o := c.o
+	if len(o.n.buildKeys) == 0 {
+		return nil
+	}
+	types := make([]arrow.DataType, len(o.n.buildKeys))
+	for i, k := range o.n.buildKeys {
+		types[i] = o.n.build.schema().Field(k).Type
+	}
+	kt, err := agg.NewKeyTable(types)
+	if err != nil {
+		return &Error{Kind: ErrInvalid, Msg: "hash join keys", Err: err}
+	}
+	c.b.kt = kt
+	c.keys = make([]arrow.Array, len(types))
+	return nil
+}
+
 func (c *buildCollector) collect(ctx context.Context, in batchSource) error {
 	o := c.o
-	if len(o.n.buildKeys) > 0 {
-		types := make([]arrow.DataType, len(o.n.buildKeys))
-		for i, k := range o.n.buildKeys {
-			types[i] = o.n.build.schema().Field(k).Type
-		}
-		kt, err := agg.NewKeyTable(types)
-		if err != nil {
-			return &Error{Kind: ErrInvalid, Msg: "hash join keys", Err: err}
-		}
-		c.b.kt = kt
-		c.keys = make([]arrow.Array, len(types))
+	if err := c.newKeyTable(); err != nil {
+		return err
 	}
 	// Workers read the build side together (sharedInput), so the filters
 	// and projections below the join run in parallel; the batches are
@@ -233,6 +247,27 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 	c.batchSize = append(c.batchSize, bytes)
 	c.b.rows += n
 	return nil
+}
+
+// heldBatch returns batch j of those add kept (the caller releases it).
+func (c *buildCollector) heldBatch(j int) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(c.cols))
+	for i := range c.cols {
+		cols[i] = c.cols[i][j]
+	}
+	return array.NewRecordBatch(c.o.n.build.schema(), cols, int64(c.batchRows[j]))
+}
+
+// dropBatch releases batch j of those add kept, shrinking the query's
+// tracker by its bytes, which it returns for the caller to take off
+// c.b.held (dropBatch runs on many goroutines, each its own batches).
+func (c *buildCollector) dropBatch(j int) int64 {
+	for i := range c.cols {
+		c.cols[i][j].Release()
+		c.cols[i][j] = nil
+	}
+	c.o.rt.mt.shrink(c.batchSize[j])
+	return c.batchSize[j]
 }
 
 // insertBlock is the build rows inserted at a time: the table's scratch

@@ -16,7 +16,14 @@ import (
 // probe columns; for a right semi join the rows some probe row matched,
 // for a right anti join those none did, build columns only.
 func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, error) {
-	if o.matched == nil || o.b == nil {
+	return o.unmatched(ctx, o.b, o.matched, &o.tail)
+}
+
+// unmatched is nextUnmatched over build side b and its bitmap matched,
+// from build row *tail on: o's, or a partitioned join's partition's
+// (op_joinx.go).
+func (o *hashJoinOp) unmatched(ctx context.Context, b *joinBuild, matched []uint64, tail *int) (arrow.RecordBatch, error) {
+	if matched == nil || b == nil {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
@@ -27,15 +34,15 @@ func (o *hashJoinOp) nextUnmatched(ctx context.Context) (arrow.RecordBatch, erro
 	if o.n.kind == joinRightSemi {
 		want = 1
 	}
-	for ; o.tail < o.b.rows && len(sel) < joinBatchRows; o.tail++ {
-		if o.matched[o.tail>>6]>>(o.tail&63)&1 == want {
-			sel = append(sel, int32(o.tail))
+	for ; *tail < b.rows && len(sel) < joinBatchRows; *tail++ {
+		if t := *tail; matched[t>>6]>>(t&63)&1 == want {
+			sel = append(sel, int32(t))
 		}
 	}
 	if len(sel) == 0 {
 		return nil, io.EOF
 	}
-	rec, err := o.output(ctx, nil, nil, o.b.rec, sel, len(sel))
+	rec, err := o.output(ctx, nil, nil, b.rec, sel, len(sel))
 	if err == nil {
 		o.st.rowsOut.Add(rec.NumRows())
 	}

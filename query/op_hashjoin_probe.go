@@ -30,11 +30,16 @@ const joinBatchRows = outputBatchRows
 // Then finish applies the kind's rule to the counts: the unmatched rows of
 // a left join, the rows of a semi or anti join, the mark column.
 type joinWorker struct {
-	o      *hashJoinOp
-	prober *agg.Prober // nil without keys
-	keys   []arrow.Array
-	rows   []uint32 // probe rows with no NULL key
-	ids    []uint32
+	o *hashJoinOp
+	// bd is the build side it probes and matched its bitmap of matched
+	// build rows (right and full joins): o's, or, in a partitioned join,
+	// its partition's (op_joinx.go).
+	bd      *joinBuild
+	matched []uint64
+	prober  *agg.Prober // nil without keys
+	keys    []arrow.Array
+	rows    []uint32 // probe rows with no NULL key
+	ids     []uint32
 	// lo, hi: probe row r meets the build rows order[lo[r]:hi[r]] (rows
 	// lo[r] to hi[r]-1 without keys); both -1 when its key is NULL.
 	lo, hi []int32
@@ -49,10 +54,13 @@ type joinWorker struct {
 // base is curBase, and whether the batch has one.
 func (w *joinWorker) base(arrow.RecordBatch) (int64, bool) { return w.curBase, w.curBase >= 0 }
 
-func (o *hashJoinOp) newWorker() *joinWorker {
-	w := &joinWorker{o: o}
-	if o.b.kt != nil {
-		w.prober = o.b.kt.NewProber()
+func (o *hashJoinOp) newWorker() *joinWorker { return o.newWorkerOf(o.b, o.matched) }
+
+// newWorkerOf returns a worker probing b, setting bits of matched.
+func (o *hashJoinOp) newWorkerOf(b *joinBuild, matched []uint64) *joinWorker {
+	w := &joinWorker{o: o, bd: b, matched: matched}
+	if b.kt != nil {
+		w.prober = b.kt.NewProber()
 		w.keys = make([]arrow.Array, len(o.n.probeKeys))
 	}
 	return w
@@ -123,7 +131,7 @@ func sized[T any](s []T, n int) []T {
 // match sets lo and hi for every row of rec.
 func (w *joinWorker) match(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
-	bd := w.o.b
+	bd := w.bd
 	w.lo, w.hi = sized(w.lo, n), sized(w.hi, n)
 	if w.prober == nil {
 		for r := range n {
@@ -176,7 +184,7 @@ func (w *joinWorker) lookup(rec arrow.RecordBatch) error {
 // probe row meets at most one, and the kind's finish reads only counts.
 func (w *joinWorker) uniqueKeys() bool {
 	k := w.o.n.kind
-	return w.prober != nil && w.o.b.start == nil && k != joinNullAwareAnti && k != joinMark
+	return w.prober != nil && w.bd.start == nil && k != joinNullAwareAnti && k != joinMark
 }
 
 // uniqueMatches is countMatches over a build side of unique keys: the
@@ -197,7 +205,7 @@ func (w *joinWorker) uniqueMatches(ctx context.Context, rec arrow.RecordBatch, e
 		}
 		return nil
 	}
-	order := w.o.b.order
+	order := w.bd.order
 	p, b := w.p[:0], w.b[:0]
 	for _, r := range w.rows {
 		id := w.ids[r]
@@ -242,7 +250,7 @@ type pairCursor struct {
 // the row's range is skipped once one has passed.
 func (w *joinWorker) chunk(c *pairCursor, n int) (p, b []int32) {
 	p, b = w.p[:0], w.b[:0]
-	order := w.o.b.order
+	order := w.bd.order
 	decided := w.o.firstMatchDecides()
 	for c.r < n && len(p) < joinBatchRows {
 		r := c.r
@@ -291,9 +299,9 @@ func (w *joinWorker) pairs(ctx context.Context, rec arrow.RecordBatch, p, b []in
 			return &Error{Kind: ErrExec, Msg: "more than one row returned by a subquery used as an expression"}
 		}
 	}
-	if o.matched != nil {
+	if w.matched != nil {
 		for _, x := range b {
-			word, bit := &o.matched[x>>6], uint64(1)<<(x&63)
+			word, bit := &w.matched[x>>6], uint64(1)<<(x&63)
 			if atomic.LoadUint64(word)&bit == 0 {
 				atomic.OrUint64(word, bit)
 			}
@@ -302,7 +310,7 @@ func (w *joinWorker) pairs(ctx context.Context, rec arrow.RecordBatch, p, b []in
 	if !o.returnsPairs() || len(p) == 0 {
 		return nil
 	}
-	out, err := o.output(ctx, rec, p, o.b.rec, b, len(p))
+	out, err := o.output(ctx, rec, p, w.bd.rec, b, len(p))
 	if err != nil {
 		return err
 	}
@@ -328,7 +336,7 @@ func (w *joinWorker) filterPairs(ctx context.Context, rec arrow.RecordBatch, p, 
 		case i < np:
 			cols[i], err = take.Array(ctx, mem, rec.Column(i), p)
 		default:
-			cols[i], err = take.Array(ctx, mem, o.b.rec.Column(i-np), b)
+			cols[i], err = take.Array(ctx, mem, w.bd.rec.Column(i-np), b)
 		}
 		if err != nil {
 			return nil, nil, &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: gathering %s", o.title(), o.resSchema.Field(i).Name), Err: err}

@@ -47,7 +47,11 @@ type runtime struct {
 	// (Options.MaxJoinPairs); 0: no limit.
 	maxJoinPairs int64
 	joinSpill    joinSpillTuning // when hash joins spill (op_gracejoin.go)
-	aggFanout    int             // a test's first-level fanout of a GROUP BY's shuffle spill; 0: by the estimate
+	// broadcastBytes: a hash join's build side of fewer bytes is
+	// broadcast, a larger one partitioned (plan_joinx.go); negative:
+	// every one partitioned.
+	broadcastBytes int64
+	aggFanout      int // a test's first-level fanout of a GROUP BY's shuffle spill; 0: by the estimate
 }
 
 // memTracker counts the bytes a query's sorts, aggregates and joins hold

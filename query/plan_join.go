@@ -89,6 +89,10 @@ type hashJoinNode struct {
 	// filters carry the build side's key ranges to scans below the probe
 	// side (runtime_filter.go).
 	filters []*runtimeFilter
+	// strategy is the planner's guess of broadcast or partitioned, and
+	// why, for EXPLAIN (plan_joinx.go); run time decides by the build
+	// side's actual size.
+	strategy string
 	// cached is schema's result for kind cachedKind: a plan's schema is
 	// asked for at every level above it, and rebuilt each time it made
 	// planning a join of 30 tables quadratic in schema builds (SQLite's
@@ -151,6 +155,9 @@ func (n *hashJoinNode) explain(b *strings.Builder, depth int) {
 	}
 	if n.estRows >= 0 {
 		fmt.Fprintf(b, " (~%.0f rows)", n.estRows)
+	}
+	if n.strategy != "" {
+		fmt.Fprintf(b, " [%s]", n.strategy)
 	}
 	b.WriteString("\n")
 	n.probe.explain(b, depth+1)

@@ -51,6 +51,10 @@ var (
 // temporary folder (removed when the process ends; NewManager removes
 // the folders of processes that are gone) and ForceJoinSpill.
 func engineOptions() query.Options {
+	return withPartitionJoin(spillOptions()) // joinx_test.go
+}
+
+func spillOptions() query.Options {
 	if !*forceJoinSpill && *memLimit <= 0 {
 		return query.Options{Exchange: *exchange, SortWorkers: *sortWorkers}
 	}
