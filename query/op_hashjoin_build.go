@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/quiverdb/quiver/internal/arrowsize"
+	"github.com/quiverdb/quiver/internal/take"
 	"github.com/quiverdb/quiver/query/agg"
 )
 
@@ -231,6 +232,8 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 	if c.b.rows+n > math.MaxInt32 {
 		return &Error{Kind: ErrUnsupported, Msg: fmt.Sprintf("%s: a build side of more than %d rows", o.title(), math.MaxInt32)}
 	}
+	rec = c.compact(rec)
+	defer rec.Release()
 	var bytes int64
 	for _, col := range rec.Columns() {
 		bytes += arrowsize.Data(col.Data())
@@ -248,6 +251,33 @@ func (c *buildCollector) add(rec arrow.RecordBatch) error {
 	c.b.rows += n
 	return nil
 }
+
+// compact returns rec (retained), or a copy of its rows when rec is a
+// slice of buffers much larger than its rows: a build side holds its
+// batches until the join ends, and a few rows a filter kept or a LIMIT
+// cut from a large batch would pin (and count) the whole of it. TPC-H
+// Q18's build side at SF 1 was 57 rows holding 193 MiB (BENCHMARKS §16e).
+func (c *buildCollector) compact(rec arrow.RecordBatch) arrow.RecordBatch {
+	held, rows := arrowsize.Record(rec), arrowsize.LogicalRecord(rec)
+	if held-rows < compactSlack || held < 4*rows {
+		rec.Retain()
+		return rec
+	}
+	all := make([]int32, rec.NumRows())
+	for i := range all {
+		all[i] = int32(i)
+	}
+	out, err := take.Record(context.Background(), c.o.rt.mem, rec, all)
+	if err != nil { // a type take has no copy for: keep the batch as it is
+		rec.Retain()
+		return rec
+	}
+	return out
+}
+
+// compactSlack is the bytes a build batch may pin past its rows' before
+// add copies the rows out.
+const compactSlack = 1 << 20
 
 // heldBatch returns batch j of those add kept (the caller releases it).
 func (c *buildCollector) heldBatch(j int) arrow.RecordBatch {
