@@ -180,7 +180,9 @@
 // member's value or NULL (package expr's union.go); u IS NULL is TRUE
 // where the member a row holds is NULL — an Arrow union has no NULL of
 // its own, where DuckDB's union holding a NULL member is not NULL.
-// Unions are not compared, sorted or grouped. A map is passed through
+// Whole unions compare, sort, group and join as DuckDB's: by member (its
+// position in the union's type), then by the member's value, a NULL value
+// last (package sortkey's union.go). A map is passed through
 // and read with DuckDB 1.5's functions (package expr's map.go): m['k']
 // and map_extract_value(m, k) are the key's value (NULL when m or k is
 // NULL or the key missing), element_at(m, k) and map_extract(m, k) that

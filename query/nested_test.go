@@ -202,7 +202,7 @@ func TestNestedRefused(t *testing.T) {
 	}{
 		{`SELECT sum(l) FROM nest`, ErrUnsupported, "sum over a list or struct (l is of type list<item: int32, nullable>)"},
 		{`SELECT count(*) FROM nest WHERE l = s`, ErrInvalid, "cannot compare list<item: int32, nullable> with struct<"},
-		{`SELECT count(*) FROM nest WHERE l = ll`, ErrInvalid, "lists, structs and maps compare only with one of the same element and field types"},
+		{`SELECT count(*) FROM nest WHERE l = ll`, ErrInvalid, "lists, structs, maps and unions compare only with one of the same element, field and member types"},
 		{`SELECT count(*) FROM nest WHERE l = '[1]'`, ErrUnsupported, "list literals are not supported"},
 		{`SELECT min(l) OVER () FROM nest`, ErrUnsupported, "column l of type list"},
 		{`SELECT l + 1 FROM nest`, ErrUnsupported, "column l of type list"},

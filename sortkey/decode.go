@@ -40,6 +40,8 @@ func decodeValue(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) 
 	switch {
 	case isListType(t):
 		return decodeList(b, t, key)
+	case isUnionType(t):
+		return decodeUnion(b, t.(arrow.UnionType), key)
 	case t.ID() == arrow.STRUCT:
 		st := t.(*arrow.StructType)
 		var sb *array.StructBuilder
@@ -91,6 +93,9 @@ func decodeChild(b array.Builder, t arrow.DataType, key []byte) ([]byte, error) 
 	case validByte:
 		return decodeValue(b, t, key[1:])
 	case nullLastByte:
+		if isUnionType(t) { // an Arrow union has no NULL of its own (union.go)
+			return nil, fmt.Errorf("%w: a NULL %s", ErrCorrupt, t)
+		}
 		vt := t
 		if dt, ok := t.(*arrow.DictionaryType); ok { // its NULL is its values' (newColumn)
 			vt = dt.ValueType

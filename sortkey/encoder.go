@@ -25,6 +25,7 @@ type column struct {
 	null  []byte // the encoding of NULL: the null byte, then width zeros
 	dict  *dictColumn
 	nest  *nestedColumn // a list or struct
+	union *unionColumn  // a union (union.go)
 }
 
 // NewEncoder returns an encoder for keys of fields, in ORDER BY order. It
@@ -66,7 +67,12 @@ func newColumn(f SortField) (column, error) {
 		c.dict = &dictColumn{values: vc}
 		c.null = vc.null
 	}
-	if IsNestedType(f.Type) {
+	switch {
+	case isUnionType(f.Type):
+		if c.union, err = newUnionColumn(f.Type); err != nil {
+			return column{}, err
+		}
+	case IsNestedType(f.Type):
 		if c.nest, err = newNestedColumn(f.Type); err != nil {
 			return column{}, err
 		}
@@ -106,6 +112,11 @@ func (e *Encoder) Encode(dst *Rows, cols []arrow.Array) error {
 		}
 		if c.nest != nil {
 			if err := c.nest.prepare(cols[i]); err != nil {
+				return fmt.Errorf("sort key %d: %w", i, err)
+			}
+		}
+		if c.union != nil {
+			if err := c.union.prepare(cols[i]); err != nil {
 				return fmt.Errorf("sort key %d: %w", i, err)
 			}
 		}
@@ -162,6 +173,9 @@ func (c *column) addLengths(col arrow.Array, lens []uint32) error {
 	if c.nest != nil {
 		return c.nest.addLengths(col, lens)
 	}
+	if c.union != nil {
+		return c.union.addLengths(col, lens)
+	}
 	addVarLengths(valuesOf(col), col, lens)
 	return nil
 }
@@ -173,6 +187,8 @@ func (c *column) write(col arrow.Array, buf []byte, cur []uint32) {
 		c.dict.write(col.(*array.Dictionary), c.null, buf, cur)
 	case c.nest != nil:
 		c.nest.write(col, c.f, buf, cur)
+	case c.union != nil:
+		c.union.write(col, c.f, buf, cur)
 	case c.width >= 0:
 		writeFixed(col, c.f, c.width, buf, cur)
 	default:

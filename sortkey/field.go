@@ -10,8 +10,8 @@ import (
 // Errors match these sentinels with errors.Is; the message names the column
 // and the sizes or types involved.
 var (
-	// ErrUnsupported: a SortField's type has no SQL order here (unions,
-	// run-end encoded, extension types, and lists, structs or maps
+	// ErrUnsupported: a SortField's type has no SQL order here (run-end
+	// encoded, extension types, and lists, structs, maps or unions
 	// holding one).
 	ErrUnsupported = errors.New("sortkey: type cannot be a sort key")
 	// ErrInput: the columns given to Encode do not match the encoder's
@@ -85,6 +85,11 @@ func fixedWidth(t arrow.DataType) (int, error) {
 		return -1, nil
 	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW, arrow.MAP, arrow.STRUCT:
 		if _, err := nestedChildren(t); err != nil {
+			return 0, err
+		}
+		return -1, nil
+	case arrow.SPARSE_UNION, arrow.DENSE_UNION:
+		if _, err := unionMembers(t); err != nil {
 			return 0, err
 		}
 		return -1, nil

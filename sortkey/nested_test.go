@@ -114,8 +114,8 @@ func TestNestedErrors(t *testing.T) {
 	if !sortkey.Supported(arrow.ListOf(arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64))) {
 		t.Error("a list of maps is no sort key")
 	}
-	if sortkey.Supported(arrow.MapOf(arrow.BinaryTypes.String, arrow.SparseUnionOf(nil, nil))) {
-		t.Error("a map of unions is a sort key")
+	if sortkey.Supported(arrow.MapOf(arrow.BinaryTypes.String, arrow.RunEndEncodedOf(arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64))) {
+		t.Error("a map of run-end encoded values is a sort key")
 	}
 	if !sortkey.Supported(arrow.StructOf()) || !sortkey.Supported(arrow.ListOf(arrow.StructOf())) {
 		t.Error("a struct of no fields is no sort key")
@@ -154,6 +154,10 @@ func FuzzDecodeNested(f *testing.F) {
 			arrow.Field{Name: "b", Type: arrow.LargeListOf(&arrow.Decimal128Type{Precision: 30, Scale: 1}), Nullable: true}),
 		arrow.ListViewOf(arrow.BinaryTypes.BinaryView),
 		arrow.MapOf(arrow.BinaryTypes.String, arrow.ListOf(arrow.PrimitiveTypes.Int16)),
+		arrow.ListOf(arrow.DenseUnionOf([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, []arrow.UnionTypeCode{3, 1})),
+		arrow.SparseUnionOf([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, []arrow.UnionTypeCode{0, 1}),
 	}
 	mem := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(3, 4))

@@ -26,6 +26,14 @@ var unionQueries = []testQuery{
 	{name: "filter", ordered: true, sql: `SELECT id FROM un WHERE union_tag(u) = 's' AND union_extract(su, 'i') > 2 OR union_extract(u, 'i') = 3 ORDER BY id`},
 	{name: "group by tag", sql: `SELECT union_tag(su), count(*), count(union_extract(su, 's')), sum(union_extract(su, 'i')) FROM un GROUP BY 1`},
 	{name: "computed", ordered: true, sql: `SELECT id, union_extract(u, 'i') * 2, upper(union_extract(u, 's')) FROM un ORDER BY id`},
+	// whole unions compare, order and group by member, then the member's value (sortkey)
+	{name: "group by union", sql: `SELECT union_tag(u), union_extract(u, 'i'), union_extract(u, 's'), count(*) FROM un GROUP BY u`},
+	{name: "order by union", ordered: true, sql: `SELECT id, union_tag(su), union_extract(su, 's') FROM un ORDER BY su, id`},
+	{name: "order by union desc", ordered: true, sql: `SELECT id FROM un ORDER BY u DESC, id`},
+	{name: "union comparisons", ordered: true, sql: `SELECT id, u = su, u < su, u >= su, u IS DISTINCT FROM su FROM un ORDER BY id`},
+	{name: "distinct unions", sql: `SELECT count(DISTINCT u), count(DISTINCT su), count(*) FROM un`},
+	{name: "union min and max", sql: `SELECT union_tag(min(u)), union_extract(min(u), 'i'), union_tag(max(su)), union_extract(max(su), 's') FROM un`},
+	{name: "join on unions", sql: `SELECT a.id, b.id FROM un a JOIN un b ON a.u = b.su WHERE a.id < 40`},
 }
 
 func TestUnion(t *testing.T) {

@@ -56,6 +56,12 @@ func keyable(t arrow.DataType) error {
 				return err
 			}
 		}
+	case arrow.SPARSE_UNION, arrow.DENSE_UNION: // its member, then the member's value (sortkey)
+		for _, f := range t.(arrow.UnionType).Fields() {
+			if err := keyable(f.Type); err != nil {
+				return err
+			}
+		}
 	}
 	if isList(t) {
 		if err := keyable(elemType(t)); err != nil {
@@ -72,7 +78,7 @@ func keyable(t arrow.DataType) error {
 // compared by their keys: one shape (see above).
 func NestedComparable(a, b arrow.DataType) error {
 	if !sameShape(a, b) {
-		return errorf(ErrType, "cannot compare %s with %s: lists, structs and maps compare only with one of the same element and field types", a, b)
+		return errorf(ErrType, "cannot compare %s with %s: lists, structs, maps and unions compare only with one of the same element, field and member types", a, b)
 	}
 	return nil
 }
@@ -97,6 +103,17 @@ func sameShape(a, b arrow.DataType) bool {
 		for i := range sa.NumFields() {
 			fa, fb := sa.Field(i), sb.Field(i)
 			if !strings.EqualFold(fa.Name, fb.Name) || !sameShape(fa.Type, fb.Type) {
+				return false
+			}
+		}
+		return true
+	case isUnion(a) && isUnion(b): // sparse or dense: their keys agree
+		fa, fb := a.(arrow.UnionType).Fields(), b.(arrow.UnionType).Fields()
+		if len(fa) != len(fb) {
+			return false
+		}
+		for i := range fa {
+			if !strings.EqualFold(fa[i].Name, fb[i].Name) || !sameShape(fa[i].Type, fb[i].Type) {
 				return false
 			}
 		}

@@ -68,6 +68,8 @@ func column(mem memory.Allocator, t arrow.DataType, n, distinct int, nullFrac fl
 		return varColumn(mem, t, n, distinct, nullFrac, r)
 	case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.MAP, arrow.STRUCT:
 		return nestedColumn(mem, t, n, distinct, nullFrac, r)
+	case arrow.SPARSE_UNION, arrow.DENSE_UNION:
+		return unionColumn(mem, t.(arrow.UnionType), n, distinct, nullFrac, r)
 	}
 	w := t.(arrow.FixedWidthDataType).BitWidth() / 8
 	pool := fixedPool(t, w, distinct, r)

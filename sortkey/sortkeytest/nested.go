@@ -180,3 +180,36 @@ func nestedComparator(x, y arrow.Array) (func(i, j int) int, bool, error) {
 	}
 	return nil, false, nil
 }
+
+// unionColumn makes n random rows of a sparse or dense union: each row a
+// random member, whose values are drawn as Column draws them (about
+// nullFrac NULL).
+func unionColumn(mem memory.Allocator, t arrow.UnionType, n, distinct int, nullFrac float64, r *rand.Rand) arrow.Array {
+	fields, codes := t.Fields(), t.TypeCodes()
+	typeCodes := make([]int8, n)
+	counts := make([]int, len(fields))
+	offsets := make([]int32, n)
+	for i := range typeCodes {
+		j := r.IntN(len(fields))
+		typeCodes[i] = codes[j]
+		offsets[i] = int32(counts[j])
+		counts[j]++
+	}
+	var kids []arrow.ArrayData
+	for j, f := range fields {
+		rows := n
+		if t.Mode() == arrow.DenseMode {
+			rows = counts[j]
+		}
+		c := Column(mem, f.Type, rows, distinct, nullFrac, r)
+		defer c.Release()
+		kids = append(kids, c.Data())
+	}
+	bufs := []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int8Traits.CastToBytes(typeCodes))}
+	if t.Mode() == arrow.DenseMode {
+		bufs = append(bufs, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)))
+	}
+	d := array.NewData(t, n, bufs, kids, 0, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
