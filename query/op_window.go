@@ -430,15 +430,11 @@ func (o *windowOp) flush(ctx context.Context, rec arrow.RecordBatch, final bool)
 			first = starts[1]
 		}
 		head := block.NewSlice(0, int64(first))
-		out, pending, err := o.streamChunk(ctx, head, true)
+		err := o.streamFinal(ctx, head)
 		head.Release()
-		if pending != nil {
-			pending.Release()
-		}
 		if err != nil {
 			return err
 		}
-		o.emit(out)
 		o.endCarry()
 		rest := block.NewSlice(int64(first), block.NumRows())
 		defer rest.Release()

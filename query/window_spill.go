@@ -273,15 +273,11 @@ func (o *windowOp) replayStep(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		out, pending, err := o.streamChunk(ctx, block, true)
+		err = o.streamFinal(ctx, block)
 		block.Release()
-		if pending != nil {
-			pending.Release()
-		}
 		if err != nil {
 			return err
 		}
-		o.emit(out)
 	}
 	o.endCarry()
 	o.closeReplay()

@@ -113,6 +113,20 @@ func (n *windowNode) streamShape(paths []winPath) (back, ahead int, peers bool) 
 	return back, ahead, peers
 }
 
+// streamFinal computes and emits the rows of block, the end of one
+// streamed partition: streamChunk with nothing left pending.
+func (o *windowOp) streamFinal(ctx context.Context, block arrow.RecordBatch) error {
+	out, pending, err := o.streamChunk(ctx, block, true)
+	if pending != nil {
+		pending.Release()
+	}
+	if err != nil {
+		return err
+	}
+	o.emit(out)
+	return nil
+}
+
 // streamChunk computes the rows of block, the rest of one streamed
 // partition (after o.carry's context rows at its start), that can be
 // computed: all of them when final, the partition ending with them. It
