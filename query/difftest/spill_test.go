@@ -112,27 +112,7 @@ func TestGroupBySpill(t *testing.T) {
 		`SELECT k % 1000 AS m, count(DISTINCT name), sum(p) FROM g WHERE v > 100 GROUP BY k % 1000 HAVING count(*) > 1`,
 	} {
 		t.Run(sql, func(t *testing.T) {
-			r, err := q.Query(ctx, sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := readArrow(r)
-			st := r.Stats()
-			r.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs, err := env.db.QueryContext(ctx, sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := readSQL(rs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diff(got, want, false); d != "" {
-				t.Error(d)
-			}
+			st, want := againstDuckDB(t, ctx, q, sql)
 			if len(want) > 10_000 && st.Spill.Files == 0 {
 				t.Errorf("%d groups did not spill", len(want))
 			}
@@ -142,4 +122,32 @@ func TestGroupBySpill(t *testing.T) {
 			t.Logf("%d groups; peak memory %d; spilled %v", len(want), st.PeakMemory, st.Spill)
 		})
 	}
+}
+
+// againstDuckDB runs sql in q and in DuckDB, reports a difference, and
+// returns quiver's statistics and DuckDB's rows.
+func againstDuckDB(t *testing.T, ctx context.Context, q *query.Engine, sql string) (query.Stats, []row) {
+	t.Helper()
+	r, err := q.Query(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readArrow(r)
+	st := r.Stats()
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := env.db.QueryContext(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readSQL(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := diff(got, want, false); d != "" {
+		t.Error(d)
+	}
+	return st, want
 }

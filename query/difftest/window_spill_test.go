@@ -59,27 +59,7 @@ func TestWindowSpill(t *testing.T) {
 			FROM g`,
 	} {
 		t.Run(sql[:40], func(t *testing.T) {
-			r, err := q.Query(ctx, sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := readArrow(r)
-			st := r.Stats()
-			r.Release()
-			if err != nil {
-				t.Fatal(err)
-			}
-			rs, err := env.db.QueryContext(ctx, sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := readSQL(rs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diff(got, want, false); d != "" {
-				t.Error(d)
-			}
+			st, want := againstDuckDB(t, ctx, q, sql)
 			if st.Spill.Files == 0 {
 				t.Errorf("%d rows did not spill", len(want))
 			}
