@@ -22,20 +22,7 @@ import (
 //
 //	QUIVER_BENCH_SF=1 go test ./query -run XXX -bench TPCHJoinStrategy -benchtime 3x -count 3
 func BenchmarkTPCHJoinStrategy(b *testing.B) {
-	sf := 1.0
-	if s := os.Getenv("QUIVER_BENCH_SF"); s != "" {
-		var err error
-		if sf, err = strconv.ParseFloat(s, 64); err != nil {
-			b.Fatal(err)
-		}
-	}
-	c, err := cache.New(cache.Options{Budget: 1 << 36})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := tpchcache.Load(context.Background(), c, sf); err != nil {
-		b.Fatal(err)
-	}
+	c := benchTPCHCache(b)
 	auto := New(c, Options{Workers: 2})
 	broadcast := New(c, Options{Workers: 2, BroadcastJoinBytes: 1 << 62})
 	for n := 1; n <= tpch.NumQueries; n++ {
@@ -72,20 +59,7 @@ func BenchmarkTPCHJoinStrategy(b *testing.B) {
 //
 //	go test ./query -run XXX -bench JoinStrategy -benchtime 5x -count 3
 func BenchmarkJoinStrategy(b *testing.B) {
-	sf := 1.0
-	if s := os.Getenv("QUIVER_BENCH_SF"); s != "" {
-		var err error
-		if sf, err = strconv.ParseFloat(s, 64); err != nil {
-			b.Fatal(err)
-		}
-	}
-	c, err := cache.New(cache.Options{Budget: 1 << 36})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := tpchcache.Load(context.Background(), c, sf, "lineitem", "orders"); err != nil {
-		b.Fatal(err)
-	}
+	c := benchTPCHCache(b, "lineitem", "orders")
 	const sql = "SELECT count(*), sum(l_extendedprice), sum(o_totalprice) FROM lineitem JOIN orders ON l_orderkey = o_orderkey"
 	for _, s := range []struct {
 		name  string
@@ -118,4 +92,24 @@ func BenchmarkGroupByExchange(b *testing.B) {
 	for b.Loop() {
 		drainQuery(b, e, "SELECT k, sum(v), count(*) FROM g GROUP BY k")
 	}
+}
+
+// benchTPCHCache loads the TPC-H tables (all, or those named) at the
+// scale factor QUIVER_BENCH_SF says (default 1) into a cache.
+func benchTPCHCache(b *testing.B, tables ...string) *cache.Cache {
+	sf := 1.0
+	if s := os.Getenv("QUIVER_BENCH_SF"); s != "" {
+		var err error
+		if sf, err = strconv.ParseFloat(s, 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := cache.New(cache.Options{Budget: 1 << 36})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tpchcache.Load(context.Background(), c, sf, tables...); err != nil {
+		b.Fatal(err)
+	}
+	return c
 }
