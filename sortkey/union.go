@@ -82,20 +82,36 @@ func (c *unionColumn) prepare(col arrow.Array) error {
 	return nil
 }
 
-// member returns the member and the member's row that row i of col holds,
-// checked against the members' keys.
-func (c *unionColumn) member(col arrow.Array, i int) (int, []byte, error) {
+// unionRows is what member reads of a union column, taken once per call
+// rather than per row.
+type unionRows struct {
+	codes []arrow.UnionTypeCode // per row
+	ids   []int                 // per type code: its member
+	offs  []int32               // a dense union's per-row member rows; nil for a sparse one
+}
+
+func rowsOf(col arrow.Array) unionRows {
 	u := col.(array.Union)
+	r := unionRows{codes: u.RawTypeCodes(), ids: u.UnionType().ChildIDs()}
+	if d, ok := col.(*array.DenseUnion); ok {
+		r.offs = d.RawValueOffsets()
+	}
+	return r
+}
+
+// member returns the member and the member's key that row i holds,
+// checked against the members' keys.
+func (c *unionColumn) member(u unionRows, i int) (int, []byte, error) {
 	j := -1
-	if code := u.RawTypeCodes()[i]; code >= 0 { // ChildID would index out of its table
-		j = u.ChildID(i)
+	if code := u.codes[i]; code >= 0 { // a negative code would index out of ids
+		j = u.ids[code]
 	}
 	if j < 0 || j >= len(c.keys) {
-		return 0, nil, fmt.Errorf("%w: row %d holds type code %d, not a member of %s", ErrInput, i, u.RawTypeCodes()[i], c.t)
+		return 0, nil, fmt.Errorf("%w: row %d holds type code %d, not a member of %s", ErrInput, i, u.codes[i], c.t)
 	}
 	r := i // arrow-go slices a sparse union's members to its rows
-	if d, ok := col.(*array.DenseUnion); ok {
-		r = int(d.ValueOffset(i))
+	if u.offs != nil {
+		r = int(u.offs[i])
 	}
 	if r < 0 || r >= c.keys[j].Len() {
 		return 0, nil, fmt.Errorf("%w: row %d holds row %d of member %d, which has %d", ErrInput, i, r, j, c.keys[j].Len())
@@ -106,8 +122,9 @@ func (c *unionColumn) member(col arrow.Array, i int) (int, []byte, error) {
 // addLengths adds each row's key length: the null byte, the member byte
 // and the member's key.
 func (c *unionColumn) addLengths(col arrow.Array, lens []uint32) error {
+	u := rowsOf(col)
 	for i := range lens {
-		_, k, err := c.member(col, i)
+		_, k, err := c.member(u, i)
 		if err != nil {
 			return err
 		}
@@ -121,8 +138,9 @@ func (c *unionColumn) addLengths(col arrow.Array, lens []uint32) error {
 }
 
 func (c *unionColumn) write(col arrow.Array, f SortField, buf []byte, cur []uint32) {
+	u := rowsOf(col)
 	for i, o := range cur {
-		j, k, _ := c.member(col, i) // checked by addLengths
+		j, k, _ := c.member(u, i) // checked by addLengths
 		buf[o] = validByte
 		buf[o+1] = byte(j)
 		end := o + 2 + uint32(copy(buf[o+2:], k))
