@@ -112,6 +112,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 	}
+	b.substituteClauseAliases(s, !join) // build_alias.go; planFrom did a join's WHERE
+	if qualify != nil {
+		qualify = s.Having.Expr
+	}
 	items, err := b.selectItems(s)
 	if err != nil {
 		return nil, err

@@ -195,7 +195,9 @@
 //
 // # Supported SQL
 //
-// SELECT [DISTINCT] with expressions, aliases and * (or t.*); FROM one
+// SELECT [DISTINCT] with expressions, aliases and * (or t.*) (an alias
+// also names its expression in WHERE, HAVING and QUALIFY, where FROM has
+// no column of that name, as in DuckDB: build_alias.go); FROM one
 // table (optionally qualified by schema main or quiver.main, optionally
 // aliased; unquoted table names match ignoring case, quoted ones
 // exactly: names.go), several tables joined (comma, [INNER] JOIN … ON /

@@ -39,6 +39,9 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Fields != nil {
+		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn) // build_alias.go
+	}
 	firstSub := len(b.rels)
 	var terms []ast.ExprNode
 	var pend []*pendingJoin
