@@ -28,7 +28,7 @@ func TestAggSyntaxRewrite(t *testing.T) {
 		{"SELECT median(x) OVER (), arg_min(x, y) over w", "SELECT max(quiver$win_median(x)) OVER (), max(quiver$win_arg_min(x, y)) over w"},
 		{`SELECT "first"(x), filter FROM t`, `SELECT "first"(x), filter FROM t`},
 	} {
-		got, edits, err := rewriteAggSyntax(tc.in, tc.in)
+		got, edits, err := aggSyntaxForTest(tc.in, tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("%q: %q, %v; want %q", tc.in, got, err, tc.want)
 		}
@@ -43,7 +43,7 @@ func TestAggSyntaxRewrite(t *testing.T) {
 		"SELECT sum(x) FILTER (WHERE x > 0) OVER (PARTITION BY k) FROM t",
 		"SELECT string_agg(x, ',' ORDER BY y) OVER () FROM t",
 	} {
-		if _, _, err := rewriteAggSyntax(sql, sql); !errors.Is(err, ErrUnsupported) {
+		if _, _, err := aggSyntaxForTest(sql, sql); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%q: %v, want ErrUnsupported", sql, err)
 		}
 	}
@@ -70,12 +70,12 @@ func longAggRewrites(n int) string {
 // load), and past maxAggRewrites it is refused.
 func TestAggSyntaxRewriteLong(t *testing.T) {
 	sql := longAggRewrites(maxAggRewrites / 2)
-	got, _, err := rewriteAggSyntax(sql, sql)
+	got, _, err := aggSyntaxForTest(sql, sql)
 	if err != nil || strings.Count(got, filterFunc+"(") != maxAggRewrites/2 || strings.Contains(got, "FILTER") {
 		t.Fatalf("%v; %d filters rewritten", err, strings.Count(got, filterFunc+"("))
 	}
 	sql += ", first(z)"
-	if _, _, err := rewriteAggSyntax(sql, sql); !errors.Is(err, ErrInvalid) {
+	if _, _, err := aggSyntaxForTest(sql, sql); !errors.Is(err, ErrInvalid) {
 		t.Errorf("%d rewrites: %v, want ErrInvalid", maxAggRewrites+1, err)
 	}
 }
@@ -89,7 +89,7 @@ func BenchmarkAggSyntaxRewrite(b *testing.B) {
 		b.Run(fmt.Sprintf("filters=%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(sql)))
 			for b.Loop() {
-				if _, _, err := rewriteAggSyntax(sql, sql); err != nil {
+				if _, _, err := aggSyntaxForTest(sql, sql); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -265,4 +265,11 @@ func TestExplainWindowAggregate(t *testing.T) {
 	if !strings.Contains(plan, "median(id) over (partition by k)") || strings.Contains(plan, "quiver$") {
 		t.Errorf("plan:\n%s", plan)
 	}
+}
+
+// aggSyntaxForTest is rewriteAggSyntax with the edits it made returned.
+func aggSyntaxForTest(text, sql string) (string, []textEdit, error) {
+	var edits []textEdit
+	text, err := rewriteAggSyntax(text, sql, &edits)
+	return text, edits, err
 }

@@ -51,7 +51,7 @@ func restore(n ast.Node) string {
 	if err := n.Restore(format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreStringWithoutCharset, &sb)); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
-	return subscriptText(unrewriteTypes(sb.String())) // parse_types.go, parse_subscript.go
+	return castText(subscriptText(unrewriteTypes(sb.String()))) // parse_types.go, parse_subscript.go, parse_cast.go
 }
 
 // at makes an error about node n, with its position.
@@ -531,6 +531,8 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return b.interval(x, sc, name == "date_sub" || name == "subdate")
 	case intervalFunc: // a standalone INTERVAL literal (parse_types.go)
 		return b.intervalLiteral(x)
+	case castFunc, tryCastFunc: // x::T, CAST(x AS INT) and the like (parse_cast.go)
+		return b.castByName(x, sc)
 	case pipesFunc: // a || b (build_concat.go)
 		return b.concat(x, sc)
 	case "concat":

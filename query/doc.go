@@ -214,10 +214,16 @@
 // <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||
 // (string concatenation, NULL if either side is; other types are
 // converted as CAST to VARCHAR; looser than arithmetic, tighter than
-// comparisons: a + b || c is (a + b) || c), CAST and TRY_CAST (NULL where
-// a value does not convert) to SIGNED/INTEGER/BIGINT, DOUBLE,
-// DECIMAL(p,s), DATE, TIMESTAMP [WITH TIME ZONE]/TIMESTAMPTZ (DATETIME),
-// CHAR/VARCHAR/TEXT (parse_types.go), TIME, INTERVAL, BLOB/BYTEA, CASE,
+// comparisons: a + b || c is (a + b) || c), CAST, TRY_CAST (NULL where
+// a value does not convert) and x::T (parse_cast.go, build_cast.go) to
+// DuckDB's and PostgreSQL's type names: BIGINT, INTEGER/INT, SMALLINT,
+// TINYINT, HUGEINT, UINTEGER, USMALLINT, UTINYINT (all computed as BIGINT,
+// a value outside the named type's range an error), BOOLEAN, DOUBLE
+// [PRECISION]/FLOAT/REAL (DOUBLE), DECIMAL/NUMERIC(p,s) (DECIMAL alone
+// is DECIMAL(18,3), as DuckDB's), DATE, TIMESTAMP [WITH TIME ZONE]/
+// TIMESTAMPTZ (DATETIME), CHAR/VARCHAR/TEXT/STRING (parse_types.go), TIME,
+// INTERVAL, BLOB/BYTEA; a DOUBLE cast to an integer rounds half to even,
+// a DECIMAL half away from zero (DuckDB's rules); CASE,
 // DATE '…', TIMESTAMP '…', TIMESTAMPTZ '…' (TIMESTAMP WITH TIME ZONE '…',
 // a cast of the text: parse_tzliteral.go) and TIME '…' literals, x'0AFF' (a BLOB),
 // date or timestamp ± INTERVAL n

@@ -208,6 +208,9 @@ func (e *Engine) plan(ctx context.Context, sql string, params []any) (planNode, 
 }
 
 func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare bool) (planNode, bool, error) {
+	if err := ctx.Err(); err != nil { // an already cancelled query is not even parsed
+		return nil, false, cancelled(err)
+	}
 	stmt, err := parseSQL(sql)
 	if err != nil {
 		return nil, false, err

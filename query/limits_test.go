@@ -289,13 +289,10 @@ func TestCancelPlanning(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	t.Logf("returned after %v", time.Since(start))
-	// Already cancelled: no planning at all.
-	start = time.Now()
-	if _, err := e.Query(ctx, chainSQL(5000)); !errors.Is(err, context.Canceled) {
+	// Already cancelled: not even parsed (text that does not parse would
+	// fail as a syntax error otherwise).
+	if _, err := e.Query(ctx, "SELECT FROM WHERE"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled context: got %v", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("a cancelled query took %v to return", d)
 	}
 }
 

@@ -59,12 +59,15 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	var edits []textEdit
+	if text, err = rewriteCasts(text, sql, &edits); err != nil { // parse_cast.go
+		return nil, err
+	}
 	text = rewriteTypes(text)                              // parse_types.go
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
-	text, edits, err := rewriteAggSyntax(text, sql) // parse_aggs.go
-	if err != nil {
+	if text, err = rewriteAggSyntax(text, sql, &edits); err != nil { // parse_aggs.go
 		return nil, err
 	}
 	if text, err = rewriteFullJoin(text, sql, &edits); err != nil { // parse_fulljoin.go

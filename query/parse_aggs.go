@@ -49,16 +49,14 @@ func edit(text string, at, del int, s string, edits *[]textEdit) string {
 	return text[:at] + s + text[at+del:]
 }
 
-func rewriteAggSyntax(text, sql string) (string, []textEdit, error) {
+func rewriteAggSyntax(text, sql string, edits *[]textEdit) (string, error) {
 	low := strings.ToLower(text)
 	if !strings.Contains(low, "filter") && !strings.Contains(low, "first") && !strings.Contains(low, "last") &&
 		!strings.Contains(low, "agg") && !strings.Contains(low, "group_concat") && !strings.Contains(low, "over") &&
 		!strings.Contains(low, "cardinality") {
-		return text, nil, nil
+		return text, nil
 	}
-	var edits []textEdit
-	text, err := rewriteAggs(text, sql, &edits)
-	return text, edits, err
+	return rewriteAggs(text, sql, edits)
 }
 
 // originalOffset maps an offset in the rewritten text back to the text

@@ -18,7 +18,7 @@ func FuzzAggRewrite(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
-		got, edits, err := rewriteAggSyntax(sql, sql)
+		got, edits, err := aggSyntaxForTest(sql, sql)
 		if err != nil {
 			return
 		}

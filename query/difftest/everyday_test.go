@@ -8,7 +8,8 @@ import (
 )
 
 // everydayQueries are the spellings a DuckDB or PostgreSQL user writes
-// without thinking: SELECT-list aliases in WHERE, HAVING and QUALIFY.
+// without thinking: SELECT-list aliases in WHERE, HAVING and QUALIFY,
+// x::T and DuckDB's type names in casts.
 var everydayQueries = []testQuery{
 	// aliases: a column of FROM wins in WHERE, an aggregate's alias in HAVING
 	{name: "alias in WHERE", sql: "SELECT id, i * 2 AS w FROM t WHERE w > 10"},
@@ -20,6 +21,13 @@ var everydayQueries = []testQuery{
 	{name: "alias in QUALIFY", sql: "SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t QUALIFY rn <= 2"},
 	{name: "alias of an expression over a window call in QUALIFY", sql: "SELECT id, k, rank() OVER (PARTITION BY k ORDER BY i) * 10 AS r10 FROM t QUALIFY r10 = 10"},
 	{name: "alias used twice", sql: "SELECT n_nationkey % 5 AS m FROM nation WHERE m = 1 OR m = 3"},
+	// x::T and DuckDB's type names
+	{name: ":: casts", sql: "SELECT id, i::VARCHAR || 'x', s::VARCHAR, d::DOUBLE, f::INTEGER, dt::VARCHAR, '2024-01-02'::DATE + id::INT FROM t WHERE f BETWEEN -1e9 AND 1e9"},
+	{name: ":: chains and precedence", sql: "SELECT id, -i::BIGINT, (i + 1)::VARCHAR::BIGINT * 2, i::DOUBLE / 3, CASE WHEN b THEN 1 ELSE 0 END::BOOLEAN FROM t"},
+	{name: "casts to narrow integers", sql: "SELECT id, TRY_CAST(i * 1000 AS SMALLINT), TRY_CAST(i AS TINYINT), TRY_CAST(i * 100000 AS INTEGER), i::HUGEINT FROM t"},
+	{name: "casts to BOOLEAN and NUMERIC", sql: "SELECT id, (i % 2)::BOOLEAN, CAST(d AS NUMERIC(12, 4)), d::DECIMAL, CAST(f AS DOUBLE PRECISION) FROM t"},
+	{name: "casts in WHERE and GROUP BY", sql: "SELECT (i % 3)::VARCHAR AS m, count(*)::INT FROM t WHERE i::DOUBLE > 0 GROUP BY m"},
+	{name: "TRY_CAST of text", sql: "SELECT s, TRY_CAST(s AS INT), TRY_CAST(s AS BOOLEAN), TRY_CAST(s AS DATE) FROM t"},
 }
 
 func TestEveryday(t *testing.T) {

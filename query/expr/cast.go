@@ -171,7 +171,7 @@ func castFloat64(mem memory.Allocator, a *array.Float64, to arrow.DataType) (arr
 	switch to.ID() {
 	case arrow.INT64:
 		return mapFixed(mem, to, a, a.Float64Values(), func(v float64) (int64, error) {
-			r := math.Round(v)
+			r := math.RoundToEven(v) // as DuckDB (nearbyint): 2.5 → 2, 3.5 → 4
 			if !(r >= -(1<<63) && r < 1<<63) {
 				return 0, errorf(ErrOverflow, "value %s out of range for BIGINT", formatFloat(v))
 			}

@@ -409,7 +409,9 @@ func refCast(v any, from, to arrow.DataType) (any, error) {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return nil, ErrOverflow
 			}
-			r = new(big.Rat).SetFloat64(x)
+			// DuckDB rounds a DOUBLE half to even (nearbyint), a DECIMAL
+			// half away from zero
+			r = new(big.Rat).SetFloat64(math.RoundToEven(x))
 		case *big.Rat:
 			r = x
 		}
