@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
@@ -33,7 +34,11 @@ func (b *builder) castByName(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 	}
 	t, err := castTarget(name)
 	if err != nil {
-		return nil, b.at(ErrUnsupported, x, "CAST to %s: %v", name, err)
+		kind := ErrUnsupported
+		if err == errDecimalRange {
+			kind = ErrInvalid
+		}
+		return nil, b.at(kind, x, "CAST to %s: %v", name, err)
 	}
 	out, err := expr.CastIn(v, t.to, b.zone(), try)
 	if err == nil && t.hi > t.lo {
@@ -118,6 +123,6 @@ func castTarget(name string) (castType, error) {
 }
 
 var (
-	errUnknownType  = &Error{Kind: ErrUnsupported, Msg: "no such type in quiver (types: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, HUGEINT, UTINYINT, USMALLINT, UINTEGER, REAL, DOUBLE, DECIMAL(p,s), VARCHAR, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, BLOB)"}
-	errDecimalRange = &Error{Kind: ErrInvalid, Msg: "DECIMAL(p,s): precision is 1 to 38 and scale at most the precision"}
+	errUnknownType  = errors.New("no such type in quiver (types: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, HUGEINT, UTINYINT, USMALLINT, UINTEGER, REAL, DOUBLE, DECIMAL(p,s), VARCHAR, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, BLOB)")
+	errDecimalRange = errors.New("DECIMAL(p,s): precision is 1 to 38 and scale at most the precision")
 )
