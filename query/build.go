@@ -74,6 +74,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
+	if err := b.expandGroupByAll(s); err != nil { // parse_byall.go
+		return nil, err
+	}
 	if s.With != nil {
 		if err := b.bindWith(s.With); err != nil {
 			return nil, err
@@ -120,6 +123,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	expandOrderByAll(s.OrderBy, len(items)) // parse_byall.go
 	if calls := findWindows(s, items, nil); s.Distinct && len(calls) > 0 {
 		return nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
 	}

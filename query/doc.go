@@ -268,7 +268,8 @@
 // while evaluating name the function and the value ("sqrt: cannot take
 // the square root of a negative number (-1)").
 //
-// GROUP BY expressions, positions or aliases
+// GROUP BY expressions, positions or aliases, or ALL (every SELECT item
+// without an aggregate or window call, as DuckDB's: parse_byall.go)
 // with count(*), count(x), count(DISTINCT x), sum, min, max, avg,
 // stddev/stddev_samp, stddev_pop, variance/var_samp, var_pop (stddev and
 // variance are the sample ones, as in DuckDB), bool_and, bool_or,
@@ -333,7 +334,8 @@
 // segment tree of the best row: window_tree.go). QUALIFY filters by window functions after them (parse_qualify.go;
 // not in a SELECT that also has HAVING, nor in a view).
 //
-// ORDER BY expressions, positions or aliases, ASC/DESC, NULLS FIRST/LAST
+// ORDER BY expressions, positions or aliases, or ALL (every SELECT item,
+// left to right), ASC/DESC, NULLS FIRST/LAST
 // (default NULLS LAST, as DuckDB); LIMIT/OFFSET; EXPLAIN; EXPLAIN ANALYZE
 // (explain_analyze.go: runs the query, discards its rows, and prints the
 // plan with each operator's rows, batches and time, the scan's batches

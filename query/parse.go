@@ -74,6 +74,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		return nil, err
 	}
 	text = rewriteExclude(text, &edits)                               // parse_exclude.go
+	text = rewriteByAll(text, &edits)                                 // parse_byall.go
 	text = rewriteTZLiterals(text, &edits)                            // parse_tzliteral.go
 	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
 		return nil, err

@@ -100,7 +100,7 @@ func newCastEngine(t *testing.T, mem memory.Allocator) *Engine {
 	return New(c, Options{Alloc: mem})
 }
 
-// FuzzCastRewrite: any text goes through the cast rewrite without
+// FuzzCastRewrite: any text goes through the cast and BY ALL rewrites without
 // panicking, every offset of the result maps into the input, and parsing
 // it does not panic.
 func FuzzCastRewrite(f *testing.F) {
@@ -109,6 +109,7 @@ func FuzzCastRewrite(f *testing.F) {
 		"SELECT (a)::DOUBLE PRECISION, l[1]::INT, CASE WHEN a THEN 1 END::INT, ?::NUMERIC(3,1)",
 		"SELECT '::'::TEXT, \"x\"::INT", "::", "x::", "CAST(", "cast(x as", "a::b::c::d", "]::INT", "END::INT",
 		"SELECT CAST(CAST(x AS INT) AS INT)", "SELECT 1.5e3::INT, -1::INT", "try_cast(1 AS int[])",
+		"SELECT a, count(*) FROM t GROUP BY ALL ORDER BY ALL DESC NULLS FIRST", "order by all", "GROUP BY'ALL'",
 	} {
 		f.Add(s)
 	}
@@ -118,6 +119,7 @@ func FuzzCastRewrite(f *testing.F) {
 		if err != nil {
 			return
 		}
+		got = rewriteByAll(got, &edits) // parse_byall.go
 		for i := 0; i <= len(got); i++ {
 			if o := originalOffset(i, edits); o < 0 || o > len(sql) {
 				t.Fatalf("offset %d of %q maps to %d, outside %q", i, got, o, sql)

@@ -9,7 +9,7 @@ import (
 
 // everydayQueries are the spellings a DuckDB or PostgreSQL user writes
 // without thinking: SELECT-list aliases in WHERE, HAVING and QUALIFY,
-// x::T and DuckDB's type names in casts.
+// x::T and DuckDB's type names in casts, GROUP BY ALL and ORDER BY ALL.
 var everydayQueries = []testQuery{
 	// aliases: a column of FROM wins in WHERE, an aggregate's alias in HAVING
 	{name: "alias in WHERE", sql: "SELECT id, i * 2 AS w FROM t WHERE w > 10"},
@@ -28,6 +28,13 @@ var everydayQueries = []testQuery{
 	{name: "casts to BOOLEAN and NUMERIC", sql: "SELECT id, (i % 2)::BOOLEAN, CAST(d AS NUMERIC(12, 4)), d::DECIMAL, CAST(f AS DOUBLE PRECISION) FROM t"},
 	{name: "casts in WHERE and GROUP BY", sql: "SELECT (i % 3)::VARCHAR AS m, count(*)::INT FROM t WHERE i::DOUBLE > 0 GROUP BY m"},
 	{name: "TRY_CAST of text", sql: "SELECT s, TRY_CAST(s AS INT), TRY_CAST(s AS BOOLEAN), TRY_CAST(s AS DATE) FROM t"},
+	// GROUP BY ALL, ORDER BY ALL
+	{name: "GROUP BY ALL", sql: "SELECT k, g, i % 3 AS m, count(*), sum(d) FROM t GROUP BY ALL"},
+	{name: "GROUP BY ALL of aggregates only", sql: "SELECT count(*), max(s) FROM t GROUP BY ALL"},
+	{name: "GROUP BY ALL with a window", sql: "SELECT k, sum(i) AS si, rank() OVER (ORDER BY sum(i) DESC NULLS LAST) FROM t GROUP BY ALL"},
+	{name: "ORDER BY ALL", ordered: true, sql: "SELECT k, g, count(*) FROM t GROUP BY ALL ORDER BY ALL"},
+	{name: "ORDER BY ALL DESC NULLS FIRST", ordered: true, sql: "SELECT s, id FROM t WHERE id < 500 ORDER BY ALL DESC NULLS FIRST"},
+	{name: "ORDER BY ALL of *", ordered: true, sql: "SELECT * FROM region ORDER BY ALL DESC"},
 }
 
 func TestEveryday(t *testing.T) {
