@@ -206,7 +206,7 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 			est: float64(info.Rows)}, nil
 	case *ast.SelectStmt:
 		if src.AsName.O == "" {
-			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+			src.AsName = b.unnamed()
 		}
 		if b.probing { // only its names (planning would rewrite the AST)
 			return b.namesRelation(x, src.AsName.O, src)
@@ -214,7 +214,7 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 		return b.derived(x, src.AsName.O, src)
 	case *ast.SetOprStmt:
 		if src.AsName.O == "" {
-			return nil, b.at(ErrInvalid, src, "a subquery in FROM needs an alias")
+			src.AsName = b.unnamed()
 		}
 		if b.probing && x.SelectList != nil && len(x.SelectList.Selects) > 0 {
 			if first, ok := x.SelectList.Selects[0].(*ast.SelectStmt); ok {
@@ -332,6 +332,21 @@ func (b *builder) namesRelation(s *ast.SelectStmt, name string, at ast.Node) (*r
 		}
 	}
 	return &relation{name: name, schema: arrow.NewSchema(fields, nil), node: at, est: 1}, nil
+}
+
+// unnamedSubquery is the name of a subquery in FROM written without an
+// alias, as DuckDB names it.
+const unnamedSubquery = "unnamed_subquery"
+
+// unnamed names a subquery in FROM that has no alias: unnamed_subquery,
+// then unnamed_subquery_2, … (DuckDB lets them share the name; quiver
+// refuses a name used twice, so the later ones are numbered).
+func (b *builder) unnamed() ast.CIStr {
+	name := unnamedSubquery
+	for n := 2; slices.ContainsFunc(b.rels, func(r *relation) bool { return strings.EqualFold(r.name, name) }); n++ {
+		name = fmt.Sprintf("%s_%d", unnamedSubquery, n)
+	}
+	return ast.NewCIStr(name)
 }
 
 // child returns a builder for a subquery of b's statement: same text,

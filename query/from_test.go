@@ -194,7 +194,6 @@ func TestJoinErrors(t *testing.T) {
 		{`SELECT id FROM orders WHERE id = (SELECT id FROM orders)`, ErrExec, `more than one row`},
 		{`SELECT id FROM orders WHERE id = (SELECT id, qty FROM orders)`, ErrInvalid, `returns one column`},
 		{`SELECT id FROM orders WHERE id IN (SELECT id, qty FROM orders)`, ErrInvalid, `one column`},
-		{`SELECT id FROM (SELECT id FROM orders)`, ErrInvalid, `needs an alias`},
 		{`SELECT id FROM orders UNION SELECT id, qty FROM orders`, ErrInvalid, `2 columns`},
 		{`SELECT id FROM orders INTERSECT ALL SELECT id FROM orders`, ErrUnsupported, `INTERSECT ALL`},
 		{`WITH a AS (SELECT * FROM b), b AS (SELECT * FROM orders) SELECT count(*) FROM a`, ErrNoTable, `"b"`},

@@ -60,6 +60,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 		return nil, err
 	}
 	var edits []textEdit
+	if text, err = rewriteValues(text, sql, &edits); err != nil { // parse_values.go
+		return nil, err
+	}
 	if text, err = rewriteCasts(text, sql, &edits); err != nil { // parse_cast.go
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func newCastEngine(t *testing.T, mem memory.Allocator) *Engine {
 	return New(c, Options{Alloc: mem})
 }
 
-// FuzzCastRewrite: any text goes through the cast and BY ALL rewrites without
+// FuzzCastRewrite: any text goes through the VALUES, cast and BY ALL rewrites without
 // panicking, every offset of the result maps into the input, and parsing
 // it does not panic.
 func FuzzCastRewrite(f *testing.F) {
@@ -110,13 +110,17 @@ func FuzzCastRewrite(f *testing.F) {
 		"SELECT '::'::TEXT, \"x\"::INT", "::", "x::", "CAST(", "cast(x as", "a::b::c::d", "]::INT", "END::INT",
 		"SELECT CAST(CAST(x AS INT) AS INT)", "SELECT 1.5e3::INT, -1::INT", "try_cast(1 AS int[])",
 		"SELECT a, count(*) FROM t GROUP BY ALL ORDER BY ALL DESC NULLS FIRST", "order by all", "GROUP BY'ALL'",
+		"VALUES (1, 'a'), (2, NULL)", "SELECT * FROM (VALUES (1::INT), (2)) v(x)", "(values(", "values (1),", "(VALUES (1)) AS v(",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
 		var edits []textEdit
-		got, err := rewriteCasts(sql, sql, &edits)
+		got, err := rewriteValues(sql, sql, &edits) // parse_values.go
 		if err != nil {
+			return
+		}
+		if got, err = rewriteCasts(got, sql, &edits); err != nil {
 			return
 		}
 		got = rewriteByAll(got, &edits) // parse_byall.go

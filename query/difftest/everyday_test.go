@@ -9,7 +9,8 @@ import (
 
 // everydayQueries are the spellings a DuckDB or PostgreSQL user writes
 // without thinking: SELECT-list aliases in WHERE, HAVING and QUALIFY,
-// x::T and DuckDB's type names in casts, GROUP BY ALL and ORDER BY ALL.
+// x::T and DuckDB's type names in casts, GROUP BY ALL and ORDER BY ALL,
+// VALUES lists as tables and subqueries in FROM without an alias.
 var everydayQueries = []testQuery{
 	// aliases: a column of FROM wins in WHERE, an aggregate's alias in HAVING
 	{name: "alias in WHERE", sql: "SELECT id, i * 2 AS w FROM t WHERE w > 10"},
@@ -35,6 +36,13 @@ var everydayQueries = []testQuery{
 	{name: "ORDER BY ALL", ordered: true, sql: "SELECT k, g, count(*) FROM t GROUP BY ALL ORDER BY ALL"},
 	{name: "ORDER BY ALL DESC NULLS FIRST", ordered: true, sql: "SELECT s, id FROM t WHERE id < 500 ORDER BY ALL DESC NULLS FIRST"},
 	{name: "ORDER BY ALL of *", ordered: true, sql: "SELECT * FROM region ORDER BY ALL DESC"},
+	// VALUES lists as tables, subqueries without an alias
+	{name: "VALUES", sql: "VALUES (1, 'a', DATE '2024-01-01'), (2, NULL, NULL), (NULL, 'c', DATE '1999-12-31')"},
+	{name: "VALUES of mixed numbers", sql: "VALUES (1, 2.5), (3, 4), (-7, 1e3)"},
+	{name: "VALUES named by its alias", sql: "SELECT v.x, y || '!' FROM (VALUES (1, 'a'), (2, 'b')) AS v(x, y) WHERE x > 1"},
+	{name: "VALUES joined", sql: "SELECT n_name, tag FROM nation JOIN (VALUES (1, 'one'), (2, 'two'), (3, NULL)) t(k, tag) ON n_nationkey = k"},
+	{name: "VALUES in IN", sql: "SELECT count(*) FROM orders WHERE o_custkey IN (SELECT c FROM (VALUES (1), (2), (4)) v(c))"},
+	{name: "a subquery without an alias", sql: "SELECT * FROM (SELECT count(*) AS n FROM nation), (SELECT max(r_name) AS m FROM region)"},
 }
 
 func TestEveryday(t *testing.T) {
