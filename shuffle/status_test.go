@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -465,24 +466,27 @@ func TestAverageCutMatchesSorted(t *testing.T) {
 // each written once.
 func TestInternTwoWay(t *testing.T) {
 	var tab internTable
-	tab.set("") // seeds the table
+	tab.intern("", 0) // seeds the table
+	set := func(s string) uint64 { return maphash.String(tab.seed, s) % internSets }
 	// Find two strings in the same set.
-	a := "w0"
-	sa := tab.set(a)
-	b := ""
+	a, b := "w0", ""
 	for i := 1; b == ""; i++ {
-		if s := fmt.Sprintf("w%d", i); tab.set(s) == sa {
+		if s := fmt.Sprintf("w%d", i); set(s) == set(a) {
 			b = s
 		}
 	}
-	tab.put(a, 0)
-	tab.put(b, 1)
+	if i, isNew := tab.intern(a, 1); !isNew || i != 1 {
+		t.Fatalf("%q: %d %v", a, i, isNew)
+	}
+	if i, isNew := tab.intern(b, 2); !isNew || i != 2 {
+		t.Fatalf("%q: %d %v", b, i, isNew)
+	}
 	for range 10 {
-		if i, ok := tab.find(a); !ok || i != 0 {
-			t.Fatalf("%q: %d %v", a, i, ok)
+		if i, isNew := tab.intern(a, 9); isNew || i != 1 {
+			t.Fatalf("%q: %d %v", a, i, isNew)
 		}
-		if i, ok := tab.find(b); !ok || i != 1 {
-			t.Fatalf("%q: %d %v", b, i, ok)
+		if i, isNew := tab.intern(b, 9); isNew || i != 2 {
+			t.Fatalf("%q: %d %v", b, i, isNew)
 		}
 	}
 }
