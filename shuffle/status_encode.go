@@ -42,46 +42,114 @@ func AppendStatuses(dst []byte, statuses []*MapStatus, partitions int, c codec.S
 	if err != nil {
 		return dst, err
 	}
-	body, err := newBody(statuses, partitions)
+	b, err := newBody(statuses, partitions)
 	if err != nil {
 		return dst, err
 	}
+	// A segment's worth of size bytes or more are cut and compressed on
+	// their own, starting now, while this goroutine builds the other
+	// sections (at 10 blocks per status, building them was half the
+	// serialization's time, with a core idle); fewer go with the rest.
+	var sizeSegs []segment
+	sizesDone := make(chan struct{})
+	if b.sizesLen() >= segmentBytes {
+		sizeSegs = cut(b.readSizes, b.sizesLen())
+		go func() {
+			defer close(sizesDone)
+			compressSegments(sizeSegs, compress)
+		}()
+	} else {
+		close(sizesDone)
+	}
+	err = b.build(statuses)
+	if err != nil {
+		<-sizesDone
+		return dst, err
+	}
+	var segs []segment
+	if sizeSegs != nil {
+		head := cut(b.readHead, b.headLen())
+		rest := append(head, cut(b.readTail, b.tailLen())...)
+		compressSegments(rest, compress)
+		<-sizesDone
+		segs = slices.Concat(rest[:len(head)], sizeSegs, rest[len(head):])
+	} else {
+		segs = cut(b.read, b.len())
+		compressSegments(segs, compress)
+	}
 	dst = append(dst, byte(FormatV1), byte(c.Kind))
-	dst = binary.AppendUvarint(dst, uint64(body.len()))
-	return appendCompressed(dst, body, compress), nil
+	dst = binary.AppendUvarint(dst, uint64(b.len()))
+	return appendSegments(dst, segs), nil
 }
 
-// body is the uncompressed body without its size bytes, most of it at
-// 1,000 blocks per status (200 MB in Spark's benchmark): those stay in
-// the statuses, and each segment is copied from them into a scratch
-// buffer of its compressing goroutine, so the body is never built whole
-// (building it was a third of the serialization's CPU samples: clearing and
-// filling 200 MB that are read once).
+// body is the uncompressed body, in three regions: the head (the counts,
+// the section lengths and the sections before the sizes), the size bytes
+// and the tail (the sections after them). The size bytes, most of it at
+// 1,000 blocks per status (200 MB in Spark's benchmark), stay in the
+// statuses, and each segment is copied from them into a scratch buffer
+// of its compressing goroutine, so the body is never built whole
+// (building it was a third of the serialization's CPU samples: clearing
+// and filling 200 MB that are read once); the sections are not
+// concatenated either.
 type body struct {
-	head  []byte       // the counts, section lengths and sections before the sizes
+	head  [][]byte     // the counts and section lengths, then the sections before the sizes
 	sizes []*MapStatus // the compressed statuses, whose size bytes follow head
 	per   int          // size bytes per status: the partitions
-	tail  []byte       // the sections after the sizes
+	tail  [][]byte     // the sections after the sizes
 }
 
-func (b *body) len() int { return len(b.head) + len(b.sizes)*b.per + len(b.tail) }
+func (b *body) headLen() int  { return piecesLen(b.head) }
+func (b *body) sizesLen() int { return len(b.sizes) * b.per }
+func (b *body) tailLen() int  { return piecesLen(b.tail) }
+func (b *body) len() int      { return b.headLen() + b.sizesLen() + b.tailLen() }
+
+func (b *body) readHead(dst []byte, off int) { readPieces(b.head, dst, off) }
+func (b *body) readTail(dst []byte, off int) { readPieces(b.tail, dst, off) }
+
+// readSizes fills dst with the size bytes from off.
+func (b *body) readSizes(dst []byte, off int) {
+	i, j := off/b.per, off%b.per
+	for ; len(dst) > 0; i, j = i+1, 0 {
+		n := copy(dst, b.sizes[i].sizes[j:])
+		dst = dst[n:]
+	}
+}
 
 // read fills dst with the body's bytes from off.
 func (b *body) read(dst []byte, off int) {
-	for len(dst) > 0 {
-		switch sizesAt := len(b.head); {
-		case off < sizesAt:
-			n := copy(dst, b.head[off:])
+	for _, r := range [...]struct {
+		n    int
+		read func([]byte, int)
+	}{{b.headLen(), b.readHead}, {b.sizesLen(), b.readSizes}, {b.tailLen(), b.readTail}} {
+		if off < r.n && len(dst) > 0 {
+			n := min(len(dst), r.n-off)
+			r.read(dst[:n], off)
 			dst, off = dst[n:], off+n
-		case off < sizesAt+len(b.sizes)*b.per:
-			i, j := (off-sizesAt)/b.per, (off-sizesAt)%b.per
-			for ; len(dst) > 0 && i < len(b.sizes); i, j = i+1, 0 {
-				n := copy(dst, b.sizes[i].sizes[j:])
-				dst, off = dst[n:], off+n
-			}
-		default:
-			n := copy(dst, b.tail[off-sizesAt-len(b.sizes)*b.per:])
-			dst, off = dst[n:], off+n
+		}
+		off -= r.n
+	}
+}
+
+func piecesLen(pieces [][]byte) int {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	return n
+}
+
+// readPieces fills dst with the bytes of pieces, one after the other,
+// from off.
+func readPieces(pieces [][]byte, dst []byte, off int) {
+	for _, p := range pieces {
+		if off >= len(p) {
+			off -= len(p)
+			continue
+		}
+		n := copy(dst, p[off:])
+		dst, off = dst[n:], 0
+		if len(dst) == 0 {
+			return
 		}
 	}
 }
@@ -90,6 +158,9 @@ func (b *body) read(dst []byte, off int) {
 // it segment by segment).
 func appendBody(dst []byte, statuses []*MapStatus, partitions int) ([]byte, error) {
 	b, err := newBody(statuses, partitions)
+	if err == nil {
+		err = b.build(statuses)
+	}
 	if err != nil {
 		return dst, err
 	}
@@ -99,10 +170,29 @@ func appendBody(dst []byte, statuses []*MapStatus, partitions int) ([]byte, erro
 	return dst, nil
 }
 
-// newBody builds the body's sections in one pass over the statuses.
+// newBody checks that every status has partitions blocks and lists the
+// compressed ones, whose size bytes are then known: the body's other
+// regions are made by build.
 func newBody(statuses []*MapStatus, partitions int) (*body, error) {
+	b := &body{per: partitions, sizes: make([]*MapStatus, 0, len(statuses))}
+	for m, s := range statuses {
+		if s == nil {
+			continue
+		}
+		if n := s.Partitions(); n != partitions {
+			return nil, fmt.Errorf("shuffle: status of map %d (id %d) has %d partitions, the shuffle %d", m, s.mapID, n, partitions)
+		}
+		if s.kind == KindCompressed {
+			b.sizes = append(b.sizes, s)
+		}
+	}
+	return b, nil
+}
+
+// build makes the sections other than the sizes, in one pass over the
+// statuses.
+func (b *body) build(statuses []*MapStatus) error {
 	var sec [numSections][]byte
-	b := &body{per: partitions}
 	sec[secMapIDs] = make([]byte, 0, len(statuses))
 	sec[secLocIdx] = make([]byte, 0, len(statuses))
 	var locs internTable
@@ -117,9 +207,6 @@ func newBody(statuses []*MapStatus, partitions int) (*body, error) {
 		if s == nil {
 			continue // KindMissing
 		}
-		if n := s.Partitions(); n != partitions {
-			return nil, fmt.Errorf("shuffle: status of map %d (id %d) has %d partitions, the shuffle %d", m, s.mapID, n, partitions)
-		}
 		sec[secKinds][m] = byte(s.kind)
 		idx := prevIdx
 		if s.location != lastLoc || !havePrev { // a worker's maps often come in a row
@@ -133,41 +220,29 @@ func newBody(statuses []*MapStatus, partitions int) (*body, error) {
 		sec[secMapIDs] = binary.AppendVarint(sec[secMapIDs], s.mapID-prevID)
 		sec[secLocIdx] = binary.AppendVarint(sec[secLocIdx], int64(idx-prevIdx))
 		prevID, prevIdx, lastLoc, havePrev = s.mapID, idx, s.location, true
-		switch s.kind {
-		case KindCompressed:
-			// The size bytes, most of a 200 MB body at 1,000 blocks, stay
-			// in the statuses (body.read).
-			b.sizes = append(b.sizes, s)
-		case KindHighlyCompressed:
+		if s.kind == KindHighlyCompressed {
 			at := len(sec[secHighly])
 			var err error
 			if sec[secHighly], err = s.appendHighly(sec[secHighly]); err != nil {
-				return nil, err
+				return err
 			}
 			sec[secHighLens] = binary.AppendUvarint(sec[secHighLens], uint64(len(sec[secHighly])-at))
 		}
 	}
-	head := 0
-	for _, x := range sec[:secSizes] {
-		head += len(x)
-	}
-	dst := make([]byte, 0, head+(3+numSections)*binary.MaxVarintLen64)
-	dst = binary.AppendUvarint(dst, uint64(len(statuses)))
-	dst = binary.AppendUvarint(dst, uint64(partitions))
-	dst = binary.AppendUvarint(dst, nlocs)
+	counts := make([]byte, 0, (3+numSections)*binary.MaxVarintLen64)
+	counts = binary.AppendUvarint(counts, uint64(len(statuses)))
+	counts = binary.AppendUvarint(counts, uint64(b.per))
+	counts = binary.AppendUvarint(counts, nlocs)
 	for i, x := range sec {
 		if i == secSizes {
-			dst = binary.AppendUvarint(dst, uint64(len(b.sizes)*partitions))
+			counts = binary.AppendUvarint(counts, uint64(b.sizesLen()))
 			continue
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(x)))
+		counts = binary.AppendUvarint(counts, uint64(len(x)))
 	}
-	for _, x := range sec[:secSizes] {
-		dst = append(dst, x...)
-	}
-	b.head = dst
-	b.tail = slices.Concat(sec[secSizes+1:]...)
-	return b, nil
+	b.head = append([][]byte{counts}, sec[:secSizes]...)
+	b.tail = sec[secSizes+1:]
+	return nil
 }
 
 // appendLocation writes cur as the length of the prefix it shares with

@@ -538,14 +538,17 @@ func TestStatusesManySegments(t *testing.T) {
 		}
 	}
 	b, err := newBody(st, parts)
+	if err == nil {
+		err = b.build(st)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole, _ := appendBody(nil, st, parts)
-	if b.len() != len(whole) || b.len() <= segmentBytes+len(b.tail)+parts {
+	if b.len() != len(whole) || b.len() <= segmentBytes+b.tailLen()+parts {
 		t.Fatalf("body of %d bytes, built whole %d", b.len(), len(whole))
 	}
-	for _, off := range []int{0, 1, len(b.head) + 7, segmentBytes, b.len() - len(b.tail) - 3} {
+	for _, off := range []int{0, 1, b.headLen() + 7, segmentBytes, b.len() - b.tailLen() - 3} {
 		got := make([]byte, min(3000, b.len()-off))
 		b.read(got, off)
 		if !bytes.Equal(got, whole[off:off+len(got)]) {
