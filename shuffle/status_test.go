@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -569,5 +570,86 @@ func TestStatusesManySegments(t *testing.T) {
 		if !testing.Short() { // every size checked: seconds under -race
 			roundTrip(t, st, parts, c)
 		}
+	}
+}
+
+// sharedPrefix and sharedSuffix, which compare 8 bytes at a time, agree
+// with a byte at a time on every length around the word boundaries and a
+// difference at every place.
+func TestSharedPrefixSuffix(t *testing.T) {
+	slow := func(a, b string, fromEnd bool) int {
+		n := 0
+		for n < len(a) && n < len(b) {
+			i, j := n, n
+			if fromEnd {
+				i, j = len(a)-1-n, len(b)-1-n
+			}
+			if a[i] != b[j] {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	base := "node123456.spark.apache.org:1000"
+	for la := 0; la <= len(base); la++ {
+		for lb := max(0, la-9); lb <= min(len(base), la+9); lb++ {
+			for diff := -1; diff < lb; diff++ {
+				a, b := base[:la], []byte(base[:lb])
+				if diff >= 0 {
+					b[diff] ^= 0x20
+				}
+				if got, want := sharedPrefix(a, string(b)), slow(a, string(b), false); got != want {
+					t.Fatalf("sharedPrefix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+				a, b = base[len(base)-la:], []byte(base[len(base)-lb:])
+				if diff >= 0 {
+					b[diff] ^= 0x20
+				}
+				if got, want := sharedSuffix(a, string(b)), slow(a, string(b), true); got != want {
+					t.Fatalf("sharedSuffix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Status builds a batch of statuses at once and hands out the same one
+// for a map every time, from any goroutine; the statuses of maps on both
+// sides of a batch's edge, missing ones among them, are right.
+func TestStatusBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	st := randomStatuses(rng, statusBatch*2+7, 5, 3)
+	st[statusBatch-1], st[statusBatch] = nil, nil
+	st[3] = NewMapStatus("w-highly", 3, make([]int64, 5), StatusConfig{MinPartitionsToHighlyCompress: 2})
+	b, err := AppendStatuses(nil, st, 5, codec.Setting{Kind: codec.Zstd, Level: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := DecodeStatuses(b, DecodeLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]*MapStatus, 4)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Go(func() {
+			for m := range v.Maps() {
+				got[g] = append(got[g], v.Status((m+g*97)%v.Maps()))
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		for i, s := range got[g] {
+			m := (i + g*97) % v.Maps()
+			if s != v.Status(m) {
+				t.Fatalf("goroutine %d: map %d: a second status", g, m)
+			}
+		}
+	}
+	checkSame(t, st, v)
+	if v.Status(3).Kind() != KindHighlyCompressed || v.Status(3).Partitions() != 5 {
+		t.Fatalf("map 3: %s of %d partitions", v.Status(3).Kind(), v.Status(3).Partitions())
 	}
 }
