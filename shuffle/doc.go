@@ -63,9 +63,13 @@
 //	│         │       │ (decoded)  │  uvarint frame length)   │ the other    │
 //	└─────────┴───────┴────────────┴──────────────────────────┴──────────────┘
 //
-// The body is cut into 1 MiB segments, each compressed on its own (zstd:1
-// in quiver; none and lz4 also read), so that both directions run on
-// every core. The zstd encoder Huffman-codes literals even in blocks where
+// The body is cut into segments of at most 1 MiB, each compressed on its
+// own (zstd:1 in quiver; none and lz4 also read), so that both directions
+// run on every core. Where a segment starts is the writer's choice (a
+// reader takes any cut): when the size bytes fill a segment or more, they
+// are cut on their own, from the first, so the writer compresses them
+// while it builds the sections before them; otherwise the body is cut
+// from its start. The zstd encoder Huffman-codes literals even in blocks where
 // it finds no match (klauspost's WithAllLitEntropyCompression): size
 // bytes are random symbols of about 4.9 bits, with no repeats to find,
 // which its fast levels otherwise store raw at 8 bits.
@@ -123,7 +127,8 @@
 // every bitmap is validated and bounded by R; failures match ErrCorrupt
 // or ErrLimit. It then keeps the compressed statuses' size bytes where
 // they lie: a reducer reads its partition's sizes (PartitionSizes) with
-// one byte per map, and no MapStatus is built until Status asks.
+// one byte per map, and no MapStatus is built until Status asks (then
+// 256 at a time, in one allocation).
 //
 // # Map output files
 //

@@ -39,19 +39,31 @@ func (k StatusKind) String() string {
 // and the size of each of its blocks (one per reduce partition), as
 // Spark's MapStatus. A MapStatus is immutable and safe for concurrent use.
 type MapStatus struct {
-	location   string
-	mapID      int64
-	partitions int
-	kind       StatusKind
+	location string
+	mapID    int64
+	kind     StatusKind
+	sizes    []byte  // KindCompressed: one byte per block (status_size.go)
+	hi       *highly // KindHighlyCompressed
+}
 
-	// KindCompressed: one byte per block (status_size.go).
-	sizes []byte
+// highly is a highly compressed summary, of a MapStatus or of a decoded
+// record (whose bitmaps then point into the decoded body).
+type highly struct {
+	partitions      int
+	avg             int64           // every block neither empty nor accurate
+	empty, accurate *roaring.Bitmap // blocks of size 0; blocks recorded to within 10%
+	accSizes        []byte          // the accurate blocks' size bytes, in block order
+}
 
-	// KindHighlyCompressed.
-	empty    *roaring.Bitmap // blocks of size 0
-	accurate *roaring.Bitmap // blocks recorded to within 10%
-	accSizes []byte          // their size bytes, in block order
-	avg      int64           // every other block
+func (h *highly) size(p int) int64 {
+	x := uint32(p)
+	if h.empty.Contains(x) {
+		return 0
+	}
+	if h.accurate.Contains(x) {
+		return DecompressSize(h.accSizes[h.accurate.Rank(x)-1])
+	}
+	return h.avg
 }
 
 // NewMapStatus summarizes the exact block sizes of one map task: as one
@@ -63,7 +75,7 @@ func NewMapStatus(location string, mapID int64, sizes []int64, cfg StatusConfig)
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	s := &MapStatus{location: location, mapID: mapID, partitions: len(sizes)}
+	s := &MapStatus{location: location, mapID: mapID}
 	if len(sizes) <= cfg.minHighly() {
 		s.kind = KindCompressed
 		s.sizes = make([]byte, len(sizes))
@@ -96,7 +108,7 @@ func (s *MapStatus) buildHighly(sizes []int64, cfg StatusConfig) {
 		threshold = sparkThreshold(nonEmpty, len(sizes), cfg)
 	}
 	cut, avg := averageCut(sizes, threshold, cfg.averageBound())
-	s.avg = avg
+	h := &highly{partitions: len(sizes), avg: avg}
 	var empty, acc []uint32
 	for i, n := range sizes {
 		switch {
@@ -104,13 +116,14 @@ func (s *MapStatus) buildHighly(sizes []int64, cfg StatusConfig) {
 			empty = append(empty, uint32(i))
 		case n >= threshold || n > cut:
 			acc = append(acc, uint32(i))
-			s.accSizes = append(s.accSizes, CompressSize(n))
+			h.accSizes = append(h.accSizes, CompressSize(n))
 		}
 	}
-	s.empty = roaring.BitmapOf(empty...)
-	s.empty.RunOptimize()
-	s.accurate = roaring.BitmapOf(acc...)
-	s.accurate.RunOptimize()
+	h.empty = roaring.BitmapOf(empty...)
+	h.empty.RunOptimize()
+	h.accurate = roaring.BitmapOf(acc...)
+	h.accurate.RunOptimize()
+	s.hi = h
 }
 
 // sparkThreshold is Spark's huge-block threshold
@@ -212,7 +225,12 @@ func (s *MapStatus) Location() string { return s.location }
 func (s *MapStatus) MapID() int64 { return s.mapID }
 
 // Partitions returns the number of blocks (reduce partitions).
-func (s *MapStatus) Partitions() int { return s.partitions }
+func (s *MapStatus) Partitions() int {
+	if s.kind == KindHighlyCompressed {
+		return s.hi.partitions
+	}
+	return len(s.sizes)
+}
 
 // Kind returns how the sizes are summarized.
 func (s *MapStatus) Kind() StatusKind { return s.kind }
@@ -225,28 +243,26 @@ func (s *MapStatus) Size(p int) int64 {
 	if s.kind == KindCompressed {
 		return DecompressSize(s.sizes[p])
 	}
-	if p < 0 || p >= s.partitions {
-		panic(fmt.Sprintf("shuffle: block %d of a status with %d partitions", p, s.partitions))
+	if p < 0 || p >= s.hi.partitions {
+		panic(fmt.Sprintf("shuffle: block %d of a status with %d partitions", p, s.hi.partitions))
 	}
-	x := uint32(p)
-	if s.empty.Contains(x) {
-		return 0
-	}
-	if s.accurate.Contains(x) {
-		return DecompressSize(s.accSizes[s.accurate.Rank(x)-1])
-	}
-	return s.avg
+	return s.hi.size(p)
 }
 
 // Average returns the size reported for the blocks neither empty nor
 // recorded accurately (highly compressed statuses; 0 otherwise).
-func (s *MapStatus) Average() int64 { return s.avg }
+func (s *MapStatus) Average() int64 {
+	if s.hi == nil {
+		return 0
+	}
+	return s.hi.avg
+}
 
 // Accurate returns how many blocks a highly compressed status records to
 // within 10% (0 for a compressed one, which records all).
 func (s *MapStatus) Accurate() int {
-	if s.accurate == nil {
+	if s.hi == nil {
 		return 0
 	}
-	return int(s.accurate.GetCardinality())
+	return int(s.hi.accurate.GetCardinality())
 }

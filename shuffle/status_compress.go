@@ -65,48 +65,75 @@ func compressor(c codec.Setting) (func(dst, src []byte) []byte, error) {
 	return cc.Compress, nil
 }
 
-// appendCompressed appends the segment table and the compressed segments
-// of the body: uvarint segment count, per segment uvarint decoded and
-// compressed length, then the frames.
-func appendCompressed(dst []byte, body *body, compress func(dst, src []byte) []byte) []byte {
-	size := body.len()
-	n := (size + segmentBytes - 1) / segmentBytes
-	// Each goroutine copies its segment into a raw scratch buffer and
-	// compresses it into another, sized for incompressible input (zstd's
-	// bound: +1/256 and a frame header) so no encoder call allocates,
-	// then keeps an exact copy.
-	type scratch struct{ raw, out []byte }
-	free := make(chan *scratch, runtime.GOMAXPROCS(0))
-	out := make([][]byte, n)
-	parallel(n, func(i int) {
-		var sc *scratch
-		select {
-		case sc = <-free:
-		default:
-			seg := min(segmentBytes, size) // a small body: no 1 MiB buffers
-			sc = &scratch{raw: make([]byte, seg), out: make([]byte, 0, seg+seg>>8+64)}
+// segment is a piece of the body compressed as one frame: n bytes from
+// off of a region of it.
+type segment struct {
+	read   func(dst []byte, off int) // fills dst with the region's bytes from off
+	off, n int
+	frame  []byte
+}
+
+// cut cuts a region of n bytes into segments of segmentBytes.
+func cut(read func([]byte, int), n int) []segment {
+	segs := make([]segment, 0, (n+segmentBytes-1)/segmentBytes)
+	for off := 0; off < n; off += segmentBytes {
+		segs = append(segs, segment{read: read, off: off, n: min(segmentBytes, n-off)})
+	}
+	return segs
+}
+
+// segmentScratch holds a goroutine's copy of the segment it compresses
+// and the compressed bytes, sized for incompressible input (zstd's
+// bound: +1/256 and a frame header) so no encoder call allocates; kept
+// between serializations.
+type segmentScratch struct{ raw, out []byte }
+
+var segmentScratches = sync.Pool{New: func() any {
+	return &segmentScratch{raw: make([]byte, segmentBytes), out: make([]byte, 0, segmentBytes+segmentBytes>>8+64)}
+}}
+
+// compressSegments compresses every segment into its frame, on up to
+// GOMAXPROCS goroutines.
+func compressSegments(segs []segment, compress func(dst, src []byte) []byte) {
+	parallel(len(segs), func(i int) {
+		s := &segs[i]
+		var sc *segmentScratch
+		if s.n < segmentBytes/4 { // a small body: no 1 MiB buffers
+			sc = &segmentScratch{raw: make([]byte, s.n), out: make([]byte, 0, s.n+s.n>>8+64)}
+		} else {
+			sc = segmentScratches.Get().(*segmentScratch)
+			defer segmentScratches.Put(sc)
 		}
-		raw := sc.raw[:min((i+1)*segmentBytes, size)-i*segmentBytes]
-		body.read(raw, i*segmentBytes)
+		raw := sc.raw[:s.n]
+		s.read(raw, s.off)
 		sc.out = compress(sc.out[:0], raw)
-		out[i] = slices.Clone(sc.out)
-		select {
-		case free <- sc:
-		default:
-		}
+		s.frame = slices.Clone(sc.out)
 	})
+}
+
+// appendSegments appends the segment table and the frames: uvarint
+// segment count, per segment uvarint decoded and compressed length, then
+// the frames.
+func appendSegments(dst []byte, segs []segment) []byte {
 	total := 0
-	for _, o := range out {
-		total += len(o)
+	for _, s := range segs {
+		total += len(s.frame)
 	}
-	dst = slices.Grow(dst, total+(1+2*n)*binary.MaxVarintLen64)
-	dst = binary.AppendUvarint(dst, uint64(n))
-	for i, o := range out {
-		dst = binary.AppendUvarint(dst, uint64(min((i+1)*segmentBytes, size)-i*segmentBytes))
-		dst = binary.AppendUvarint(dst, uint64(len(o)))
+	if need := total + (1+2*len(segs))*binary.MaxVarintLen64; cap(dst)-len(dst) < need {
+		// Not slices.Grow, which clears what it adds: 123 MB at 1,000
+		// blocks per status, written again at once. Memory fresh from
+		// the system needs no clearing.
+		grown := make([]byte, len(dst), len(dst)+need)
+		copy(grown, dst)
+		dst = grown
 	}
-	for _, o := range out {
-		dst = append(dst, o...)
+	dst = binary.AppendUvarint(dst, uint64(len(segs)))
+	for _, s := range segs {
+		dst = binary.AppendUvarint(dst, uint64(s.n))
+		dst = binary.AppendUvarint(dst, uint64(len(s.frame)))
+	}
+	for _, s := range segs {
+		dst = append(dst, s.frame...)
 	}
 	return dst
 }

@@ -3,11 +3,13 @@ package shuffle
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
+	"math"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/internal/rawmem"
 )
 
 // DecodeLimits bound what DecodeStatuses accepts from bytes it did not
@@ -55,15 +57,15 @@ type Statuses struct {
 	ordinal          []uint32 // per map: its row in sizes or its entry in highly
 	sizes            []byte   // compressed statuses' bytes, row after row
 	highly           []highly
+	built            []atomic.Pointer[[statusBatch]MapStatus] // Status's, per batch of maps
 }
 
-// highly is one decoded highly compressed record; its bitmaps point into
-// the decoded body.
-type highly struct {
-	avg             int64
-	empty, accurate *roaring.Bitmap
-	accSizes        []byte
-}
+// statusBatch is how many MapStatus values Status builds at once, in one
+// allocation: one per status was most of the time of building all
+// 200,000 of Spark's benchmark (an allocation, its zeroing and the
+// collector's scan of each). A status kept keeps its batch (28 KiB)
+// alive, as it keeps the decoded body its size bytes point into.
+const statusBatch = 256
 
 // DecodeStatuses decodes what AppendStatuses wrote. b is untrusted:
 // lengths and counts are checked against lim before they size anything,
@@ -104,13 +106,23 @@ type reader struct {
 	err error
 }
 
+// uvarint and varint read a one-byte varint (most of them) inline; a
+// reader that failed has no bytes left, so it takes the slow path.
 func (r *reader) uvarint(what string) uint64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return uint64(b[0])
+	}
+	return r.uvarintSlow(what)
+}
+
+func (r *reader) uvarintSlow(what string) uint64 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.err = corruptf("statuses: bad varint in %s", what)
+		r.err, r.b = corruptf("statuses: bad varint in %s", what), nil
 		return 0
 	}
 	r.b = r.b[n:]
@@ -118,12 +130,20 @@ func (r *reader) uvarint(what string) uint64 {
 }
 
 func (r *reader) varint(what string) int64 {
+	if b := r.b; len(b) > 0 && b[0] < 0x80 {
+		r.b = b[1:]
+		return int64(b[0]>>1) ^ -int64(b[0]&1)
+	}
+	return r.varintSlow(what)
+}
+
+func (r *reader) varintSlow(what string) int64 {
 	if r.err != nil {
 		return 0
 	}
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
-		r.err = corruptf("statuses: bad varint in %s", what)
+		r.err, r.b = corruptf("statuses: bad varint in %s", what), nil
 		return 0
 	}
 	r.b = r.b[n:]
@@ -136,7 +156,7 @@ func (r *reader) take(n uint64, what string) []byte {
 		return nil
 	}
 	if n > uint64(len(r.b)) {
-		r.err = corruptf("statuses: %s of %d bytes, %d left", what, n, len(r.b))
+		r.err, r.b = corruptf("statuses: %s of %d bytes, %d left", what, n, len(r.b)), nil
 		return nil
 	}
 	out := r.b[:n:n]
@@ -173,6 +193,7 @@ func decodeBody(raw []byte, lim DecodeLimits) (*Statuses, error) {
 		return nil, corruptf("statuses: %d kinds for %d maps", len(sec[secKinds]), maps)
 	}
 	v := &Statuses{maps: int(maps), partitions: int(parts), kinds: sec[secKinds]}
+	v.built = make([]atomic.Pointer[[statusBatch]MapStatus], (v.maps+statusBatch-1)/statusBatch)
 	var err error
 	if v.locs, err = decodeLocations(sec[secLocHeads], sec[secLocMids], int(nlocs), lim); err != nil {
 		return nil, err
@@ -189,16 +210,17 @@ func decodeBody(raw []byte, lim DecodeLimits) (*Statuses, error) {
 // A first pass checks every head against the location before it and
 // sums the lengths against MaxLocationBytes (prefix sharing lets a few
 // bytes claim many), so the bytes are allocated once, after the checks;
-// the second builds them in a strings.Builder grown to the total, which
-// therefore never moves what it holds.
+// the second builds them in that buffer, each location copied from the
+// one before it (already in the buffer) and its middle.
 func decodeLocations(heads, mids []byte, n int, lim DecodeLimits) ([]string, error) {
-	r := &reader{b: heads}
+	rest := heads
 	prevLen, total, left := uint64(0), uint64(0), uint64(len(mids))
 	for i := 0; i < n; i++ {
-		p, s, m := r.uvarint("location heads"), r.uvarint("location heads"), r.uvarint("location heads")
-		if r.err != nil {
-			return nil, r.err
+		p, s, m, w := locationHead(rest)
+		if w == 0 {
+			return nil, corruptf("statuses: bad varint in location heads")
 		}
+		rest = rest[w:]
 		if p > prevLen || s > prevLen-p {
 			return nil, corruptf("statuses: location %d shares %d+%d bytes of a %d-byte one", i, p, s, prevLen)
 		}
@@ -211,25 +233,50 @@ func decodeLocations(heads, mids []byte, n int, lim DecodeLimits) ([]string, err
 			return nil, limitf("statuses: locations pass %d bytes (DecodeLimits.MaxLocationBytes) at location %d", lim.MaxLocationBytes, i)
 		}
 	}
-	if len(r.b) != 0 || left != 0 {
-		return nil, corruptf("statuses: %d + %d bytes after the last location", len(r.b), left)
+	if len(rest) != 0 || left != 0 {
+		return nil, corruptf("statuses: %d + %d bytes after the last location", len(rest), left)
 	}
-	var sb strings.Builder
-	sb.Grow(int(total))
-	locs := make([]string, n)
-	prev := ""
-	r = &reader{b: heads}
-	for i := range locs {
-		p, s, m := r.uvarint(""), r.uvarint(""), r.uvarint("")
-		at := sb.Len()
-		sb.WriteString(prev[:p])
-		sb.Write(mids[:m])
-		sb.WriteString(prev[uint64(len(prev))-s:])
+	if total > math.MaxUint32 { // a MaxLocationBytes past 4 GiB
+		return nil, limitf("statuses: %d bytes of locations", total)
+	}
+	buf := make([]byte, 0, total)
+	ends := make([]uint32, n)
+	prevAt, prevEnd := 0, 0
+	for i := range ends {
+		p, s, m, w := locationHead(heads)
+		heads = heads[w:]
+		at := len(buf)
+		buf = append(buf, buf[prevAt:prevAt+int(p)]...) // within cap: never moves
+		buf = append(buf, mids[:m]...)
+		buf = append(buf, buf[prevEnd-int(s):prevEnd]...)
 		mids = mids[m:]
-		locs[i] = sb.String()[at:]
-		prev = locs[i]
+		prevAt, prevEnd = at, len(buf)
+		ends[i] = uint32(prevEnd)
+	}
+	all := rawmem.String(buf)
+	locs := make([]string, n)
+	at := uint32(0)
+	for i, end := range ends {
+		locs[i], at = all[at:end], end
 	}
 	return locs, nil
+}
+
+// locationHead reads a location head's three uvarints (w is 0 when they
+// are bad): one byte each nearly always.
+func locationHead(b []byte) (p, s, m uint64, w int) {
+	if len(b) >= 3 && (b[0]|b[1]|b[2])&0x80 == 0 {
+		return uint64(b[0]), uint64(b[1]), uint64(b[2]), 3
+	}
+	var x [3]uint64
+	for i := range x {
+		v, n := binary.Uvarint(b[w:])
+		if n <= 0 {
+			return 0, 0, 0, 0
+		}
+		x[i], w = v, w+n
+	}
+	return x[0], x[1], x[2], w
 }
 
 // decodeMaps reads the per-map sections and checks the size sections
@@ -291,7 +338,7 @@ func (v *Statuses) decodeMaps(sec [numSections][]byte) error {
 // decodeHighly reads one highly compressed record.
 func decodeHighly(b []byte, partitions int) (highly, error) {
 	r := &reader{b: b}
-	h := highly{avg: int64(r.uvarint("record"))}
+	h := highly{partitions: partitions, avg: int64(r.uvarint("record"))}
 	var bms [2]*roaring.Bitmap
 	for i := range bms {
 		n := r.uvarint("record")
@@ -350,17 +397,6 @@ func (v *Statuses) Size(m, p int) int64 {
 	return 0
 }
 
-func (h *highly) size(p int) int64 {
-	x := uint32(p)
-	if h.empty.Contains(x) {
-		return 0
-	}
-	if h.accurate.Contains(x) {
-		return DecompressSize(h.accSizes[h.accurate.Rank(x)-1])
-	}
-	return h.avg
-}
-
 // PartitionSizes appends the size of partition p's block of every map to
 // dst, map by map: what one reducer reads, without touching the other
 // partitions' bytes.
@@ -371,22 +407,44 @@ func (v *Statuses) PartitionSizes(dst []int64, p int) []int64 {
 	return dst
 }
 
-// Status returns map m's status, or nil when it is missing.
+// Status returns map m's status, or nil when it is missing. The first
+// call for a map builds the statuses of its batch of statusBatch maps,
+// and every call for a map returns the same *MapStatus.
 func (v *Statuses) Status(m int) *MapStatus {
 	if StatusKind(v.kinds[m]) == KindMissing {
 		return nil
 	}
-	s := &MapStatus{
-		location: v.locs[v.locIdx[m]], mapID: v.ids[m],
-		partitions: v.partitions, kind: StatusKind(v.kinds[m]),
+	batch := v.built[m/statusBatch].Load()
+	if batch == nil {
+		batch = v.buildBatch(m / statusBatch)
 	}
-	switch s.kind {
-	case KindCompressed:
-		row := int(v.ordinal[m]) * v.partitions
-		s.sizes = v.sizes[row : row+v.partitions : row+v.partitions]
-	case KindHighlyCompressed:
-		h := v.highly[v.ordinal[m]]
-		s.empty, s.accurate, s.accSizes, s.avg = h.empty, h.accurate, h.accSizes, h.avg
+	return &batch[m%statusBatch]
+}
+
+// buildBatch builds the statuses of batch i; when two goroutines race,
+// both return the one stored first.
+func (v *Statuses) buildBatch(i int) *[statusBatch]MapStatus {
+	batch := new([statusBatch]MapStatus)
+	for j := range batch {
+		m := i*statusBatch + j
+		if m >= v.maps {
+			break
+		}
+		kind := StatusKind(v.kinds[m])
+		if kind == KindMissing {
+			continue
+		}
+		s := &batch[j]
+		s.location, s.mapID, s.kind = v.locs[v.locIdx[m]], v.ids[m], kind
+		if kind == KindCompressed {
+			row := int(v.ordinal[m]) * v.partitions
+			s.sizes = v.sizes[row : row+v.partitions : row+v.partitions]
+		} else {
+			s.hi = &v.highly[v.ordinal[m]]
+		}
 	}
-	return s
+	if v.built[i].CompareAndSwap(nil, batch) {
+		return batch
+	}
+	return v.built[i].Load()
 }

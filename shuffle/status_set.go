@@ -39,8 +39,8 @@ func NewShuffleStatuses(maps, partitions int, c codec.Setting) (*ShuffleStatuses
 // Register records map m's status (replacing any earlier one, as a
 // retried task does) and drops the cached serialization.
 func (s *ShuffleStatuses) Register(m int, st *MapStatus) error {
-	if st.partitions != s.partitions {
-		return fmt.Errorf("shuffle: status of map %d has %d partitions, the shuffle %d", m, st.partitions, s.partitions)
+	if n := st.Partitions(); n != s.partitions {
+		return fmt.Errorf("shuffle: status of map %d has %d partitions, the shuffle %d", m, n, s.partitions)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

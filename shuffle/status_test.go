@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/quiverdb/quiver/codec"
@@ -465,24 +467,27 @@ func TestAverageCutMatchesSorted(t *testing.T) {
 // each written once.
 func TestInternTwoWay(t *testing.T) {
 	var tab internTable
-	tab.set("") // seeds the table
+	tab.intern("", 0) // seeds the table
+	set := func(s string) uint64 { return maphash.String(tab.seed, s) % internSets }
 	// Find two strings in the same set.
-	a := "w0"
-	sa := tab.set(a)
-	b := ""
+	a, b := "w0", ""
 	for i := 1; b == ""; i++ {
-		if s := fmt.Sprintf("w%d", i); tab.set(s) == sa {
+		if s := fmt.Sprintf("w%d", i); set(s) == set(a) {
 			b = s
 		}
 	}
-	tab.put(a, 0)
-	tab.put(b, 1)
+	if i, isNew := tab.intern(a, 1); !isNew || i != 1 {
+		t.Fatalf("%q: %d %v", a, i, isNew)
+	}
+	if i, isNew := tab.intern(b, 2); !isNew || i != 2 {
+		t.Fatalf("%q: %d %v", b, i, isNew)
+	}
 	for range 10 {
-		if i, ok := tab.find(a); !ok || i != 0 {
-			t.Fatalf("%q: %d %v", a, i, ok)
+		if i, isNew := tab.intern(a, 9); isNew || i != 1 {
+			t.Fatalf("%q: %d %v", a, i, isNew)
 		}
-		if i, ok := tab.find(b); !ok || i != 1 {
-			t.Fatalf("%q: %d %v", b, i, ok)
+		if i, isNew := tab.intern(b, 9); isNew || i != 2 {
+			t.Fatalf("%q: %d %v", b, i, isNew)
 		}
 	}
 }
@@ -534,14 +539,17 @@ func TestStatusesManySegments(t *testing.T) {
 		}
 	}
 	b, err := newBody(st, parts)
+	if err == nil {
+		err = b.build(st)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole, _ := appendBody(nil, st, parts)
-	if b.len() != len(whole) || b.len() <= segmentBytes+len(b.tail)+parts {
+	if b.len() != len(whole) || b.len() <= segmentBytes+b.tailLen()+parts {
 		t.Fatalf("body of %d bytes, built whole %d", b.len(), len(whole))
 	}
-	for _, off := range []int{0, 1, len(b.head) + 7, segmentBytes, b.len() - len(b.tail) - 3} {
+	for _, off := range []int{0, 1, b.headLen() + 7, segmentBytes, b.len() - b.tailLen() - 3} {
 		got := make([]byte, min(3000, b.len()-off))
 		b.read(got, off)
 		if !bytes.Equal(got, whole[off:off+len(got)]) {
@@ -562,5 +570,86 @@ func TestStatusesManySegments(t *testing.T) {
 		if !testing.Short() { // every size checked: seconds under -race
 			roundTrip(t, st, parts, c)
 		}
+	}
+}
+
+// sharedPrefix and sharedSuffix, which compare 8 bytes at a time, agree
+// with a byte at a time on every length around the word boundaries and a
+// difference at every place.
+func TestSharedPrefixSuffix(t *testing.T) {
+	slow := func(a, b string, fromEnd bool) int {
+		n := 0
+		for n < len(a) && n < len(b) {
+			i, j := n, n
+			if fromEnd {
+				i, j = len(a)-1-n, len(b)-1-n
+			}
+			if a[i] != b[j] {
+				break
+			}
+			n++
+		}
+		return n
+	}
+	base := "node123456.spark.apache.org:1000"
+	for la := 0; la <= len(base); la++ {
+		for lb := max(0, la-9); lb <= min(len(base), la+9); lb++ {
+			for diff := -1; diff < lb; diff++ {
+				a, b := base[:la], []byte(base[:lb])
+				if diff >= 0 {
+					b[diff] ^= 0x20
+				}
+				if got, want := sharedPrefix(a, string(b)), slow(a, string(b), false); got != want {
+					t.Fatalf("sharedPrefix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+				a, b = base[len(base)-la:], []byte(base[len(base)-lb:])
+				if diff >= 0 {
+					b[diff] ^= 0x20
+				}
+				if got, want := sharedSuffix(a, string(b)), slow(a, string(b), true); got != want {
+					t.Fatalf("sharedSuffix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Status builds a batch of statuses at once and hands out the same one
+// for a map every time, from any goroutine; the statuses of maps on both
+// sides of a batch's edge, missing ones among them, are right.
+func TestStatusBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	st := randomStatuses(rng, statusBatch*2+7, 5, 3)
+	st[statusBatch-1], st[statusBatch] = nil, nil
+	st[3] = NewMapStatus("w-highly", 3, make([]int64, 5), StatusConfig{MinPartitionsToHighlyCompress: 2})
+	b, err := AppendStatuses(nil, st, 5, codec.Setting{Kind: codec.Zstd, Level: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := DecodeStatuses(b, DecodeLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]*MapStatus, 4)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Go(func() {
+			for m := range v.Maps() {
+				got[g] = append(got[g], v.Status((m+g*97)%v.Maps()))
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		for i, s := range got[g] {
+			m := (i + g*97) % v.Maps()
+			if s != v.Status(m) {
+				t.Fatalf("goroutine %d: map %d: a second status", g, m)
+			}
+		}
+	}
+	checkSame(t, st, v)
+	if v.Status(3).Kind() != KindHighlyCompressed || v.Status(3).Partitions() != 5 {
+		t.Fatalf("map 3: %s of %d partitions", v.Status(3).Kind(), v.Status(3).Partitions())
 	}
 }
