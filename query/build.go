@@ -45,11 +45,14 @@ type builder struct {
 	allowNested bool
 
 	// The relational planner (from_*.go), for a query that joins.
-	rels   []*relation  // the relations of FROM and of WHERE's subqueries
-	joined *part        // their join: the "table" the rest of the query reads
-	preset *relation    // a table the planner scans through this builder
-	ctes   []namedQuery // WITH names in scope
-	ids    *int         // numbers the planner's relations, shared by a statement's builders
+	rels []*relation // the relations of FROM and of WHERE's subqueries
+	// starExcludes: the columns each * of the SELECT list excludes
+	// (parse_star.go)
+	starExcludes map[*ast.SelectField][]string
+	joined       *part        // their join: the "table" the rest of the query reads
+	preset       *relation    // a table the planner scans through this builder
+	ctes         []namedQuery // WITH names in scope
+	ids          *int         // numbers the planner's relations, shared by a statement's builders
 	// probing: binding a subquery's FROM only to learn its names
 	// (freeRefs), on copies of the ASTs it plans.
 	probing bool
@@ -74,8 +77,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.checkSupported(s); err != nil {
 		return nil, err
 	}
-	if err := b.expandGroupByAll(s); err != nil { // parse_byall.go
-		return nil, err
+	if s.Fields != nil { // * EXCLUDE (…): parse_star.go
+		kept, excl, err := starExcludes(s.Fields.Fields)
+		if err != nil {
+			return nil, err
+		}
+		s.Fields.Fields, b.starExcludes = kept, excl
 	}
 	if s.With != nil {
 		if err := b.bindWith(s.With); err != nil {
@@ -90,6 +97,9 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		return nil, err
 	}
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
+		return nil, err
+	}
+	if err := b.expandGroupByAll(s); err != nil { // parse_byall.go: after asAggregates marks median(x) and the like
 		return nil, err
 	}
 	// A HAVING written QUALIFY (parse_qualify.go) filters after the
@@ -338,20 +348,27 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 			if b.scanNoTable() {
 				return nil, b.at(ErrInvalid, f, "SELECT * without FROM")
 			}
+			var more []selectItem
 			if b.joined != nil {
-				more, err := b.joinedStar(f)
-				if err != nil {
+				var err error
+				if more, err = b.joinedStar(f); err != nil {
 					return nil, err
 				}
-				items = append(items, more...)
-				continue
+			} else {
+				if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
+					return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
+				}
+				for _, fld := range b.info.Schema.Fields() {
+					more = append(more, selectItem{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(fld.Name)}}, name: fld.Name})
+				}
 			}
-			if f.WildCard.Table.O != "" && !b.matchesTable(f.WildCard.Table.O) {
-				return nil, b.at(ErrInvalid, f, "%s.* names no table of the FROM clause", f.WildCard.Table.O)
+			if names := b.starExcludes[f]; names != nil {
+				var err error
+				if more, err = excludeItems(more, names, f); err != nil {
+					return nil, b.at(ErrInvalid, f, "%v", err)
+				}
 			}
-			for _, fld := range b.info.Schema.Fields() {
-				items = append(items, selectItem{node: &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(fld.Name)}}, name: fld.Name})
-			}
+			items = append(items, more...)
 			continue
 		}
 		it := selectItem{node: f.Expr, alias: f.AsName.O}

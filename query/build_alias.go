@@ -6,9 +6,11 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// SELECT-list aliases in WHERE, HAVING and QUALIFY, as DuckDB reads them:
+// SELECT-list aliases in WHERE, HAVING, QUALIFY and later SELECT items,
+// as DuckDB reads them:
 //
 //	SELECT k, v * 2 AS w FROM t WHERE w > 10
+//	SELECT length(s) AS l, l * 2 FROM t
 //	SELECT k AS g, sum(v) AS s FROM t GROUP BY g HAVING s > 10
 //	SELECT k, row_number() OVER (ORDER BY v) AS rn FROM t QUALIFY rn = 1
 //
@@ -87,10 +89,30 @@ func (b *builder) substituteClauseAliases(s *ast.SelectStmt, where bool) {
 		return
 	}
 	if where {
+		b.substituteLateral(s)
 		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn)
 	}
 	if s.Having != nil {
 		s.Having.Expr = substituteAliases(s.Having.Expr, s.Fields.Fields, true, b.isFromColumn)
+	}
+}
+
+// substituteLateral lets a SELECT item name the items before it, as
+// DuckDB does (SELECT length(s) AS l, l * 2 FROM t): an alias of an
+// earlier item, where FROM has no column of that name, is that item's
+// expression.
+func (b *builder) substituteLateral(s *ast.SelectStmt) {
+	fields := s.Fields.Fields
+	for i := 1; i < len(fields); i++ {
+		f := fields[i]
+		if f.Expr == nil || !hasAlias(fields[:i]) {
+			continue
+		}
+		text := restore(f.Expr)
+		f.Expr = substituteAliases(f.Expr, fields[:i], false, b.isFromColumn)
+		if f.AsName.O == "" && restore(f.Expr) != text {
+			f.AsName = ast.NewCIStr(text) // named as written: l*2, not length(s)*2
+		}
 	}
 }
 

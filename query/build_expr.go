@@ -217,6 +217,7 @@ func (b *builder) expr3(x, y, z ast.ExprNode, sc scope) (expr.Expr, expr.Expr, e
 
 var arithOps = map[opcode.Op]expr.ArithOp{
 	opcode.Plus: expr.Add, opcode.Minus: expr.Sub, opcode.Mul: expr.Mul, opcode.Div: expr.Div, opcode.Mod: expr.Mod,
+	opcode.IntDiv: expr.Div, // a DIV b: integers divided, truncated toward zero
 }
 
 var cmpOps = map[opcode.Op]expr.CmpOp{
@@ -248,6 +249,16 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 		}
 		if op == expr.Sub {
 			if l, r, err = b.zoneMeet(l, r); err != nil {
+				return nil, b.typeErr(x, err)
+			}
+		}
+		if op == expr.Div && l.Type().ID() == arrow.INT64 && r.Type().ID() == arrow.INT64 {
+			// DuckDB's / of integers is a DOUBLE (7 / 2 = 3.5); MySQL's DIV
+			// divides integers
+			if l, err = expr.Cast(l, arrow.PrimitiveTypes.Float64); err == nil {
+				r, err = expr.Cast(r, arrow.PrimitiveTypes.Float64)
+			}
+			if err != nil {
 				return nil, b.typeErr(x, err)
 			}
 		}
@@ -533,6 +544,18 @@ func (b *builder) call(x *ast.FuncCallExpr, sc scope) (expr.Expr, error) {
 		return b.intervalLiteral(x)
 	case castFunc, tryCastFunc: // x::T, CAST(x AS INT) and the like (parse_cast.go)
 		return b.castByName(x, sc)
+	case "if": // DuckDB's if(cond, a, b): CASE WHEN cond THEN a ELSE b END
+		if len(x.Args) != 3 {
+			return nil, b.at(ErrInvalid, x, "%s takes a condition and two values", x.FnName.O)
+		}
+		var args [3]expr.Expr
+		for i, a := range x.Args {
+			var err error
+			if args[i], err = b.expr(a, sc); err != nil {
+				return nil, err
+			}
+		}
+		return wrap(b, x)(expr.Case([]expr.When{{Cond: args[0], Then: args[1]}}, args[2]))
 	case pipesFunc: // a || b (build_concat.go)
 		return b.concat(x, sc)
 	case "concat":

@@ -195,9 +195,10 @@
 //
 // # Supported SQL
 //
-// SELECT [DISTINCT] with expressions, aliases and * (or t.*) (an alias
-// also names its expression in WHERE, HAVING and QUALIFY, where FROM has
-// no column of that name, as in DuckDB: build_alias.go); FROM one
+// SELECT [DISTINCT] with expressions, aliases and * (or t.*; * EXCLUDE
+// (a, b) leaves columns out: parse_star.go) (an alias also names its
+// expression in WHERE, HAVING, QUALIFY and the SELECT items after it,
+// where FROM has no column of that name, as in DuckDB: build_alias.go); FROM one
 // table (optionally qualified by schema main or quiver.main, optionally
 // aliased; unquoted table names match ignoring case, quoted ones
 // exactly: names.go), several tables joined (comma, [INNER] JOIN … ON /
@@ -263,7 +264,7 @@
 //     epoch_ms/epoch_us/epoch_ns, now()/current_timestamp/current_date/
 //     localtimestamp (fixed once per query: build_now.go);
 //   - random() (another value per row; never folded);
-//   - conditionals: coalesce, ifnull, nullif.
+//   - conditionals: coalesce, ifnull, nullif, if(cond, a, b).
 //
 // A call whose argument types fit no signature fails with the candidates:
 // "no function left(varchar); candidates: left(varchar, bigint)"; errors
@@ -282,8 +283,9 @@
 // string_agg(x [, sep] [ORDER BY …]) (listagg, group_concat; sep a
 // constant, ',' by default), median, quantile_cont(x, q) and
 // quantile_disc(x, q) (quantile) over numbers, decimals, dates,
-// timestamps and times (quantile_disc and median also over strings),
-// approx_quantile (quiver's is quantile_disc, exact), and
+// timestamps and times (quantile_disc and median also over strings;
+// percentile_cont(q) and percentile_disc(q) WITHIN GROUP (ORDER BY x
+// [DESC]) are these: parse_within.go), approx_quantile (quiver's is quantile_disc, exact), and
 // approx_count_distinct (a HyperLogLog sketch per group: package hll,
 // 1.6% standard error, within 5% in tests) (build_aggfuncs.go); FILTER
 // (WHERE cond) on any aggregate, DISTINCT ones too (parse_aggs.go);
@@ -343,7 +345,8 @@
 // plan with each operator's rows, batches and time, the scan's batches
 // decoded and skipped and bytes decompressed, and what sorts and
 // aggregates spilled). SQL NULL
-// semantics; integer overflow and division by zero are errors; decimal
+// semantics; / of two integers is a DOUBLE (7 / 2 = 3.5, as DuckDB's;
+// a DIV b divides integers); integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
 //
 // # Tables made with SQL

@@ -296,7 +296,11 @@ func (b *builder) namesRelation(s *ast.SelectStmt, name string, at ast.Node) (*r
 	}
 	var fields []arrow.Field
 	var inner *builder
-	for _, f := range s.Fields.Fields {
+	list, excl, err := starExcludes(s.Fields.Fields) // parse_star.go
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range list {
 		if f.WildCard == nil {
 			n := f.AsName.O
 			switch {
@@ -327,6 +331,9 @@ func (b *builder) namesRelation(s *ast.SelectStmt, name string, at ast.Node) (*r
 				continue
 			}
 			for _, fld := range r.schema.Fields() {
+				if slices.ContainsFunc(excl[f], func(n string) bool { return strings.EqualFold(n, fld.Name) }) {
+					continue
+				}
 				fields = append(fields, arrow.Field{Name: fld.Name, Type: arrow.Null, Nullable: true})
 			}
 		}

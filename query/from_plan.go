@@ -39,8 +39,9 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Fields != nil {
-		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn) // build_alias.go
+	if s.Fields != nil && hasAlias(s.Fields.Fields) { // build_alias.go
+		b.substituteLateral(s)
+		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn)
 	}
 	firstSub := len(b.rels)
 	var terms []ast.ExprNode

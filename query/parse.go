@@ -70,6 +70,9 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	if text, err = rewriteQualify(text, sql); err != nil { // parse_qualify.go
 		return nil, err
 	}
+	if text, err = rewriteWithinGroup(text, sql, &edits); err != nil { // parse_within.go
+		return nil, err
+	}
 	if text, err = rewriteAggSyntax(text, sql, &edits); err != nil { // parse_aggs.go
 		return nil, err
 	}
@@ -78,6 +81,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	}
 	text = rewriteExclude(text, &edits)                               // parse_exclude.go
 	text = rewriteByAll(text, &edits)                                 // parse_byall.go
+	text = rewriteStarExclude(text, &edits)                           // parse_star.go
 	text = rewriteTZLiterals(text, &edits)                            // parse_tzliteral.go
 	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
 		return nil, err

@@ -100,7 +100,8 @@ func newCastEngine(t *testing.T, mem memory.Allocator) *Engine {
 	return New(c, Options{Alloc: mem})
 }
 
-// FuzzCastRewrite: any text goes through the VALUES, cast and BY ALL rewrites without
+// FuzzCastRewrite: any text goes through the VALUES, cast, BY ALL,
+// * EXCLUDE and WITHIN GROUP rewrites without
 // panicking, every offset of the result maps into the input, and parsing
 // it does not panic.
 func FuzzCastRewrite(f *testing.F) {
@@ -111,6 +112,8 @@ func FuzzCastRewrite(f *testing.F) {
 		"SELECT CAST(CAST(x AS INT) AS INT)", "SELECT 1.5e3::INT, -1::INT", "try_cast(1 AS int[])",
 		"SELECT a, count(*) FROM t GROUP BY ALL ORDER BY ALL DESC NULLS FIRST", "order by all", "GROUP BY'ALL'",
 		"VALUES (1, 'a'), (2, NULL)", "SELECT * FROM (VALUES (1::INT), (2)) v(x)", "(values(", "values (1),", "(VALUES (1)) AS v(",
+		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x DESC) FROM t", "percentile_disc(1) within group (", "percentile_cont() WITHIN GROUP ()",
+		"SELECT * EXCLUDE (a, b) FROM t", "t.* exclude", "* EXCLUDE (", "* EXCLUDE ()", "*exclude x.y.z",
 	} {
 		f.Add(s)
 	}
@@ -123,7 +126,11 @@ func FuzzCastRewrite(f *testing.F) {
 		if got, err = rewriteCasts(got, sql, &edits); err != nil {
 			return
 		}
-		got = rewriteByAll(got, &edits) // parse_byall.go
+		got = rewriteByAll(got, &edits)       // parse_byall.go
+		got = rewriteStarExclude(got, &edits) // parse_star.go
+		if got, err = rewriteWithinGroup(got, sql, &edits); err != nil {
+			return
+		}
 		for i := 0; i <= len(got); i++ {
 			if o := originalOffset(i, edits); o < 0 || o > len(sql) {
 				t.Fatalf("offset %d of %q maps to %d, outside %q", i, got, o, sql)

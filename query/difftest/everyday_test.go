@@ -22,6 +22,11 @@ var everydayQueries = []testQuery{
 	{name: "alias in QUALIFY", sql: "SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t QUALIFY rn <= 2"},
 	{name: "alias of an expression over a window call in QUALIFY", sql: "SELECT id, k, rank() OVER (PARTITION BY k ORDER BY i) * 10 AS r10 FROM t QUALIFY r10 = 10"},
 	{name: "alias used twice", sql: "SELECT n_nationkey % 5 AS m FROM nation WHERE m = 1 OR m = 3"},
+	{name: "an earlier item's alias in the SELECT list", sql: "SELECT id, i * 2 AS w, w + 1 AS w1, w1 * w FROM t"},
+	{name: "an earlier alias of an aggregate", sql: "SELECT k, sum(i) AS si, si * 2, count(*) AS c, si / c FROM t GROUP BY k"},
+	{name: "an earlier alias in a join", sql: "SELECT n_name, length(n_name) AS l, l * 2 AS l2 FROM nation JOIN region ON n_regionkey = r_regionkey WHERE l2 > 10"},
+	{name: "if", sql: "SELECT id, if(i > 0, 'pos', 'neg'), if(b, i, -i), if(NULL, 1, 2) FROM t"},
+	{name: "integer division is a DOUBLE", sql: "SELECT id, i / 7, 7 / 2, -7 / 2, i / NULLIF(k, 0), sum(i) OVER () / count(*) OVER () FROM t"},
 	// x::T and DuckDB's type names
 	{name: ":: casts", sql: "SELECT id, i::VARCHAR || 'x', s::VARCHAR, d::DOUBLE, f::INTEGER, dt::VARCHAR, '2024-01-02'::DATE + id::INT FROM t WHERE f BETWEEN -1e9 AND 1e9"},
 	{name: ":: chains and precedence", sql: "SELECT id, -i::BIGINT, (i + 1)::VARCHAR::BIGINT * 2, i::DOUBLE / 3, CASE WHEN b THEN 1 ELSE 0 END::BOOLEAN FROM t"},
@@ -42,6 +47,9 @@ var everydayQueries = []testQuery{
 	{name: "VALUES named by its alias", sql: "SELECT v.x, y || '!' FROM (VALUES (1, 'a'), (2, 'b')) AS v(x, y) WHERE x > 1"},
 	{name: "VALUES joined", sql: "SELECT n_name, tag FROM nation JOIN (VALUES (1, 'one'), (2, 'two'), (3, NULL)) t(k, tag) ON n_nationkey = k"},
 	{name: "VALUES in IN", sql: "SELECT count(*) FROM orders WHERE o_custkey IN (SELECT c FROM (VALUES (1), (2), (4)) v(c))"},
+	{name: "* EXCLUDE", sql: "SELECT * EXCLUDE (n_comment, n_regionkey) FROM nation"},
+	{name: "t.* EXCLUDE in a join", sql: "SELECT n.* EXCLUDE n_comment, r.* EXCLUDE (r_comment, r_regionkey) FROM nation n JOIN region r ON n_regionkey = r_regionkey"},
+	{name: "WITHIN GROUP", sql: "SELECT o_orderpriority, percentile_cont(0.5) WITHIN GROUP (ORDER BY o_totalprice), percentile_cont(0.9) WITHIN GROUP (ORDER BY o_totalprice DESC), percentile_disc(0.25) WITHIN GROUP (ORDER BY o_custkey), percentile_disc(0.3) WITHIN GROUP (ORDER BY o_totalprice DESC) FROM orders GROUP BY ALL"},
 	{name: "a subquery without an alias", sql: "SELECT * FROM (SELECT count(*) AS n FROM nation), (SELECT max(r_name) AS m FROM region)"},
 }
 
