@@ -160,7 +160,7 @@ func (n *analyzeNode) annotation() string {
 		}
 	}
 	if s, ok := n.op.(*extSortOp); ok && s.ranges.Load() != nil {
-		fmt.Fprintf(&b, "; sorted by ranges of %v rows", *s.ranges.Load())
+		b.WriteString("; " + *s.ranges.Load())
 	}
 	if a, ok := n.op.(*aggregateOp); ok && a.exchange != nil {
 		b.WriteString(a.exchange.String())

@@ -37,7 +37,7 @@ type extSortOp struct {
 	what    string            // in errors: "ORDER BY", or a window's sort
 	out     array.RecordReader
 	stats   atomic.Pointer[SpillStats] // for Stats from other goroutines
-	ranges  atomic.Pointer[[]int64]    // by ranges: each range's rows, for EXPLAIN ANALYZE
+	ranges  atomic.Pointer[string]     // by ranges: each range's rows, for EXPLAIN ANALYZE
 	closed  bool
 }
 
@@ -100,7 +100,7 @@ func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		case len(o.sorters) > 1 && o.rt.sortByRanges:
 			o.out, err = o.sortByRanges(ctx) // op_sort_range.go
 		case len(o.sorters) > 1:
-			o.out, err = o.sortParallel(ctx) // op_sort_gather.go
+			o.out, err = o.sortParallel(ctx, newSharedInput(o.in)) // op_sort_gather.go
 		default:
 			err = drain(ctx, o.in, func(rec arrow.RecordBatch) error {
 				if o.limit == 0 {

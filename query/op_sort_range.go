@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 
@@ -36,12 +37,15 @@ import (
 // the input makes its range big (RangeBounds gives a heavy key a range of
 // its own, so the others stay balanced), never the order wrong. The
 // first batches stand for the whole input only when the input is not
-// ordered by the key already: an input clustered by it puts most rows in
-// one range, and the sort runs on about one worker. Under LIMIT k every
+// ordered by the key already: an input clustered by it would put most
+// rows in one range, so when more than rangeOrderedLimit of the sample's
+// consecutive rows go one way (KeySampler.Ordered) the sort is merged
+// instead (its merge copies runs in order in stretches). Under LIMIT k every
 // sorter keeps its top k and the concatenation stops after k rows.
 const (
-	rangeSampleRows = 64 << 10 // the input's first rows, the bounds are drawn from
-	rangeSampleKeys = 4 << 10  // keys sampled from them
+	rangeSampleRows   = 64 << 10 // the input's first rows, the bounds are drawn from
+	rangeSampleKeys   = 4 << 10  // keys sampled from them
+	rangeOrderedLimit = 0.9      // past it, the input is taken for clustered by the key
 )
 
 // sortByRanges runs the workers to the end of the input and returns the
@@ -55,9 +59,13 @@ func (o *extSortOp) sortByRanges(ctx context.Context) (array.RecordReader, error
 		fields[i] = sortkey.SortField{Type: o.schema.Field(k.col).Type, Desc: k.desc, NullsFirst: k.nullsFirst}
 		cols[i] = k.col
 	}
-	bounds, err := sampleBounds(ctx, in, fields, cols, len(o.sorters))
+	bounds, ordered, err := sampleBounds(ctx, in, fields, cols, len(o.sorters))
 	if err != nil {
 		return nil, err
+	}
+	if ordered > rangeOrderedLimit {
+		o.ranges.Store(ptr(fmt.Sprintf("input in key order (%.2f of the sample): merged, not by ranges", ordered)))
+		return o.sortParallel(ctx, in) // op_sort_gather.go
 	}
 	locks := make([]sync.Mutex, len(o.sorters))
 	g, gctx := errgroup.WithContext(ctx)
@@ -103,7 +111,7 @@ func (o *extSortOp) sortByRanges(ctx context.Context) (array.RecordReader, error
 	for p, s := range o.sorters {
 		rows[p] = s.Metrics().InputRows
 	}
-	o.ranges.Store(&rows)
+	o.ranges.Store(ptr(fmt.Sprintf("sorted by ranges of %v rows", rows)))
 	ranges := make([]array.RecordReader, len(o.sorters))
 	g = &errgroup.Group{} // not gctx's: the readers keep ctx
 	for p, s := range o.sorters {
@@ -125,11 +133,12 @@ func (o *extSortOp) sortByRanges(ctx context.Context) (array.RecordReader, error
 
 // sampleBounds pulls the input's first rangeSampleRows rows, samples
 // their keys, hands the batches back to in, and returns parts-1 bounds
-// (fewer when the sample has few distinct keys; none for no rows).
-func sampleBounds(ctx context.Context, in *sharedInput, fields []sortkey.SortField, cols []int, parts int) ([][]byte, error) {
+// (fewer when the sample has few distinct keys; none for no rows) and
+// how ordered by the key the rows came (KeySampler.Ordered).
+func sampleBounds(ctx context.Context, in *sharedInput, fields []sortkey.SortField, cols []int, parts int) ([][]byte, float64, error) {
 	s, err := shuffle.NewKeySampler(fields, rangeSampleKeys, 0x5eed)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var held []arrow.RecordBatch
 	defer func() { in.unread(held) }()
@@ -139,14 +148,14 @@ func sampleBounds(ctx context.Context, in *sharedInput, fields []sortkey.SortFie
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		held = append(held, rec)
 		if err := s.Add(keyColumns(rec, cols)); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	return shuffle.RangeBounds(s.Sample(), parts), nil
+	return shuffle.RangeBounds(s.Sample(), parts), s.Ordered(), nil
 }
 
 // concatReader reads readers one after the other, the first limit rows

@@ -3,13 +3,19 @@ package query
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/quiverdb/quiver/cache"
+	"github.com/quiverdb/quiver/codec"
 )
 
 // TestSortByRangesSkew sorts keys most rows share on 3 workers by ranges:
@@ -106,6 +112,74 @@ func TestSortByRangesBigTopK(t *testing.T) {
 		if !slices.Equal(got, want) {
 			i := firstDiff(got, want)
 			t.Fatalf("LIMIT %d: %d rows, serially %d; first difference at row %d: %q, want %q", limit, len(got), len(want), i, at(got, i), at(want, i))
+		}
+	}
+}
+
+// TestSortByRangesClusteredInput: an input already in key order (either
+// way) would put every row past its first batches in one range, so it is
+// merged instead, which EXPLAIN ANALYZE says; the output is the serial
+// sort's either way.
+func TestSortByRangesClusteredInput(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	n := 200_000
+	if testing.Short() {
+		n = 80_000
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "v", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	rng := rand.New(rand.NewPCG(1, 1))
+	var recs []arrow.RecordBatch
+	for i := range n {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.Int64Builder).Append(rng.Int64N(1000))
+		if b.Field(0).Len() == 4096 || i == n-1 {
+			recs = append(recs, b.NewRecordBatch())
+		}
+	}
+	b.Release()
+	c, err := cache.New(cache.Options{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := array.NewRecordReader(schema, recs)
+	for _, rec := range recs {
+		rec.Release()
+	}
+	_, err = c.Put(context.Background(), "o", r, cache.TableOptions{Codec: cache.Fixed(codec.SettingLZ4)})
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial := New(c, Options{Alloc: mem})
+	ranges := New(c, Options{Alloc: mem, SortWorkers: 2, Workers: 2, SortByRanges: true})
+	for _, tc := range []struct{ sql, explain string }{
+		{`SELECT k, v FROM o ORDER BY k DESC`, "input in key order"},
+		{`SELECT k, v FROM o ORDER BY k`, "input in key order"},
+		{`SELECT k, v FROM o ORDER BY v, k`, "sorted by ranges of"},
+	} {
+		want, _, err := runOrdered(t, serial, tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := runOrdered(t, ranges, tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			i := firstDiff(got, want)
+			t.Fatalf("%s: %d rows, serially %d; first difference at row %d: %q, want %q", tc.sql, len(got), len(want), i, at(got, i), at(want, i))
+		}
+		text, err := ranges.Explain(context.Background(), "EXPLAIN ANALYZE "+tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, tc.explain) {
+			t.Errorf("%s: EXPLAIN ANALYZE does not say %q:\n%s", tc.sql, tc.explain, text)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type KeySampler struct {
 	keys [][]byte
 	rng  *rand.Rand
 	rows sortkey.Rows
+	last []byte // the key of the last row added
+	up   int64  // rows whose key is above the row's before
+	down int64  // rows whose key is below the row's before
 }
 
 // NewKeySampler returns a sampler of up to size keys of fields, drawn by
@@ -53,17 +56,41 @@ func (s *KeySampler) Add(keys []arrow.Array) error {
 		return err
 	}
 	for i := range s.rows.Len() {
+		k := s.rows.Row(i)
+		if s.seen > 0 {
+			switch c := bytes.Compare(k, s.last); {
+			case c > 0:
+				s.up++
+			case c < 0:
+				s.down++
+			}
+		}
+		s.last = append(s.last[:0], k...)
 		s.seen++
 		switch {
 		case len(s.keys) < s.size:
-			s.keys = append(s.keys, slices.Clone(s.rows.Row(i)))
+			s.keys = append(s.keys, slices.Clone(k))
 		default:
 			if j := s.rng.Int64N(s.seen); j < int64(s.size) {
-				s.keys[j] = append(s.keys[j][:0], s.rows.Row(i)...)
+				s.keys[j] = append(s.keys[j][:0], k...)
 			}
 		}
 	}
 	return nil
+}
+
+// Ordered returns how much the rows added were in key order already: of
+// the consecutive rows whose keys differ, the share whose key goes the
+// way most of them go, up or down (1: sorted one way or the other; about
+// one half: no order; 0 without two different keys). A sample of rows
+// that came in key order stands for the rows before and after them only
+// when the order is not the input's: an input clustered by the key
+// shows it here.
+func (s *KeySampler) Ordered() float64 {
+	if s.up+s.down == 0 {
+		return 0
+	}
+	return float64(max(s.up, s.down)) / float64(s.up+s.down)
 }
 
 // Seen returns the rows added.

@@ -327,8 +327,49 @@ func TestKeySampler(t *testing.T) {
 	if mid < 45000 || mid > 55000 {
 		t.Errorf("median of the sample %d, want about 50000", mid)
 	}
+	if o := s.Ordered(); o != 1 {
+		t.Errorf("keys added in order: Ordered %v, want 1", o)
+	}
 	if _, err := NewKeySampler(fields, 0, 1); err == nil {
 		t.Error("a sampler of 0 keys")
+	}
+}
+
+// TestKeySamplerOrdered: keys added in order, either way, and in no
+// order.
+func TestKeySamplerOrdered(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name   string
+		key    func(i int) int64
+		lo, hi float64
+	}{
+		{"ascending with ties", func(i int) int64 { return int64(i / 3) }, 1, 1},
+		{"descending", func(i int) int64 { return int64(-i) }, 1, 1},
+		{"random", func(int) int64 { return rng.Int64N(1000) }, 0.45, 0.55},
+		{"one key", func(int) int64 { return 7 }, 0, 0},
+	} {
+		s, err := NewKeySampler([]sortkey.SortField{{Type: arrow.PrimitiveTypes.Int64, Desc: true}}, 16, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := array.NewInt64Builder(mem)
+		for batch := range 3 {
+			for i := range 1000 {
+				b.Append(tc.key(batch*1000 + i))
+			}
+			a := b.NewArray()
+			if err := s.Add([]arrow.Array{a}); err != nil {
+				t.Fatal(err)
+			}
+			a.Release()
+		}
+		b.Release()
+		if o := s.Ordered(); o < tc.lo || o > tc.hi {
+			t.Errorf("%s: Ordered %v, want %v to %v", tc.name, o, tc.lo, tc.hi)
+		}
 	}
 }
 
