@@ -70,8 +70,10 @@ type Options struct {
 	// SortByRanges makes an ORDER BY on several SortWorkers range-
 	// partition its rows instead of merging them: bounds from a sample of
 	// its first batches, each worker sorting one key range, the output
-	// the ranges one after the other (op_sort_range.go). Off by default:
-	// on 2 cores it is no faster than the merge (BENCHMARKS.md §16i).
+	// the ranges one after the other (op_sort_range.go); an input that
+	// comes in key order is merged instead. Off by default: on the
+	// shared 2 cores no run showed it reliably faster than the serial
+	// sort or the merge (BENCHMARKS.md §16i).
 	SortByRanges bool
 	// GroupBySortSpill makes a GROUP BY past MemoryLimit spill its
 	// tables as runs sorted by key and merge them (op_aggspill.go)
