@@ -35,15 +35,17 @@ var totalOrderQueries = []string{
 }
 
 // TestParallelSortMatchesSerial runs ORDER BYs on 2 and 3 workers
-// (Options.SortWorkers), merged and by ranges (SortByRanges), in memory and spilling within 2 MiB (-short: 4 of the queries, 3,000 keys in 128 KiB), and
-// compares every row, in order, with the serial sort in memory. It checks
+// (Options.SortWorkers), merged and by ranges (SortByRanges), in memory
+// and spilling within 2 MiB (-short: 5 of the queries, 3,000 keys in
+// 128 KiB), and compares every row, in order, with the serial sort in
+// memory. It checks
 // that the spilling runs did spill (not the small top-k), left no file
 // behind and freed every Arrow buffer.
 func TestParallelSortMatchesSerial(t *testing.T) {
 	keys, limit, queries := 100_000, int64(2<<20), totalOrderQueries
 	if testing.Short() {
-		// CI's race pass: the string, filtered, large top-k and LIMIT 0
-		// cases, small.
+		// CI's race pass: the string, filtered, large top-k, LIMIT 0
+		// and empty cases, small.
 		keys, limit = 3_000, 128<<10
 		queries = []string{queries[0], queries[5], queries[6], queries[8], queries[9]}
 	}
