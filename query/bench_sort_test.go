@@ -21,8 +21,18 @@ var (
 	sortBenchCache *cache.Cache
 )
 
+// sortModes are the ORDER BYs BenchmarkOrderBy and TestOrderByPaired
+// compare: serial, on 2 workers merged (op_sort_gather.go), and on 2
+// workers by key ranges (op_sort_range.go).
+var sortModes = []struct {
+	name    string
+	workers int
+	ranges  bool
+}{{"workers=1", 1, false}, {"workers=2", 2, false}, {"workers=2-ranges", 2, true}}
+
 // BenchmarkOrderBy sorts TPC-H lineitem (SF 0.1, or QUIVER_SORT_SF) on 1
-// and 2 sort workers (Options.SortWorkers; 1 is the serial sort), in
+// and 2 sort workers (Options.SortWorkers; 1 is the serial sort; 2 merged
+// or by ranges, Options.SortByRanges), in
 // memory and within a limit that makes it spill (20 MiB per 0.1 SF, lz4),
 // and as a top-k. The table is generated once per process, so -count
 // repeats reuse it (BENCHMARKS §16f).
@@ -53,18 +63,18 @@ func BenchmarkOrderBy(b *testing.B) {
 	}
 	for _, q := range queries {
 		for _, spilling := range []bool{false, true} {
-			for _, workers := range []int{1, 2} {
+			for _, sm := range sortModes {
 				if spilling && q.name == "top100" {
 					continue
 				}
-				opts := Options{SortWorkers: workers, MemoryLimit: 4 << 30}
+				opts := Options{SortWorkers: sm.workers, SortByRanges: sm.ranges, MemoryLimit: 4 << 30}
 				mode := "memory"
 				if spilling {
 					opts.MemoryLimit, opts.Spill = int64(sf*200*(1<<20)), m
 					mode = fmt.Sprintf("limit=%dMiB", opts.MemoryLimit>>20)
 				}
 				e := New(sortBenchCache, opts)
-				b.Run(fmt.Sprintf("%s/%s/workers=%d", q.name, mode, workers), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/%s/%s", q.name, mode, sm.name), func(b *testing.B) {
 					var st Stats
 					for b.Loop() {
 						st = drainStats(b, e, q.sql)
@@ -93,10 +103,11 @@ func drainStats(b *testing.B, e *Engine, sql string) Stats {
 	return r.Stats()
 }
 
-// TestOrderByPaired alternates the serial and the 2-worker ORDER BY of
-// BenchmarkOrderBy's queries, QUIVER_SORT_PAIRED rounds of each (skipped
-// without it), and logs every pair: on a shared, noisy machine a pair run
-// back to back says more than medians of runs minutes apart.
+// TestOrderByPaired alternates the serial, the 2-worker merged and the
+// 2-worker by-ranges ORDER BY of BenchmarkOrderBy's queries (sortModes),
+// QUIVER_SORT_PAIRED rounds of each (skipped without it), and logs every
+// round: on a shared, noisy machine runs back to back say more than
+// medians of runs minutes apart.
 //
 //	QUIVER_SORT_SF=1 QUIVER_SORT_PAIRED=7 go test ./query/ -run TestOrderByPaired -v -timeout 30m
 func TestOrderByPaired(t *testing.T) {
@@ -125,10 +136,10 @@ func TestOrderByPaired(t *testing.T) {
 		{"comment", `SELECT l_comment, l_orderkey FROM lineitem ORDER BY l_comment`},
 	} {
 		for _, spilling := range []bool{false, true} {
-			var times [2][]time.Duration
+			times := make([][]time.Duration, len(sortModes))
 			for range rounds {
-				for i, workers := range []int{1, 2} {
-					opts := Options{SortWorkers: workers, MemoryLimit: 4 << 30}
+				for i, mode := range sortModes {
+					opts := Options{SortWorkers: mode.workers, SortByRanges: mode.ranges, MemoryLimit: 4 << 30}
 					if spilling {
 						opts.MemoryLimit, opts.Spill = int64(sf*200*(1<<20)), m
 					}
@@ -152,13 +163,20 @@ func TestOrderByPaired(t *testing.T) {
 				slices.Sort(d)
 				return d[len(d)/2]
 			}
-			ratios := make([]float64, rounds)
-			for i := range rounds {
-				ratios[i] = float64(times[1][i]) / float64(times[0][i])
+			line := fmt.Sprintf("%s spill=%v:", q.name, spilling)
+			for i, mode := range sortModes {
+				line += fmt.Sprintf(" %s %v", mode.name, med(times[i]).Round(time.Millisecond))
+				if i > 0 { // the median of the per-round ratios to the serial sort
+					ratios := make([]float64, rounds)
+					for r := range rounds {
+						ratios[r] = float64(times[i][r]) / float64(times[0][r])
+					}
+					slices.Sort(ratios)
+					line += fmt.Sprintf(" (÷serial %.2f)", ratios[rounds/2])
+				}
+				line += ";"
 			}
-			slices.Sort(ratios)
-			t.Logf("%s spill=%v: 1 worker %v, 2 workers %v (medians); per-pair 2÷1 median %.2f; 1: %v; 2: %v",
-				q.name, spilling, med(times[0]).Round(time.Millisecond), med(times[1]).Round(time.Millisecond), ratios[rounds/2], times[0], times[1])
+			t.Logf("%s medians of %d rounds; all: %v", line, rounds, times)
 		}
 	}
 }

@@ -67,6 +67,14 @@ type Options struct {
 	// workers then come out in no fixed order. 0: 1, a serial sort,
 	// stable (ties in input order); negative: Workers.
 	SortWorkers int
+	// SortByRanges makes an ORDER BY on several SortWorkers range-
+	// partition its rows instead of merging them: bounds from a sample of
+	// its first batches, each worker sorting one key range, the output
+	// the ranges one after the other (op_sort_range.go); an input that
+	// comes in key order is merged instead. Off by default: on the
+	// shared 2 cores no run showed it reliably faster than the serial
+	// sort or the merge (BENCHMARKS.md §16i).
+	SortByRanges bool
 	// GroupBySortSpill makes a GROUP BY past MemoryLimit spill its
 	// tables as runs sorted by key and merge them (op_aggspill.go)
 	// instead of hash-partitioning them through the shuffle and
@@ -365,7 +373,7 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	if outer, ok := ctx.Value(outerMemKey{}).(*memTracker); ok {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
 	}
-	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, sortWorkers: e.opts.SortWorkers, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
+	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, sortWorkers: e.opts.SortWorkers, sortByRanges: e.opts.SortByRanges, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout,
 		broadcastBytes: e.opts.broadcastBytes()}
 	if s := findScan(p); s != nil {

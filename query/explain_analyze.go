@@ -159,6 +159,9 @@ func (n *analyzeNode) annotation() string {
 			fmt.Fprintf(&b, "; spilled %v", st)
 		}
 	}
+	if s, ok := n.op.(*extSortOp); ok && s.ranges.Load() != nil {
+		b.WriteString("; " + *s.ranges.Load())
+	}
 	if a, ok := n.op.(*aggregateOp); ok && a.exchange != nil {
 		b.WriteString(a.exchange.String())
 	}

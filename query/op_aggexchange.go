@@ -112,7 +112,6 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 					return gctx.Err()
 				}
 			}
-			var ids []uint16
 			for {
 				mu.Lock()
 				rec, err := src.Next(gctx)
@@ -133,12 +132,8 @@ func (o *aggregateOp) aggregateExchange(ctx context.Context) ([]arrow.RecordBatc
 				if err != nil {
 					return err
 				}
-				rows := int(piece.NumRows())
-				ids, err = p.Partition(ids[:0], piece.Columns()[:len(keyTypes)], rows)
-				if err == nil {
-					st.batches.Add(1)
-					err = rp.Add(gctx, piece, ids, send)
-				}
+				st.batches.Add(1)
+				err = rp.AddBy(gctx, piece, p, piece.Columns()[:len(keyTypes)], send)
 				piece.Release()
 				if err != nil {
 					return err

@@ -22,7 +22,9 @@ import (
 //
 // With one sorter it reads its input on one goroutine and is stable. With
 // several (Options.SortWorkers) it is a parallel sort ending in an ordered
-// gather (op_sort_gather.go): not stable between workers.
+// gather (op_sort_gather.go), or with Options.SortByRanges a sort of key
+// ranges, one per worker, concatenated (op_sort_range.go): not stable
+// between workers.
 type extSortOp struct {
 	rt     *runtime
 	in     operator
@@ -35,6 +37,7 @@ type extSortOp struct {
 	what    string            // in errors: "ORDER BY", or a window's sort
 	out     array.RecordReader
 	stats   atomic.Pointer[SpillStats] // for Stats from other goroutines
+	ranges  atomic.Pointer[string]     // by ranges: each range's rows, for EXPLAIN ANALYZE
 	closed  bool
 }
 
@@ -58,9 +61,10 @@ func newExtSortOp(rt *runtime, in operator, keys []sortKey, limit int64, schema 
 	if limit > 0 {
 		cfg.Limit = limit
 	}
-	if workers > 1 {
+	if workers > 1 && !rt.sortByRanges {
 		// The workers are the parallelism: each gathers its sorted
-		// batches on its own goroutine.
+		// batches on its own goroutine. (By ranges, the ranges are
+		// read one after the other, each gathered on every core.)
 		cfg.Workers = 1
 	}
 	for range workers {
@@ -92,9 +96,12 @@ func (o *extSortOp) Schema() *arrow.Schema { return o.schema }
 func (o *extSortOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if o.out == nil {
 		var err error
-		if len(o.sorters) > 1 {
-			o.out, err = o.sortParallel(ctx) // op_sort_gather.go
-		} else {
+		switch {
+		case len(o.sorters) > 1 && o.rt.sortByRanges:
+			o.out, err = o.sortByRanges(ctx) // op_sort_range.go
+		case len(o.sorters) > 1:
+			o.out, err = o.sortParallel(ctx, newSharedInput(o.in)) // op_sort_gather.go
+		default:
 			err = drain(ctx, o.in, func(rec arrow.RecordBatch) error {
 				if o.limit == 0 {
 					return nil // LIMIT 0: the input still runs, for its errors

@@ -120,17 +120,13 @@ func (o *hashJoinOp) partitionBuild(ctx context.Context, c *buildCollector) erro
 				defer locks[p].Unlock()
 				return cs[p].add(b)
 			}
-			var ids []uint16
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= len(c.batchRows) {
 					return o.partitionError(rp.Flush(emit))
 				}
 				rec := c.heldBatch(j)
-				ids, err = hp.Partition(ids[:0], keyColumns(rec, o.n.buildKeys), int(rec.NumRows()))
-				if err == nil {
-					err = rp.Add(gctx, rec, ids, emit)
-				}
+				err := rp.AddBy(gctx, rec, hp, keyColumns(rec, o.n.buildKeys), emit)
 				rec.Release()
 				dropped.Add(c.dropBatch(j))
 				if err != nil {
@@ -310,7 +306,6 @@ func (o *hashJoinOp) sendProbe(ctx context.Context, in batchSource) error {
 			return ctx.Err()
 		}
 	}
-	var ids []uint16
 	for {
 		rec, err := in.next(ctx)
 		if err == io.EOF {
@@ -319,12 +314,8 @@ func (o *hashJoinOp) sendProbe(ctx context.Context, in batchSource) error {
 		if err != nil {
 			return err
 		}
-		n := int(rec.NumRows())
-		if n > 0 {
-			ids, err = hp.Partition(ids[:0], keyColumns(rec, o.n.probeKeys), n)
-			if err == nil {
-				err = rp.Add(ctx, rec, ids, emit)
-			}
+		if rec.NumRows() > 0 {
+			err = rp.AddBy(ctx, rec, hp, keyColumns(rec, o.n.probeKeys), emit)
 		}
 		rec.Release()
 		if err != nil {

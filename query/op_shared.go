@@ -18,6 +18,7 @@ type sharedInput struct {
 	src   operator
 	steps []step
 	eof   bool
+	held  []arrow.RecordBatch // unread: handed out before the source's
 }
 
 func newSharedInput(op operator) *sharedInput {
@@ -32,6 +33,12 @@ func (s *sharedInput) next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	s.mu.Lock()
+	if len(s.held) > 0 {
+		rec := s.held[0]
+		s.held = s.held[1:]
+		s.mu.Unlock()
+		return rec, nil
+	}
 	if s.eof {
 		s.mu.Unlock()
 		return nil, io.EOF
@@ -43,4 +50,23 @@ func (s *sharedInput) next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	return applySteps(ctx, s.steps, rec)
+}
+
+// unread hands recs, batches next returned (through the steps), out
+// again before the source's next ones: an ORDER BY by ranges samples its
+// first batches, then sorts them with the rest (op_sort_range.go).
+func (s *sharedInput) unread(recs []arrow.RecordBatch) {
+	s.mu.Lock()
+	s.held = append(recs, s.held...)
+	s.mu.Unlock()
+}
+
+// release frees the batches unread and not handed out again.
+func (s *sharedInput) release() {
+	s.mu.Lock()
+	for _, r := range s.held {
+		r.Release()
+	}
+	s.held = nil
+	s.mu.Unlock()
 }

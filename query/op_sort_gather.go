@@ -39,10 +39,9 @@ import (
 // Ties between workers come out in no fixed order (each worker's in input
 // order): SQL does not promise more.
 
-// sortParallel runs the workers to the end of the input and returns the
-// gather of their sorted rows.
-func (o *extSortOp) sortParallel(ctx context.Context) (array.RecordReader, error) {
-	in := newSharedInput(o.in)
+// sortParallel runs the workers to the end of in, o's input, and returns
+// the gather of their sorted rows.
+func (o *extSortOp) sortParallel(ctx context.Context, in *sharedInput) (array.RecordReader, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, s := range o.sorters {
 		g.Go(func() error {

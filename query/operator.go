@@ -33,6 +33,9 @@ type runtime struct {
 	workers int // goroutines a hash aggregate or a join runs its inputs on
 	// sortWorkers: an ORDER BY's sorters (op_sort_gather.go); 1: serial.
 	sortWorkers int
+	// sortByRanges: those sorters each sort a key range
+	// (op_sort_range.go), not a share of the input merged.
+	sortByRanges bool
 	// exchange: GROUP BY through a hash exchange (op_aggexchange.go).
 	exchange bool
 	// sortSpill: GROUP BY spills sorted runs, not through the shuffle

@@ -204,6 +204,25 @@
 // fast as Split, and the batches downstream are full ones
 // (BenchmarkRepartition, BENCHMARKS.md §16d).
 //
+// # Partitioning by hash or by range
+//
+// A Partitioner gives each row a partition, which Repartitioner.AddBy
+// (or Add with the ids, or Split) moves it to. HashPartitioner hashes the
+// key tuple: even partitions, no order between them. RangePartitioner is
+// Spark's: R-1 increasing bounds cut the sort order of normalized keys
+// (package sortkey) into R ranges, a row going to the first range whose
+// bound is at or above its key (a binary search over the bounds' 8-byte
+// prefixes), so partition p's keys all sort before p+1's and sorting each
+// partition sorts the whole by concatenation. The bounds come from a
+// sample: KeySampler draws a reservoir sample of each map task's keys,
+// each key weighing the rows it stands for, and RangeBounds cuts the
+// sorted, weighted sample into ranges of about equal weight (Spark's
+// determineBounds, the target of each range recomputed from the weight
+// left so that a heavy key does not leave tiny ranges after it, and a
+// key heavier than a range's share closed in a range of its own). Equal
+// keys always share a partition: a key that is most of the input makes
+// that partition big, never the order wrong.
+//
 // # Adaptive decisions
 //
 // Pure functions of the sizes (any SizeSource; *Statuses is one), each

@@ -73,6 +73,7 @@ type Repartitioner struct {
 	sel     []int32
 	pos     []int32
 	split   SplitScratch
+	ids     []uint16 // AddBy's
 }
 
 // partBuf is one partition's batch being gathered.
@@ -165,6 +166,19 @@ func (r *Repartitioner) Add(ctx context.Context, rec arrow.RecordBatch, ids []ui
 		start = end
 	}
 	return nil
+}
+
+// AddBy is Add with the partitions p gives the rows of rec by their
+// keys (key columns of rec's rows): a HashPartitioner's or a
+// RangePartitioner's, whose fanout must not exceed the Repartitioner's
+// (a row past it is dropped, as by Add).
+func (r *Repartitioner) AddBy(ctx context.Context, rec arrow.RecordBatch, p Partitioner, keys []arrow.Array, emit func(p int, b arrow.RecordBatch) error) error {
+	ids, err := p.Partition(r.ids[:0], keys, int(rec.NumRows()))
+	r.ids = ids
+	if err != nil {
+		return err
+	}
+	return r.Add(ctx, rec, ids, emit)
 }
 
 func (r *Repartitioner) isFull(pb *partBuf) bool {

@@ -30,6 +30,12 @@ var exchange = flag.Bool("exchange", false, "GROUP BY through a hash exchange (q
 //	go test -tags duckdb -run 'TestTPCH22' ./query/difftest/ -args -sortworkers 2 [-memlimit 1048576]
 var sortWorkers = flag.Int("sortworkers", 0, "ORDER BY on this many workers (query.Options.SortWorkers; 0: serial)")
 
+// sortByRanges makes the -sortworkers sorts range-partition their rows,
+// each worker sorting a key range (query.Options.SortByRanges):
+//
+//	go test -tags duckdb -run 'TestTPCH22' ./query/difftest/ -args -sortworkers 2 -sortbyranges
+var sortByRanges = flag.Bool("sortbyranges", false, "with -sortworkers: sort by key ranges, not merged (query.Options.SortByRanges)")
+
 // memLimit runs every query within a memory limit, with a spill Manager,
 // so that GROUP BYs spill (through the shuffle, or with -groupbysortspill
 // as sorted runs), and sorts and joins too:
@@ -56,16 +62,16 @@ func engineOptions() query.Options {
 
 func spillOptions() query.Options {
 	if !*forceJoinSpill && *memLimit <= 0 {
-		return query.Options{Exchange: *exchange, SortWorkers: *sortWorkers}
+		return query.Options{Exchange: *exchange, SortWorkers: *sortWorkers, SortByRanges: *sortByRanges}
 	}
 	spillOnce.Do(func() { spillMgr, spillErr = spill.NewManager(spill.Config{Dir: os.TempDir()}) })
 	if spillErr != nil {
 		panic("difftest: a spill Manager for -forcejoinspill or -memlimit: " + spillErr.Error())
 	}
 	if *memLimit > 0 {
-		return query.Options{Spill: spillMgr, MemoryLimit: *memLimit, ForceJoinSpill: *forceJoinSpill, GroupBySortSpill: *groupBySortSpill, SortWorkers: *sortWorkers}
+		return query.Options{Spill: spillMgr, MemoryLimit: *memLimit, ForceJoinSpill: *forceJoinSpill, GroupBySortSpill: *groupBySortSpill, SortWorkers: *sortWorkers, SortByRanges: *sortByRanges}
 	}
-	return query.Options{Spill: spillMgr, ForceJoinSpill: true, SortWorkers: *sortWorkers}
+	return query.Options{Spill: spillMgr, ForceJoinSpill: true, SortWorkers: *sortWorkers, SortByRanges: *sortByRanges}
 }
 
 // TestJoinsSpilled: with -forcejoinspill, the join workload's joins did
