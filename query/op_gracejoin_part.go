@@ -95,10 +95,11 @@ func (e *partEnv) newPartSet(owner string, schema *arrow.Schema, fanout int, max
 	if maxRows > 0 {
 		s.mapRows = 4 * maxRows
 	}
-	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{
-		Partitions: fanout,
-		Writer:     shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer},
-	})
+	opts := shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer}
+	if rt.mt.limit > 0 && !rt.joinSpill.force {
+		opts.Memory = heldBudget{rt.mt} // outputs stay in memory while they fit (shuffle_held.go)
+	}
+	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{Partitions: fanout, Writer: opts})
 	if err != nil {
 		return nil, &Error{Kind: ErrExec, Msg: e.title + ": partitioning", Err: err}
 	}
@@ -322,12 +323,31 @@ func (s *partSet) finishMap(t *mapTask) error {
 		s.rows[p] += t.rows[p]
 		s.mem[p] += t.mem[p]
 	}
-	s.env.st.maps.Add(1)
 	s.env.st.rows.Add(t.wroteRows)
-	if out := s.sh.Output(t.id); out != nil {
+	out := s.sh.Output(t.id)
+	if out == nil {
+		return nil
+	}
+	if out.InMemory() {
+		s.env.st.memMaps.Add(1)
+		s.env.st.memBytes.Add(out.Bytes())
+		s.env.rt.mt.held.add(out, s)
+	} else {
+		s.env.st.maps.Add(1)
 		s.env.st.bytes.Add(out.Bytes())
 	}
 	return nil
+}
+
+// moved counts an output of the set, of n bytes, moved from memory to
+// disk (heldMaps.evict).
+func (s *partSet) moved(n int64) {
+	st := s.env.st
+	st.memMaps.Add(-1)
+	st.memBytes.Add(-n)
+	st.maps.Add(1)
+	st.bytes.Add(n)
+	st.moved.Add(1)
 }
 
 // finish ends every map task's output; the writers are done.
@@ -367,6 +387,7 @@ func (s *partSet) remove() {
 		}
 		s.hold(t, -t.held)
 	}
+	s.env.rt.mt.held.forget(s)
 	_ = s.sh.Close() // aborts the writers, removes the outputs
 }
 
@@ -470,7 +491,7 @@ func (s *fileSource) close() {
 // and Stats.Spill.
 type graceStats struct {
 	partitions        atomic.Int64 // of the first level
-	maps, bytes, rows atomic.Int64 // map outputs written (files), both sides, every level
+	maps, bytes, rows atomic.Int64 // map outputs written to files (bytes on disk), both sides, every level; rows: all written
 	emptyBlocks       atomic.Int64 // (map output, partition) blocks not read: their status says empty
 	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
 	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
@@ -480,4 +501,7 @@ type graceStats struct {
 	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
 	chunks            atomic.Int64 // build chunks those joined
 	nanos             atomic.Int64 // writing partitions
+	// memMaps, memBytes: map outputs held in memory (shuffle_held.go),
+	// not counted in maps; moved: of maps, those held in memory first.
+	memMaps, memBytes, moved atomic.Int64
 }
