@@ -95,7 +95,8 @@ func (m *memTracker) makeRoom(n int64) {
 	if m.limit <= 0 || m.held.bytes.Load() == 0 {
 		return
 	}
-	if over := m.used.Load() + n - m.limit; over > 0 {
+	over := func() int64 { return m.used.Load() + n - m.limit }
+	if over() > 0 {
 		m.held.evict(over)
 	}
 }

@@ -92,22 +92,22 @@ func (h *heldMaps) forget(set *partSet) {
 	h.outs = slices.DeleteFunc(h.outs, func(e heldMap) bool { return e.set == set })
 }
 
-// evict moves finished outputs to disk, oldest first, until need bytes
-// are given back or none is left; a failure (the spill quota, a full
-// disk) stops it, the output staying in memory.
-func (h *heldMaps) evict(need int64) {
+// evict moves finished outputs to disk, oldest first, while over (the
+// bytes past the limit, asked again after each: another goroutine may
+// have moved some while this one waited) is positive, or until none is
+// left; a failure (the spill quota, a full disk) stops it, the output
+// staying in memory.
+func (h *heldMaps) evict(over func() int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var freed int64
 	i := 0
-	for ; i < len(h.outs) && freed < need; i++ {
+	for ; i < len(h.outs) && over() > 0; i++ {
 		e := h.outs[i]
 		n, err := e.out.ToDisk()
 		if err != nil {
 			break
 		}
 		if n > 0 {
-			freed += n
 			e.set.moved(n)
 		}
 	}
