@@ -31,7 +31,14 @@ func TestShuffleHeldInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const probeRows, buildRows = 20_000, 40_000
+	// -short (CI's race run): a quarter of the join's rows and limits,
+	// half the GROUP BY's keys and its tight limit (2 MiB still holds
+	// every output; its tables' shares have floors of their own).
+	scale, gscale := int64(1), int64(1)
+	if testing.Short() {
+		scale, gscale = 4, 2
+	}
+	probeRows, buildRows := 20_000/int(scale), 40_000/int(scale)
 	rng := rand.New(rand.NewPCG(1, 2))
 	benchTable(t, c, "probe", probeRows, func(i int) (int64, int64) { return int64(rng.IntN(2 * buildRows)), int64(i) })
 	benchTable(t, c, "build", buildRows, func(i int) (int64, int64) { return int64(i), int64(i * 3) })
@@ -39,7 +46,7 @@ func TestShuffleHeldInMemory(t *testing.T) {
 		return &hashJoinNode{probe: joinScan(t, c, "probe"), build: joinScan(t, c, "build"), kind: joinInner,
 			probeKeys: []int{0}, buildKeys: []int{0}, estRows: -1}
 	}
-	groups := groupsTable(t, mem, 40_000)
+	groups := groupsTable(t, mem, 40_000/int(gscale))
 	const groupBy = `SELECT k, count(*), sum(v) FROM t GROUP BY k`
 	sql := func(e *Engine) planNode {
 		p, _, err := e.plan(context.Background(), groupBy, nil)
@@ -55,10 +62,10 @@ func TestShuffleHeldInMemory(t *testing.T) {
 		limit int64
 		inMem bool // every output held: no file
 	}{
-		{"join/fits", c, func(*Engine) planNode { return join() }, 2 << 20, true},
-		{"join/tight", c, func(*Engine) planNode { return join() }, 512 << 10, false},
+		{"join/fits", c, func(*Engine) planNode { return join() }, 2 << 20 / scale, true},
+		{"join/tight", c, func(*Engine) planNode { return join() }, 512 << 10 / scale, false},
 		{"groupby/fits", groups, sql, 2 << 20, true},
-		{"groupby/tight", groups, sql, 512 << 10, false},
+		{"groupby/tight", groups, sql, 512 << 10 / gscale, false},
 	} {
 		if testing.Short() && tc.name == "groupby/tight" {
 			continue // the EXPLAIN ANALYZE below runs it
@@ -95,7 +102,7 @@ func TestShuffleHeldInMemory(t *testing.T) {
 	// EXPLAIN ANALYZE says where the outputs went, and under the tight
 	// limit some were held, then moved to disk for a table's growth,
 	// which kept the query within its limit.
-	e := New(groups, Options{Alloc: mem, MemoryLimit: 512 << 10, Workers: 2, Spill: m})
+	e := New(groups, Options{Alloc: mem, MemoryLimit: 512 << 10 / gscale, Workers: 2, Spill: m})
 	rows, err := run(t, e, "EXPLAIN ANALYZE "+groupBy)
 	if err != nil {
 		t.Fatal(err)
