@@ -64,7 +64,7 @@ func TestShuffleHeldInMemory(t *testing.T) {
 	}{
 		{"join/fits", c, func(*Engine) planNode { return join() }, 2 << 20 / scale, true},
 		{"join/tight", c, func(*Engine) planNode { return join() }, 512 << 10 / scale, false},
-		{"groupby/fits", groups, sql, 2 << 20, true},
+		{"groupby/fits", groups, sql, 4 << 20, true},
 		{"groupby/tight", groups, sql, 512 << 10 / gscale, false},
 	} {
 		if testing.Short() && tc.name == "groupby/tight" {
