@@ -30,10 +30,12 @@ import (
 //     build that fitted when the outputs were on disk fits now: what the
 //     outputs hold is memory lent, not taken. Readers open on a moved
 //     output read on from memory until they end.
-//   - The plans that ask what fits (a partition's build, the partitions
-//     kept while the probe side is written, a GROUP BY's kept pieces)
-//     count held outputs as room (memTracker.firm), since asking for it
-//     moves them.
+//   - The grace join's plans that ask what fits (a partition's build,
+//     the partitions kept while the probe side is written, a nested
+//     loop's chunks) and a sort's Available count held outputs as room
+//     (memTracker.firm), since asking for it moves them. The GROUP BY's
+//     choice of pieces kept at the end of its input does not: they are
+//     charged, not reserved, so it counts the outputs as taken.
 //
 // EXPLAIN ANALYZE says how many outputs stayed in memory, and how many
 // were moved to disk after (graceStats); Stats.Spill counts the files.
