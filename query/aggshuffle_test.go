@@ -78,7 +78,7 @@ func TestGroupByShuffleSpill(t *testing.T) {
 					t.Fatalf("%s, %d bytes, %d workers: %s: %d rows, in memory %d; first difference at row %d: %q, want %q",
 						name, cfg.limit, cfg.workers, sql, len(got), len(want), i, at(got, i), at(want, i))
 				}
-				if st.Spill.Files == 0 && len(want) >= keys {
+				if st.Spill.Files+st.Spill.Held == 0 && len(want) >= keys { // files, or map outputs held in memory
 					t.Errorf("%s: %s did not spill within %d bytes", name, sql, cfg.limit)
 				}
 				if st.PeakMemory > cfg.limit {

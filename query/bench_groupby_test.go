@@ -89,6 +89,7 @@ func benchGroupBy(b *testing.B, e *Engine, sql string, rows int64) {
 	b.ReportMetric(float64(groups), "groups")
 	b.ReportMetric(float64(st.Spill.Bytes), "spilled-bytes/op")
 	b.ReportMetric(float64(st.Spill.Files), "spill-files/op")
+	b.ReportMetric(float64(st.Spill.HeldBytes), "held-bytes/op")
 	b.ReportMetric(float64(st.Spill.Rows), "spilled-rows/op")
 	b.ReportMetric(float64(st.PeakMemory)/(1<<20), "peak-MiB")
 }

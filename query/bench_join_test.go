@@ -69,7 +69,7 @@ func benchJoin(b *testing.B, c *cache.Cache, probe string, kind joinKind, worker
 
 // benchTable puts a table of two int64 columns, k and v, of n rows made
 // by row, in batches of 64Ki rows.
-func benchTable(b *testing.B, c *cache.Cache, name string, n int, row func(int) (int64, int64)) {
+func benchTable(b testing.TB, c *cache.Cache, name string, n int, row func(int) (int64, int64)) {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "v", Type: arrow.PrimitiveTypes.Int64},

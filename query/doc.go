@@ -490,7 +490,8 @@
 // (shuffle.HashPartitioner: a hash of their own seed, not the hash
 // table's) into 32 partitions, written as a shuffle's map outputs (package
 // shuffle: each writing worker's own file, a new one every quarter of the
-// memory limit), and the partitions are joined one at a time by the same
+// memory limit; held in memory, compressed, while they fit half of it and
+// nothing else needs the room: shuffle_held.go), and the partitions are joined one at a time by the same
 // build and workers, planned from the map statuses
 // (op_gracejoin_plan.go): the smallest build partitions that fit are
 // kept in memory while the probe side is partitioned, and their probe

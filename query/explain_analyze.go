@@ -155,7 +155,7 @@ func (n *analyzeNode) annotation() string {
 			b.WriteString(g.String())
 		}
 	} else if s, ok := n.op.(spillReporter); ok {
-		if st := s.spillStats(); st.Files > 0 {
+		if st := s.spillStats(); st.Files > 0 || st.Held > 0 {
 			fmt.Fprintf(&b, "; spilled %v", st)
 		}
 	}
@@ -281,7 +281,7 @@ func (e *Engine) analyze(ctx context.Context, root *analyzeRoot) (string, error)
 	var b strings.Builder
 	p.explain(&b, 0)
 	fmt.Fprintf(&b, "Execution: %d rows in %v; peak memory %d of %d bytes", st.Rows, elapsed.Round(time.Microsecond), st.PeakMemory, e.opts.MemoryLimit)
-	if st.Spill.Files > 0 {
+	if st.Spill.Files > 0 || st.Spill.Held > 0 {
 		fmt.Fprintf(&b, "; spilled %v", st.Spill)
 	}
 	b.WriteString("\n")

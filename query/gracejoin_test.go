@@ -26,13 +26,19 @@ import (
 // checkJoin runs jc on e and compares it with the reference.
 func checkJoin(t *testing.T, e *Engine, mem *memory.CheckedAllocator, jc joinCase, c joinNodeMaker, recs map[string]arrow.RecordBatch) {
 	t.Helper()
+	checkJoinStats(t, e, mem, jc, c, recs)
+}
+
+// checkJoinStats is checkJoin, returning what the join spilled.
+func checkJoinStats(t *testing.T, e *Engine, mem *memory.CheckedAllocator, jc joinCase, c joinNodeMaker, recs map[string]arrow.RecordBatch) SpillStats {
+	t.Helper()
 	want, wantErr := jc.reference(recs)
-	got, _, err := runJoin(t, e, mem, c(jc))
+	got, _, st, err := runJoinStats(t, e, mem, c(jc))
 	if wantErr != nil {
 		if !errors.Is(err, ErrExec) || !strings.Contains(fmt.Sprint(err), wantErr.Error()) {
 			t.Fatalf("err %v, want ErrExec %q", err, wantErr)
 		}
-		return
+		return st
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +47,7 @@ func checkJoin(t *testing.T, e *Engine, mem *memory.CheckedAllocator, jc joinCas
 	if i := firstDiff(got, want); !slices.Equal(got, want) {
 		t.Fatalf("%d rows, want %d; first difference at %d: got %q, want %q", len(got), len(want), i, at(got, i), at(want, i))
 	}
+	return st
 }
 
 type joinNodeMaker func(joinCase) planNode
@@ -139,9 +146,11 @@ func TestGraceJoinTinyMemory(t *testing.T) {
 				jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: residual}
 				t.Run(fmt.Sprintf("%s/%s/residual=%v", tc.name, kind, residual), func(t *testing.T) {
 					before := m.Stats().FilesCreated
-					checkJoin(t, e, mem, jc, mk, recs)
+					st := checkJoinStats(t, e, mem, jc, mk, recs)
 					checkNoSpillFiles(t, m)
-					if m.Stats().FilesCreated == before && kind != joinSingle {
+					// Spilled to files, or through map outputs held in
+					// memory (shuffle_held.go): 96 KiB holds some.
+					if m.Stats().FilesCreated == before && st.Held == 0 && kind != joinSingle {
 						t.Error("the join did not spill")
 					}
 				})

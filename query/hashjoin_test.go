@@ -360,9 +360,16 @@ func cellsOf(rec arrow.RecordBatch) [][]string {
 // batches' sizes (runQuiet's checks).
 func runJoin(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode) ([]string, []int, error) {
 	t.Helper()
+	rows, sizes, _, err := runJoinStats(t, e, mem, n)
+	return rows, sizes, err
+}
+
+// runJoinStats is runJoin, with what the query spilled.
+func runJoinStats(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode) ([]string, []int, SpillStats, error) {
+	t.Helper()
 	var rows []string
 	var sizes []int
-	err := runQuiet(t, e, mem, n, func(rec arrow.RecordBatch) {
+	st, err := runQuietStats(t, e, mem, n, func(rec arrow.RecordBatch) {
 		sizes = append(sizes, int(rec.NumRows()))
 		for i := range int(rec.NumRows()) {
 			cells := make([]string, rec.NumCols())
@@ -373,16 +380,23 @@ func runJoin(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode) 
 		}
 	})
 	slices.Sort(rows)
-	return rows, sizes, err
+	return rows, sizes, st, err
 }
 
 // runQuiet runs n to the end, passing each batch to fn, checking each
 // batch's schema and that the query gives back every byte it held.
 func runQuiet(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode, fn func(arrow.RecordBatch)) error {
 	t.Helper()
+	_, err := runQuietStats(t, e, mem, n, fn)
+	return err
+}
+
+// runQuietStats is runQuiet, with what the query spilled.
+func runQuietStats(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode, fn func(arrow.RecordBatch)) (SpillStats, error) {
+	t.Helper()
 	r, err := e.run(context.Background(), n)
 	if err != nil {
-		return err
+		return SpillStats{}, err
 	}
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -392,6 +406,7 @@ func runQuiet(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode,
 		fn(rec)
 	}
 	err = r.Err()
+	st := r.Stats().Spill
 	r.Release()
 	if used := r.mt.used.Load(); used != 0 {
 		t.Errorf("the query's tracker holds %d bytes after it ended", used)
@@ -399,7 +414,7 @@ func runQuiet(t testing.TB, e *Engine, mem *memory.CheckedAllocator, n planNode,
 	if got := mem.CurrentAlloc(); got != 0 {
 		t.Fatalf("%d bytes allocated after the query ended (err %v)", got, err)
 	}
-	return err
+	return st, err
 }
 
 func joinKinds() []joinKind {

@@ -459,8 +459,9 @@ func (s *aggShuffle) close() {
 
 // spillStats is what the GROUP BY wrote.
 func (s *aggShuffle) spillStats() SpillStats {
-	st := &s.st
-	return SpillStats{Files: st.maps.Load(), Bytes: st.bytes.Load(), Rows: st.rows.Load(), Time: time.Duration(st.nanos.Load()).Round(time.Microsecond)}
+	st := s.st.spillStats()
+	st.Time = st.Time.Round(time.Microsecond)
+	return st
 }
 
 // String is the GROUP BY's shuffle for EXPLAIN ANALYZE.
@@ -476,10 +477,9 @@ func (s *aggShuffle) String() string {
 	} else {
 		kept = s.fanout
 	}
-	return fmt.Sprintf("; spilled through the shuffle to %d partitions: %d map outputs, %d bytes, %d rows in %v; %d partitions aggregated in tables to the end, "+
+	return fmt.Sprintf("; spilled through the shuffle to %d partitions: %s; %d partitions aggregated in tables to the end, "+
 		"%d kept in memory after; skipped %d empty blocks; coalesced %d partitions into %d; %d repartition levels",
-		st.partitions.Load(), st.maps.Load(), st.bytes.Load(), st.rows.Load(), time.Duration(st.nanos.Load()).Round(time.Microsecond),
-		kept, st.kept.Load(), st.emptyBlocks.Load(), st.coalesced.Load(), st.groups.Load(), st.levels.Load())
+		st.partitions.Load(), st.outputs(), kept, st.kept.Load(), st.emptyBlocks.Load(), st.coalesced.Load(), st.groups.Load(), st.levels.Load())
 }
 
 // errAggShuffleStopped ends a reduce the operator's Close stopped.

@@ -171,12 +171,14 @@ func sortError(mt *memTracker, err error, what string) error {
 
 // sortBudget lets the sort account its memory to the query's tracker:
 // TryGrow is the tracker's grow (the sort spills when it fails), Grow
-// charges what the sort cannot do without.
+// charges what the sort cannot do without (past the limit if it must,
+// after moving map outputs held in memory to disk: shuffle_held.go).
 type sortBudget struct{ mt *memTracker }
 
 func (b sortBudget) TryGrow(n int64) bool { return b.mt.grow(n, "ORDER BY") == nil }
 
 func (b sortBudget) Grow(n int64) {
+	b.mt.makeRoom(n)
 	used := b.mt.used.Add(n)
 	for {
 		p := b.mt.peak.Load()
@@ -192,5 +194,5 @@ func (b sortBudget) Available() int64 {
 	if b.mt.limit <= 0 {
 		return math.MaxInt64 / 4
 	}
-	return b.mt.limit - b.mt.used.Load()
+	return b.mt.limit - b.mt.firm()
 }

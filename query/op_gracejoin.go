@@ -343,7 +343,7 @@ func (g *graceJoin) fits(p *gracePart) bool {
 	if mt.limit <= 0 {
 		return true
 	}
-	return mt.used.Load()+g.need(p.buildRows, p.buildMem) <= mt.limit
+	return mt.firm()+g.need(p.buildRows, p.buildMem) <= mt.limit
 }
 
 // need estimates the memory of a joinBuild of rows build rows that held
@@ -460,14 +460,26 @@ func (o *hashJoinOp) spillStats() SpillStats {
 	if g == nil {
 		return SpillStats{}
 	}
-	return SpillStats{Files: g.maps.Load(), Bytes: g.bytes.Load(), Rows: g.rows.Load(), Time: time.Duration(g.nanos.Load())}
+	return g.spillStats()
+}
+
+// spillStats is what the stats say was written.
+func (s *graceStats) spillStats() SpillStats {
+	return SpillStats{Files: s.maps.Load(), Bytes: s.bytes.Load(), Rows: s.rows.Load(), Time: time.Duration(s.nanos.Load()),
+		Held: s.memMaps.Load(), HeldBytes: s.memBytes.Load()}
+}
+
+// outputs says where the map outputs are: on disk, held in memory, moved.
+func (s *graceStats) outputs() string {
+	return fmt.Sprintf("%d map outputs on disk, %d bytes, %d held in memory, %d bytes (%d moved to disk later), %d rows in %v",
+		s.maps.Load(), s.bytes.Load(), s.memMaps.Load(), s.memBytes.Load(), s.moved.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond))
 }
 
 // String is a grace join's part of an EXPLAIN ANALYZE line.
 func (s *graceStats) String() string {
-	return fmt.Sprintf("; shuffled to %d partitions: %d map outputs, %d bytes, %d rows in %v; kept %d partitions in memory (%d probe rows joined unspilled); "+
+	return fmt.Sprintf("; shuffled to %d partitions: %s; kept %d partitions in memory (%d probe rows joined unspilled); "+
 		"skipped %d empty blocks, %d partitions; coalesced %d partitions into %d; %d skewed partitions split into %d map ranges; %d repartition levels, %d nested-loop fallbacks (%d chunks)",
-		s.partitions.Load(), s.maps.Load(), s.bytes.Load(), s.rows.Load(), time.Duration(s.nanos.Load()).Round(time.Microsecond),
+		s.partitions.Load(), s.outputs(),
 		s.kept.Load(), s.keptRows.Load(), s.emptyBlocks.Load(), s.skipped.Load(), s.coalesced.Load(), s.groups.Load(), s.splits.Load(), s.ranges.Load(),
 		s.levels.Load(), s.fallbacks.Load(), s.chunks.Load())
 }

@@ -118,7 +118,7 @@ func (c *buildCollector) finishFits() bool {
 			need += c.sizes[k]
 		}
 	}
-	return mt.used.Load()+need <= mt.limit
+	return mt.firm()+need <= mt.limit
 }
 
 // addBuild partitions a batch of build rows; safe for concurrent use.

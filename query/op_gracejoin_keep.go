@@ -45,7 +45,7 @@ func (g *graceJoin) keep(ctx context.Context) (*keptParts, error) {
 	slices.SortStableFunc(order, func(a, b int) int { return int(min(max(totals[a]-totals[b], -1), 1)) })
 	budget, rowCap := int64(1)<<62, int64(1)<<62
 	if mt := o.rt.mt; mt.limit > 0 {
-		budget = (mt.limit - mt.used.Load()) / 2
+		budget = (mt.limit - mt.firm()) / 2
 	}
 	if m := o.rt.joinSpill.maxRows; m > 0 {
 		rowCap = m

@@ -142,7 +142,7 @@ func (c *chunker) budget() (bytes, rows int64) {
 	o := c.g.o
 	bytes = 256 << 20
 	if mt := o.rt.mt; mt.limit > 0 {
-		bytes = max((mt.limit-mt.used.Load())/2, 1)
+		bytes = max((mt.limit-mt.firm())/2, 1)
 	}
 	rows = int64(1) << 62
 	if m := o.rt.joinSpill.maxRows; m > 0 {

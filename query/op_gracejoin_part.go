@@ -52,15 +52,20 @@ type partSet struct {
 type mapTask struct {
 	id int
 	w  *shuffle.MapWriter
-	// pending are pieces not written yet: a batch of a side splits into
-	// fanout pieces, which are gathered into batches of up to
-	// joinBatchRows rows (or the set's flushBytes) before they are
+	// rp gathers each partition's rows into batches of up to
+	// joinBatchRows rows (or the set's flushBytes each) before they are
 	// written, so that a partition is read back, and probed, in batches
-	// as large as the side's.
+	// as large as the side's: a row's values are appended to its
+	// partition's batch being gathered (shuffle.Repartitioner). A schema
+	// the Repartitioner does not gather (nested or dictionary columns),
+	// or a flushBytes below 64 rows of it (a limit of a few hundred KiB),
+	// is cut by shuffle.Split instead, into pending pieces concatenated
+	// when a batch's worth is held.
+	rp           *shuffle.Repartitioner
 	pending      [][]arrow.RecordBatch
 	pendingRows  []int64
 	pendingBytes []int64
-	held         int64   // what pending and w's buffer count in the memory tracker
+	held         int64   // what rp, pending and w's buffer count in the memory tracker
 	rows, mem    []int64 // per partition: rows written and the bytes they held in memory (arrowsize)
 	written      int64   // bytes of rows written, every partition
 	wroteRows    int64
@@ -90,10 +95,11 @@ func (e *partEnv) newPartSet(owner string, schema *arrow.Schema, fanout int, max
 	if maxRows > 0 {
 		s.mapRows = 4 * maxRows
 	}
-	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{
-		Partitions: fanout,
-		Writer:     shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer},
-	})
+	opts := shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer}
+	if rt.mt.limit > 0 && !rt.joinSpill.force {
+		opts.Memory = heldBudget{rt.mt} // outputs stay in memory while they fit (shuffle_held.go)
+	}
+	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{Partitions: fanout, Writer: opts})
 	if err != nil {
 		return nil, &Error{Kind: ErrExec, Msg: e.title + ": partitioning", Err: err}
 	}
@@ -109,9 +115,8 @@ type partScratch struct {
 }
 
 // write appends the rows of rec to the partitions ids names (dropRow, past
-// every partition: none), a take of each partition's rows at a time
-// (shuffle.Split), through a map task of the caller's own. What is taken
-// counts in the query's memory tracker until it is written.
+// every partition: none), through a map task of the caller's own. What
+// is gathered counts in the query's memory tracker until it is written.
 func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
 	if !rec.Schema().Equal(s.schema) {
 		// The plan's schema: a map output takes batches of one schema,
@@ -134,10 +139,19 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 // partitions ids names through map task t.
 func (s *partSet) writeTask(ctx context.Context, t *mapTask, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
 	var appendErr error
-	err := shuffle.Split(ctx, s.env.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
-		appendErr = s.append(ctx, t, p, piece)
-		return appendErr
-	})
+	var err error
+	if t.rp.Gathers() && t.rp.Bounded() {
+		err = t.rp.Add(ctx, rec, ids, func(p int, b arrow.RecordBatch) error {
+			appendErr = s.writePart(t, p, b)
+			return appendErr
+		})
+		s.hold(t, t.w.Buffered()+t.rp.Buffered()-t.held)
+	} else {
+		err = shuffle.Split(ctx, s.env.rt.mem, rec, ids, s.fanout, &sc.split, func(p int, piece arrow.RecordBatch) error {
+			appendErr = s.append(ctx, t, p, piece)
+			return appendErr
+		})
+	}
 	if err != nil && err != appendErr && ctx.Err() == nil {
 		return &Error{Kind: ErrExec, Msg: fmt.Sprintf("%s: partitioning", s.env.title), Err: err}
 	}
@@ -154,17 +168,23 @@ func (s *partSet) take() (*mapTask, error) {
 		return t, nil
 	}
 	id, err := s.sh.AddMap()
-	if err == nil {
-		var w *shuffle.MapWriter
-		if w, err = s.sh.NewMapWriter(id); err == nil {
-			t := &mapTask{id: id, w: w, pending: make([][]arrow.RecordBatch, s.fanout),
-				pendingRows: make([]int64, s.fanout), pendingBytes: make([]int64, s.fanout),
-				rows: make([]int64, s.fanout), mem: make([]int64, s.fanout)}
-			s.open[t] = struct{}{}
-			return t, nil
-		}
+	if err != nil {
+		return nil, s.env.spillError(err)
 	}
-	return nil, s.env.spillError(err)
+	rp, err := shuffle.NewRepartitioner(s.env.rt.mem, s.schema, shuffle.RepartitionConfig{
+		Fanout: s.fanout, BatchRows: joinBatchRows, MaxBytes: s.flushBytes * int64(s.fanout)})
+	if err != nil {
+		return nil, &Error{Kind: ErrExec, Msg: s.env.title + ": partitioning", Err: err}
+	}
+	w, err := s.sh.NewMapWriter(id)
+	if err != nil {
+		return nil, s.env.spillError(err)
+	}
+	t := &mapTask{id: id, w: w, rp: rp, pending: make([][]arrow.RecordBatch, s.fanout),
+		pendingRows: make([]int64, s.fanout), pendingBytes: make([]int64, s.fanout),
+		rows: make([]int64, s.fanout), mem: make([]int64, s.fanout)}
+	s.open[t] = struct{}{}
+	return t, nil
 }
 
 // put gives a map task back after a write, finishing its output when it
@@ -269,7 +289,7 @@ func (s *partSet) writePart(t *mapTask, p int, rec arrow.RecordBatch) error {
 	t.written += size
 	t.wroteRows += rec.NumRows()
 	// The writer's buffer of encoded blocks counts as the pieces do.
-	var pend int64
+	pend := t.rp.Buffered()
 	for _, b := range t.pendingBytes {
 		pend += b
 	}
@@ -280,6 +300,9 @@ func (s *partSet) writePart(t *mapTask, p int, rec arrow.RecordBatch) error {
 // finishMap writes t's pending pieces and finishes its map output,
 // registering its status.
 func (s *partSet) finishMap(t *mapTask) error {
+	if err := t.rp.Flush(func(p int, b arrow.RecordBatch) error { return s.writePart(t, p, b) }); err != nil {
+		return err
+	}
 	for p := range t.pending {
 		if err := s.flush(t, p); err != nil {
 			return err
@@ -300,12 +323,31 @@ func (s *partSet) finishMap(t *mapTask) error {
 		s.rows[p] += t.rows[p]
 		s.mem[p] += t.mem[p]
 	}
-	s.env.st.maps.Add(1)
 	s.env.st.rows.Add(t.wroteRows)
-	if out := s.sh.Output(t.id); out != nil {
+	out := s.sh.Output(t.id)
+	if out == nil {
+		return nil
+	}
+	if out.InMemory() {
+		s.env.st.memMaps.Add(1)
+		s.env.st.memBytes.Add(out.Bytes())
+		s.env.rt.mt.held.add(out, s)
+	} else {
+		s.env.st.maps.Add(1)
 		s.env.st.bytes.Add(out.Bytes())
 	}
 	return nil
+}
+
+// moved counts an output of the set, of n bytes, moved from memory to
+// disk (heldMaps.evict).
+func (s *partSet) moved(n int64) {
+	st := s.env.st
+	st.memMaps.Add(-1)
+	st.memBytes.Add(-n)
+	st.maps.Add(1)
+	st.bytes.Add(n)
+	st.moved.Add(1)
 }
 
 // finish ends every map task's output; the writers are done.
@@ -339,11 +381,13 @@ func (s *partSet) remove() {
 	s.open, s.free = map[*mapTask]struct{}{}, nil
 	s.mu.Unlock()
 	for _, t := range open {
+		t.rp.Release()
 		for p := range t.pending {
 			s.dropPending(t, p)
 		}
 		s.hold(t, -t.held)
 	}
+	s.env.rt.mt.held.forget(s)
 	_ = s.sh.Close() // aborts the writers, removes the outputs
 }
 
@@ -447,7 +491,7 @@ func (s *fileSource) close() {
 // and Stats.Spill.
 type graceStats struct {
 	partitions        atomic.Int64 // of the first level
-	maps, bytes, rows atomic.Int64 // map outputs written (files), both sides, every level
+	maps, bytes, rows atomic.Int64 // map outputs written to files (bytes on disk), both sides, every level; rows: all written
 	emptyBlocks       atomic.Int64 // (map output, partition) blocks not read: their status says empty
 	skipped           atomic.Int64 // partitions not joined: nothing they hold can return a row
 	splits, ranges    atomic.Int64 // skewed partitions split by map ranges, and the ranges
@@ -457,4 +501,7 @@ type graceStats struct {
 	fallbacks         atomic.Int64 // partitions joined by the chunked nested loop
 	chunks            atomic.Int64 // build chunks those joined
 	nanos             atomic.Int64 // writing partitions
+	// memMaps, memBytes: map outputs held in memory (shuffle_held.go),
+	// not counted in maps; moved: of maps, those held in memory first.
+	memMaps, memBytes, moved atomic.Int64
 }

@@ -111,7 +111,7 @@ func (g *graceJoin) planSkew(r *graceRound, totals []int64, big []*gracePart) {
 func (g *graceJoin) fitShare(p *gracePart) float64 {
 	share := 1.0
 	if mt := g.o.rt.mt; mt.limit > 0 {
-		share = min(share, float64(mt.limit-mt.used.Load())/float64(max(g.need(p.buildRows, p.buildMem), 1)))
+		share = min(share, float64(mt.limit-mt.firm())/float64(max(g.need(p.buildRows, p.buildMem), 1)))
 	}
 	if m := g.o.rt.joinSpill.maxRows; m > 0 {
 		share = min(share, float64(m)/float64(max(p.buildRows, 1)))
@@ -158,7 +158,7 @@ func (g *graceJoin) groupFits(p *gracePart) bool {
 		return false
 	}
 	mt := g.o.rt.mt
-	return mt.limit <= 0 || mt.used.Load()+2*g.need(p.buildRows, p.buildMem) <= mt.limit
+	return mt.limit <= 0 || mt.firm()+2*g.need(p.buildRows, p.buildMem) <= mt.limit
 }
 
 // ungroup puts the partitions of a group that did not fit after all on

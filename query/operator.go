@@ -64,6 +64,10 @@ type memTracker struct {
 	names memNames // for its errors
 	used  atomic.Int64
 	peak  atomic.Int64
+	// held: the map outputs of the query's shuffles held in memory, which
+	// a reservation that would pass the limit moves to disk
+	// (shuffle_held.go).
+	held heldMaps
 }
 
 // grow accounts n more bytes held, failing with ErrMemory past the limit.
@@ -75,8 +79,38 @@ func (m *memTracker) grow(n int64, what string) error {
 }
 
 // tryGrow accounts n more bytes held unless that passes the limit, and
-// returns the bytes held before.
+// returns the bytes held before. Map outputs held in memory are moved to
+// disk first when that lets n fit.
 func (m *memTracker) tryGrow(n int64) (int64, bool) {
+	held, ok := m.reserve(n)
+	if ok || m.held.bytes.Load() == 0 {
+		return held, ok
+	}
+	m.makeRoom(n)
+	return m.reserve(n)
+}
+
+// makeRoom moves map outputs held in memory to disk until n more bytes
+// fit the limit, or none is left: before a reservation, and before a
+// charge that cannot fail (charge, sortBudget.Grow), so that held outputs
+// never push what the query holds past its limit.
+func (m *memTracker) makeRoom(n int64) {
+	if m.limit <= 0 || m.held.bytes.Load() == 0 {
+		return
+	}
+	over := func() int64 { return m.used.Load() + n - m.limit }
+	if over() > 0 {
+		m.held.evict(over)
+	}
+}
+
+// firm returns the bytes held but the map outputs held in memory, which
+// a reservation would move to disk: what the plans that ask what fits
+// count as taken.
+func (m *memTracker) firm() int64 { return m.used.Load() - m.held.bytes.Load() }
+
+// reserve is tryGrow without moving map outputs to disk.
+func (m *memTracker) reserve(n int64) (int64, bool) {
 	used := m.used.Add(n)
 	if m.limit > 0 && used > m.limit {
 		m.used.Add(-n)
@@ -95,6 +129,9 @@ func (m *memTracker) shrink(n int64) { m.used.Add(-n) }
 // charge accounts delta bytes without a limit check (evalMem's
 // allocations, which cannot fail; it checks before the large ones).
 func (m *memTracker) charge(delta int64) {
+	if delta > 0 {
+		m.makeRoom(delta)
+	}
 	used := m.used.Add(delta)
 	for delta > 0 {
 		p := m.peak.Load()

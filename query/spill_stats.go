@@ -13,15 +13,24 @@ type SpillStats struct {
 	Bytes int64         // their bytes on disk (compressed)
 	Rows  int64         // rows written to them
 	Time  time.Duration // spent spilling: sorting and writing runs, merge passes, writing join partitions
+	// Held, HeldBytes: map outputs of the grace join's and GROUP BY's
+	// shuffles kept in memory, compressed, instead of written to files
+	// (not in Files; Rows counts their rows).
+	Held, HeldBytes int64
 }
 
 // Add returns the sum of s and o.
 func (s SpillStats) Add(o SpillStats) SpillStats {
-	return SpillStats{Files: s.Files + o.Files, Bytes: s.Bytes + o.Bytes, Rows: s.Rows + o.Rows, Time: s.Time + o.Time}
+	return SpillStats{Files: s.Files + o.Files, Bytes: s.Bytes + o.Bytes, Rows: s.Rows + o.Rows, Time: s.Time + o.Time,
+		Held: s.Held + o.Held, HeldBytes: s.HeldBytes + o.HeldBytes}
 }
 
 func (s SpillStats) String() string {
-	return fmt.Sprintf("%d files, %d bytes, %d rows in %v", s.Files, s.Bytes, s.Rows, s.Time.Round(time.Microsecond))
+	text := fmt.Sprintf("%d files, %d bytes, %d rows in %v", s.Files, s.Bytes, s.Rows, s.Time.Round(time.Microsecond))
+	if s.Held > 0 {
+		text += fmt.Sprintf(" (and %d map outputs, %d bytes, held in memory)", s.Held, s.HeldBytes)
+	}
+	return text
 }
 
 // spillReporter is an operator that may spill; spillStats is what it has

@@ -182,7 +182,19 @@
 // output goes on on disk. Readers cannot tell the two apart but for the
 // copy a file read makes (an output in memory hands its blocks out in
 // place, still checksummed); Remove gives the bytes back
-// (TestInMemoryMapOutputs).
+// (TestInMemoryMapOutputs), and ToDisk moves a finished output to its
+// file, the same bytes, when the memory is wanted elsewhere (readers open
+// read on from memory; TestMapOutputToDisk).
+//
+// The engine holds the grace join's and spilling GROUP BY's outputs so
+// (package query, shuffle_held.go): those shuffles run because memory is
+// short, so what outputs hold is lent, not taken. Held outputs take at
+// most half of the query's memory limit, and a writer never moves others
+// to disk for its own; any other reservation of the query that would
+// pass the limit (a partition's build, a table's growth) first moves
+// finished outputs to disk, oldest first, so a join that spilled and fit
+// when every output was on disk still fits. None are held under
+// Options.ForceJoinSpill, which forces the spill path to test its files.
 //
 // A reducer reads any list of (map output, partition) blocks with
 // ReadBlocks: empty blocks are skipped without a read, only the projected
@@ -246,7 +258,10 @@
 // a task reads (ReadBlocks). The engine's grace hash join (package
 // query, op_gracejoin*.go) spills through a Shuffle per side and
 // partitioning: each writing worker a map task of its own, cut every so
-// many bytes (AddMap: map tasks need not be known up front), and plans
+// many bytes (AddMap: map tasks need not be known up front), its rows
+// gathered per partition by a Repartitioner before they are written (a
+// schema it does not gather, or a bound below 64 rows a partition, is cut
+// by Split), and plans
 // its partitions from the registered statuses (ShuffleStatuses is a
 // SizeSource): empty ones skipped, a skewed one split by SplitByMaps
 // under SkewThreshold's factor rule.

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/quiverdb/quiver/codec"
+	"github.com/quiverdb/quiver/spill"
 )
 
 // testBudget is a Budget of limit bytes that remembers its peak.
@@ -197,6 +199,89 @@ func TestInMemoryRemoved(t *testing.T) {
 	w.Abort()
 	if b.used.Load() != 0 {
 		t.Fatalf("after Abort: %d bytes held", b.used.Load())
+	}
+}
+
+// ToDisk moves an output held in memory to a file and gives its bytes
+// back: a reader open before reads on from memory, one opened after
+// reads the file, both the rows written; a second ToDisk does nothing;
+// a quota too small for the file leaves the output in memory.
+func TestMapOutputToDisk(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rows := randomRows(rand.New(rand.NewPCG(2, 2)), 200)
+	rec := makeRecord(mem, rows)
+	defer rec.Release()
+	write := func(m *spill.Manager, b Budget) *MapOutput {
+		w, err := NewMapWriter(m, "q-map0", testSchema, 2, WriterOptions{Alloc: mem, Memory: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(1, rec); err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	read := func(r *BlockReader) {
+		t.Helper()
+		if got := rowsOf(t, r, nil); fmt.Sprint(got) != fmt.Sprint(rows) {
+			t.Fatalf("%d rows read, want %d", len(got), len(rows))
+		}
+		r.Release()
+	}
+
+	m := newManager(t, 0)
+	b := &testBudget{limit: 1 << 20}
+	out := write(m, b)
+	size := out.Bytes()
+	before, err := ReadBlocks(context.Background(), []Block{{out, 1}}, ReadOptions{Alloc: mem, ReadAhead: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !before.Next() { // opened in memory
+		t.Fatal(before.Err())
+	}
+	got := int(before.RecordBatch().NumRows())
+	n, err := out.ToDisk()
+	if err != nil || n != size || out.InMemory() || b.used.Load() != 0 || filesIn(t, m) != 1 || out.Bytes() != size || !strings.HasPrefix(out.Path(), m.Dir()) {
+		t.Fatalf("ToDisk = %d, %v: in memory %v, budget %d, %d files, %d bytes of %d, path %q", n, err, out.InMemory(), b.used.Load(), filesIn(t, m), out.Bytes(), size, out.Path())
+	}
+	if n, err := out.ToDisk(); n != 0 || err != nil {
+		t.Fatalf("second ToDisk = %d, %v", n, err)
+	}
+	for before.Next() {
+		got += int(before.RecordBatch().NumRows())
+	}
+	if err := before.Err(); err != nil || got != len(rows) {
+		t.Fatalf("reader opened before ToDisk: %d rows, %v", got, err)
+	}
+	before.Release()
+	after, err := ReadBlocks(context.Background(), []Block{{out, 1}}, ReadOptions{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(after)
+	if err := out.Remove(); err != nil || filesIn(t, m) != 0 {
+		t.Fatalf("Remove: %v, %d files", err, filesIn(t, m))
+	}
+
+	small := newManager(t, size/2)
+	out = write(small, b)
+	if n, err := out.ToDisk(); err == nil || n != 0 || !out.InMemory() || b.used.Load() != size || filesIn(t, small) != 0 {
+		t.Fatalf("ToDisk past the quota = %d, %v: in memory %v, budget %d, %d files", n, err, out.InMemory(), b.used.Load(), filesIn(t, small))
+	}
+	r, err := ReadBlocks(context.Background(), []Block{{out, 1}}, ReadOptions{Alloc: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read(r)
+	_ = out.Remove()
+	if b.used.Load() != 0 {
+		t.Fatalf("after Remove: %d bytes held", b.used.Load())
 	}
 }
 

@@ -64,6 +64,7 @@ type Repartitioner struct {
 
 	parts []partBuf
 	held  int64 // bytes of the partitions' buffers
+	over  bool  // MaxBytes is less than fanout × 64 rows
 
 	// scratch
 	fill    []int32 // per partition: rows after the chunk
@@ -107,6 +108,7 @@ func NewRepartitioner(mem memory.Allocator, schema *arrow.Schema, cfg Repartitio
 		per := cfg.MaxBytes / int64(cfg.Fanout)
 		if width > 0 {
 			r.cfg.BatchRows = int(max(64, min(int64(cfg.BatchRows), per/int64(width))))
+			r.over = r.kinds != nil && int64(r.cfg.BatchRows)*int64(width) > per
 		}
 		r.varLimit = max(1, min(r.varLimit, per))
 	}
@@ -118,6 +120,18 @@ func NewRepartitioner(mem memory.Allocator, schema *arrow.Schema, cfg Repartitio
 
 // BatchRows returns the rows of the batches emitted while rows come.
 func (r *Repartitioner) BatchRows() int { return r.cfg.BatchRows }
+
+// Gathers reports whether the schema's columns are gathered into full
+// batches; false: Add cuts each batch by Split, a batch per partition of
+// every batch in, and the caller gathers them if it wants full ones.
+func (r *Repartitioner) Gathers() bool { return r.kinds != nil }
+
+// Bounded reports whether what is held stays within MaxBytes (about):
+// false when the fixed-width columns of 64 rows (the fewest BatchRows
+// goes to) of every partition pass it, since a partition's buffers are
+// sized for BatchRows rows at its first. A caller with a bound that
+// tight cuts batches with Split, whose pieces hold only their rows.
+func (r *Repartitioner) Bounded() bool { return !r.over }
 
 // Buffered returns the bytes held in partitions not yet emitted.
 func (r *Repartitioner) Buffered() int64 { return r.held }

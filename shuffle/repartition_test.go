@@ -182,6 +182,9 @@ func TestRepartitionOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.Gathers() {
+		t.Error("list column: Gathers")
+	}
 	ids := []uint16{0, 1, 0, 1, 0, 1, 0, 1, 0, 0}
 	n := 0
 	if err := r.Add(context.Background(), rec, ids, func(p int, b arrow.RecordBatch) error { n += int(b.NumRows()); return nil }); err != nil || n != 10 {
@@ -201,6 +204,21 @@ func TestRepartitionOther(t *testing.T) {
 	r, err = NewRepartitioner(mem, m.Schema(), RepartitionConfig{Fanout: 4, BatchRows: 10})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !r.Gathers() || !r.Bounded() {
+		t.Errorf("mixed columns: Gathers %v, Bounded %v", r.Gathers(), r.Bounded())
+	}
+	for _, tc := range []struct {
+		maxBytes int64
+		bounded  bool
+	}{{0, true}, {64 << 20, true}, {64 * 64 * 8, false}} {
+		tight, err := NewRepartitioner(mem, m.Schema(), RepartitionConfig{Fanout: 64, MaxBytes: tc.maxBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tight.Bounded() != tc.bounded {
+			t.Errorf("fanout 64, MaxBytes %d: Bounded %v", tc.maxBytes, tight.Bounded())
+		}
 	}
 	boom := errors.New("boom")
 	if err := r.Add(context.Background(), m, make([]uint16, 100), func(int, arrow.RecordBatch) error { return boom }); !errors.Is(err, boom) {

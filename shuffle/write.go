@@ -322,7 +322,7 @@ func (w *MapWriter) Finish() (*MapOutput, error) {
 	if err := w.out(w.buf); err != nil {
 		return nil, w.fail(fmt.Errorf("shuffle: map output: %w", err))
 	}
-	o := &MapOutput{schema: w.schema, partitions: w.partitions, sizes: w.sizes, rows: w.rows}
+	o := &MapOutput{schema: w.schema, partitions: w.partitions, sizes: w.sizes, rows: w.rows, m: w.m, owner: w.owner}
 	if w.image != nil {
 		o.mem, o.name, o.budget = w.image, w.path(), w.opts.Memory
 		w.image = nil // the output's now
@@ -368,21 +368,22 @@ func (w *MapWriter) release() {
 }
 
 // MapOutput is one map task's finished output: a file, or the same
-// bytes held in memory (WriterOptions.Memory).
+// bytes held in memory (WriterOptions.Memory) until ToDisk or Remove.
 type MapOutput struct {
-	file *spill.RawFile // nil when held in memory
-	// In memory: the bytes, their name ("memory:" and the owner) and the
-	// budget they are counted in until Remove.
-	mem    *memFile
-	name   string
-	budget Budget
-
 	schema     *arrow.Schema
 	partitions int
 	sizes      []int64
 	rows       int64
+	m          *spill.Manager // where ToDisk writes
+	owner      string
 
-	mu      sync.Mutex
+	mu   sync.Mutex
+	file *spill.RawFile // nil while held in memory
+	// In memory: the bytes, their name ("memory:" and the owner) and the
+	// budget they are counted in until ToDisk or Remove.
+	mem     *memFile
+	name    string
+	budget  Budget
 	removed bool
 }
 
@@ -393,9 +394,11 @@ func (o *MapOutput) Sizes() []int64 { return o.sizes }
 // Rows returns the rows written.
 func (o *MapOutput) Rows() int64 { return o.rows }
 
-// Path returns the file's path, or "memory:" and its owner when it is
+// Path returns the file's path, or "memory:" and its owner while it is
 // held in memory.
 func (o *MapOutput) Path() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.file == nil {
 		return o.name
 	}
@@ -404,6 +407,8 @@ func (o *MapOutput) Path() string {
 
 // Bytes returns the file's size (held in memory: the bytes held).
 func (o *MapOutput) Bytes() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.file == nil {
 		return o.mem.size
 	}
@@ -411,21 +416,57 @@ func (o *MapOutput) Bytes() int64 {
 }
 
 // InMemory reports whether the output is held in memory.
-func (o *MapOutput) InMemory() bool { return o.file == nil }
+func (o *MapOutput) InMemory() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.file == nil
+}
 
 // Schema returns the schema of the rows.
 func (o *MapOutput) Schema() *arrow.Schema { return o.schema }
+
+// ToDisk moves an output held in memory to a file of the spill Manager
+// (its quota and cleanup apply), the same bytes, and gives them back to
+// the budget: what a query does when memory it needs elsewhere is held by
+// map outputs. Readers open already read on from memory (the bytes stay
+// until they are released); readers opened after read the file. It
+// returns the bytes given back: 0 when the output is on disk already or
+// removed. On an error the output stays in memory.
+func (o *MapOutput) ToDisk() (int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.file != nil || o.removed {
+		return 0, nil
+	}
+	raw, err := o.m.NewRaw(o.owner, ".shuffle")
+	if err != nil {
+		return 0, fmt.Errorf("shuffle: map output %s to disk: %w", o.name, err)
+	}
+	for _, c := range o.mem.chunks {
+		if err := raw.Write(c); err != nil {
+			return 0, fmt.Errorf("shuffle: map output %s to disk: %w", o.name, err) // Write aborted the file
+		}
+	}
+	f, err := raw.Finish()
+	if err != nil {
+		return 0, fmt.Errorf("shuffle: map output %s to disk: %w", o.name, err)
+	}
+	n := o.mem.size
+	o.file, o.mem = f, nil
+	o.budget.Shrink(n)
+	return n, nil
+}
 
 // Remove deletes the file, or gives the bytes held in memory back to the
 // budget (readers should be released first; one still reading a removed
 // output held in memory reads on, and a new one fails). It is
 // idempotent.
 func (o *MapOutput) Remove() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.file != nil {
 		return o.file.Remove()
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if !o.removed {
 		o.removed = true
 		o.budget.Shrink(o.mem.size)
@@ -435,9 +476,9 @@ func (o *MapOutput) Remove() error {
 
 // open returns a reader of the output's bytes and their length.
 func (o *MapOutput) open() (handle, int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.file == nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
 		if o.removed {
 			return nil, 0, fmt.Errorf("shuffle: map output %s: %w", o.name, ErrRemoved)
 		}

@@ -113,7 +113,7 @@ func TestGroupBySpill(t *testing.T) {
 	} {
 		t.Run(sql, func(t *testing.T) {
 			st, want := againstDuckDB(t, ctx, q, sql)
-			if len(want) > 10_000 && st.Spill.Files == 0 {
+			if len(want) > 10_000 && st.Spill.Files+st.Spill.Held == 0 { // files, or map outputs held in memory
 				t.Errorf("%d groups did not spill", len(want))
 			}
 			if s := m.Stats(); s.Files != 0 {
