@@ -223,3 +223,16 @@ func syntaxError(text, orig string, err error) error {
 	}
 	return &Error{Kind: ErrSyntax, Msg: msg}
 }
+
+// containsFold reports whether text holds w (lower-case ASCII) in any
+// case, without the copy strings.ToLower would make of the whole
+// statement (a statement may hold megabytes of literal): the rewrites
+// call it to skip the text that cannot concern them.
+func containsFold(text, w string) bool {
+	for i := 0; i+len(w) <= len(text); i++ {
+		if text[i]|0x20 == w[0] && strings.EqualFold(text[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}

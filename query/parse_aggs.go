@@ -50,10 +50,9 @@ func edit(text string, at, del int, s string, edits *[]textEdit) string {
 }
 
 func rewriteAggSyntax(text, sql string, edits *[]textEdit) (string, error) {
-	low := strings.ToLower(text)
-	if !strings.Contains(low, "filter") && !strings.Contains(low, "first") && !strings.Contains(low, "last") &&
-		!strings.Contains(low, "agg") && !strings.Contains(low, "group_concat") && !strings.Contains(low, "over") &&
-		!strings.Contains(low, "cardinality") {
+	if !containsFold(text, "filter") && !containsFold(text, "first") && !containsFold(text, "last") &&
+		!containsFold(text, "agg") && !containsFold(text, "group_concat") && !containsFold(text, "over") &&
+		!containsFold(text, "cardinality") {
 		return text, nil
 	}
 	return rewriteAggs(text, sql, edits)

@@ -25,7 +25,7 @@ const byAllSentinel = "quiver$all"
 var byAll = regexp.MustCompile(`(?i)^(GROUP|ORDER)\s+BY\s+(ALL)\b`)
 
 func rewriteByAll(text string, edits *[]textEdit) string {
-	if !strings.Contains(strings.ToLower(text), "all") {
+	if !containsFold(text, "all") {
 		return text
 	}
 	for i := 0; i < len(text); {

@@ -50,8 +50,7 @@ var castTypeText = regexp.MustCompile(`(?i)^(TIMESTAMP\s+WITH(OUT)?\s+TIME\s+ZON
 const maxCastRewrites = 4096
 
 func rewriteCasts(text, sql string, edits *[]textEdit) (string, error) {
-	low := strings.ToLower(text)
-	if !strings.Contains(text, "::") && !strings.Contains(low, "cast") {
+	if !strings.Contains(text, "::") && !containsFold(text, "cast") {
 		return text, nil
 	}
 	var (

@@ -39,7 +39,7 @@ func (k excludeKind) String() string {
 
 // rewriteExclude rewrites each EXCLUDE clause that follows a frame.
 func rewriteExclude(text string, edits *[]textEdit) string {
-	if !strings.Contains(strings.ToLower(text), "exclude") {
+	if !containsFold(text, "exclude") {
 		return text
 	}
 	type level struct {

@@ -22,7 +22,7 @@ import (
 // rewriteQualify rewrites QUALIFY as HAVING; sql is the user's text, for
 // errors.
 func rewriteQualify(text, sql string) (string, error) {
-	if !strings.Contains(strings.ToLower(text), "qualify") {
+	if !containsFold(text, "qualify") {
 		return text, nil
 	}
 	b := []byte(text)

@@ -24,7 +24,7 @@ const excludeSentinel = "quiver$exclude$"
 var starExclude = regexp.MustCompile(`(?i)^\*\s*EXCLUDE\s*`)
 
 func rewriteStarExclude(text string, edits *[]textEdit) string {
-	if !strings.Contains(strings.ToLower(text), "exclude") {
+	if !containsFold(text, "exclude") {
 		return text
 	}
 	for i := 0; i < len(text); {

@@ -1,9 +1,6 @@
 package query
 
-import (
-	"regexp"
-	"strings"
-)
+import "regexp"
 
 // TIMESTAMPTZ '…' and TIMESTAMP WITH TIME ZONE '…' (DuckDB's and
 // PostgreSQL's literals of the zoned type) are not in the TiDB grammar,
@@ -17,7 +14,7 @@ import (
 var tzLiteral = regexp.MustCompile(`(?i)^(TIMESTAMPTZ|TIMESTAMP\s+WITH\s+TIME\s+ZONE)\s*'`)
 
 func rewriteTZLiterals(text string, edits *[]textEdit) string {
-	if !strings.Contains(strings.ToLower(text), "timestamp") {
+	if !containsFold(text, "timestamp") {
 		return text
 	}
 	for i := 0; i < len(text); {

@@ -29,7 +29,7 @@ import (
 const maxValuesRows = 10_000
 
 func rewriteValues(text, sql string, edits *[]textEdit) (string, error) {
-	if !strings.Contains(strings.ToLower(text), "values") {
+	if !containsFold(text, "values") {
 		return text, nil
 	}
 	for i := 0; i < len(text); {

@@ -26,7 +26,7 @@ var withinGroup = regexp.MustCompile(`(?i)^\s*WITHIN\s+GROUP\s*\(\s*ORDER\s+BY\s
 var orderDirection = regexp.MustCompile(`(?i)\s+(ASC|DESC)\s*$`)
 
 func rewriteWithinGroup(text, sql string, edits *[]textEdit) (string, error) {
-	if !strings.Contains(strings.ToLower(text), "within") {
+	if !containsFold(text, "within") {
 		return text, nil
 	}
 	for i := 0; i < len(text); {
