@@ -209,27 +209,6 @@ func castOperand(text string, colon, lastOpen, lastClose, quoteStart, quoteEnd, 
 // castText writes the casts rewriteCasts made back as CAST(x AS T), in
 // restored SQL text (column names, errors).
 func castText(s string) string {
-	for _, fn := range [...]string{castFunc, tryCastFunc} {
-		call := fn + "("
-		for range strings.Count(s, call) {
-			at := strings.LastIndex(s, call)
-			open := at + len(fn)
-			end := closing(s, open)
-			if end < 0 {
-				return s
-			}
-			args := s[open+1 : end]
-			comma := topLevelComma(args)
-			if comma < 0 {
-				return s
-			}
-			typ := strings.Trim(strings.TrimSpace(args[comma+1:]), "'")
-			word := "CAST("
-			if fn == tryCastFunc {
-				word = "TRY_CAST("
-			}
-			s = s[:at] + word + strings.TrimSpace(args[:comma]) + " AS " + typ + ")" + s[end+1:]
-		}
-	}
-	return s
+	s = restoreCalls(s, castFunc, func(x, t string) string { return "CAST(" + x + " AS " + strings.Trim(t, "'") + ")" })
+	return restoreCalls(s, tryCastFunc, func(x, t string) string { return "TRY_CAST(" + x + " AS " + strings.Trim(t, "'") + ")" })
 }

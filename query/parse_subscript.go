@@ -240,16 +240,21 @@ func fieldAfter(text string, i int) (string, int) {
 // wrote them, in restored SQL text (column names, errors):
 // array_extract(l, 1) is l[1] again. The innermost call goes first.
 func subscriptText(s string) string {
-	call := subscriptFunc + "("
-	if !strings.Contains(s, call) {
-		return s
-	}
+	return restoreCalls(s, subscriptFunc, func(x, i string) string { return x + "[" + i + "]" })
+}
+
+// restoreCalls writes each call fn(a, b) in s, the innermost first, as
+// write(a, b) does (both arguments trimmed): how restored SQL text reads
+// a rewrite's call as the user wrote it (subscriptText, castText). Text
+// it cannot read as such a call is left as it is.
+func restoreCalls(s, fn string, write func(a, b string) string) string {
+	call := fn + "("
 	for range strings.Count(s, call) {
 		at := strings.LastIndex(s, call)
 		if at < 0 || at > 0 && isWordByte(s[at-1]) {
 			return s
 		}
-		open := at + len(subscriptFunc)
+		open := at + len(fn)
 		end := closing(s, open)
 		if end < 0 {
 			return s
@@ -259,7 +264,7 @@ func subscriptText(s string) string {
 		if comma < 0 {
 			return s
 		}
-		s = s[:at] + strings.TrimSpace(args[:comma]) + "[" + strings.TrimSpace(args[comma+1:]) + "]" + s[end+1:]
+		s = s[:at] + write(strings.TrimSpace(args[:comma]), strings.TrimSpace(args[comma+1:])) + s[end+1:]
 	}
 	return s
 }
