@@ -61,6 +61,9 @@ type builder struct {
 	// whereTerms are WHERE's conjuncts, for narrowing a subquery to the
 	// rows that use it (magicSet).
 	whereTerms []ast.ExprNode
+	// trace collects the logical plans for EXPLAIN FORMAT = 'logical'
+	// (logical_trace.go); nil else. A statement's builders share it.
+	trace *logicalTrace
 }
 
 // selectItem is one output column of the SELECT list.

@@ -344,7 +344,9 @@
 // (explain_analyze.go: runs the query, discards its rows, and prints the
 // plan with each operator's rows, batches and time, the scan's batches
 // decoded and skipped and bytes decompressed, and what sorts and
-// aggregates spilled). SQL NULL
+// aggregates spilled); EXPLAIN FORMAT = 'logical' (logical_trace.go:
+// the logical plan of each SELECT that joins, as bound and after each
+// rule that changed it, then the physical plan). SQL NULL
 // semantics; / of two integers is a DOUBLE (7 / 2 = 3.5, as DuckDB's;
 // a DIV b divides integers); integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
@@ -385,7 +387,13 @@
 // # Planning joins
 //
 // A query over one table is planned directly (build.go). One that joins
-// goes through the relational planner (from_*.go, drawn in from_bind.go):
+// goes through the relational planner (from_*.go, drawn in from_bind.go),
+// in layers: FROM and WHERE are bound into a logical plan (logical.go:
+// scans, joins as written, a filter), which rules rewrite one pass each
+// (factor ORs, decorrelate subqueries, outer joins to inner, push down
+// predicates, prune columns; logical_test.go tests each on the plan
+// before and after it), and lowering turns into operators, choosing the
+// join order there:
 // names resolve once to (relation, column), with errors that name the
 // candidates ("ambiguous: a.id or b.id", "did you mean …"); the conjuncts
 // of WHERE and ON over one table go into that table's scan, where they

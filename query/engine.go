@@ -240,10 +240,17 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 		return e.planStmt(ctx, text, nil, prepare)
 	}
 	explain, analyze := false, false
+	b := &builder{ctx: withNow(ctx, time.Now()), sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	if ex, ok := stmt.(*ast.ExplainStmt); ok {
 		explain, analyze, stmt = true, ex.Analyze, ex.Stmt
+		logical, err := b.explainFormat(ex) // logical_trace.go
+		if err != nil {
+			return nil, false, err
+		}
+		if logical {
+			b.trace = &logicalTrace{}
+		}
 	}
-	b := &builder{ctx: withNow(ctx, time.Now()), sql: sql, c: e.c, opts: e.opts, params: params, nparams: nparams, prepare: prepare}
 	if p, ok, err := e.planChange(b, stmt, params); ok { // ddl.go
 		if explain {
 			return nil, false, b.at(ErrUnsupported, stmt, "EXPLAIN %s", statementName(stmt))
@@ -264,6 +271,9 @@ func (e *Engine) planStmt(ctx context.Context, sql string, params []any, prepare
 	}
 	if err == nil && !explain {
 		p = labelZone(p, b.zone()) // build_zone.go
+	}
+	if err == nil && b.trace != nil {
+		p = &logicalExplainNode{planNode: p, trace: b.trace} // logical_trace.go
 	}
 	if err == nil && analyze {
 		p = &analyzeRoot{in: p} // explain_analyze.go
@@ -338,6 +348,8 @@ func findScan(p planNode) *scanNode {
 		return findScan(n.in)
 	case *zoneLabelNode:
 		return findScan(n.in)
+	case *logicalExplainNode:
+		return findScan(n.planNode)
 	}
 	return nil
 }

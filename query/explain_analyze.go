@@ -222,6 +222,9 @@ func (o *analyzeOp) apply(ctx context.Context, rec arrow.RecordBatch) (arrow.Rec
 // wrapper. Nodes it does not know keep their inputs unwrapped.
 func instrument(p planNode, nodes *[]*analyzeNode) planNode {
 	switch n := p.(type) {
+	case *logicalExplainNode: // EXPLAIN ANALYZE FORMAT = 'logical': not an operator
+		n.planNode = instrument(n.planNode, nodes)
+		return n
 	case *scanNode:
 		n.analyzed = true // its runtime filters report what they skipped
 		a := &analyzeNode{in: p}

@@ -17,7 +17,9 @@ import (
 // Binding a FROM clause with more than one item, or with a derived table
 // (from_*.go). The single-table path (build.go) stays as it was: a query
 // over one table plans its scan, pruning and row filter directly. A query
-// that joins goes through these steps, each in its own file:
+// that joins goes through these steps, each in its own file; logical.go
+// runs them as passes over a logical plan, which EXPLAIN FORMAT =
+// 'logical' prints after each:
 //
 //	from_bind.go      the FROM items become relations (a table of the cache
 //	                  or a derived table) and a tree of joins; a column
@@ -30,13 +32,14 @@ import (
 //	                  once while planning and becomes a constant
 //	from_where.go     the conjuncts of WHERE and ON are sorted: those over
 //	                  one table go into its scan (pruning and row filter as
-//	                  for one table), equalities between columns of two
+//	                  for one table), those over one derived table filter
+//	                  its rows before the join, equalities between columns of two
 //	                  relations become join keys, the rest are applied at
 //	                  the first join that has all their columns; an OR's
 //	                  common conjuncts come out of it, and the OR of what
 //	                  each branch says of one table goes into its scan
-//	rule_outer.go     a LEFT JOIN whose inner side WHERE rejects as NULL is
-//	                  an inner join
+//	rule_outer.go     a LEFT JOIN whose inner side WHERE (or a semi join's
+//	                  condition) rejects as NULL is an inner join
 //	from_estimate.go  rows and distinct keys from the cache's statistics
 //	join_order.go     the join order of 3 to 10 connected parts: the
 //	                  cheapest bushy tree by dynamic programming (rows out
@@ -67,7 +70,7 @@ type relation struct {
 	node   ast.Node        // where the query names it, for errors
 	hidden bool            // made by the planner; its columns are not found by unqualified names
 
-	pushed []ast.ExprNode    // conjuncts over this table alone, for its scan
+	pushed []ast.ExprNode    // conjuncts over this relation alone: a table's scan takes them, a derived table is filtered by them
 	need   map[int]bool      // columns read above its scan
 	est    float64           // estimated rows out of its scan
 	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
@@ -361,7 +364,7 @@ func (b *builder) unnamed() ast.CIStr {
 func (b *builder) child() *builder {
 	return &builder{ctx: b.ctx, sql: b.sql, c: b.c, opts: b.opts, params: b.params, nparams: b.nparams,
 		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids, probing: b.probing, depth: b.depth + 1,
-		ticks: b.ticks}
+		ticks: b.ticks, trace: b.trace}
 }
 
 // maxNesting bounds how deeply subqueries, derived tables and WITH

@@ -137,7 +137,11 @@ func (b *builder) relPart(ri int) (*part, error) {
 		for c := range r.schema.Fields() {
 			p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
 		}
-		return p, nil
+		conds := make([]*conjunct, len(r.pushed))
+		for i, t := range r.pushed {
+			conds[i] = &conjunct{e: t, rels: 1 << ri}
+		}
+		return b.filterPart(p, conds) // WHERE's conjuncts over it alone, before it is joined
 	}
 	cols := make([]int, 0, len(r.need))
 	for c := range r.need {

@@ -35,62 +35,14 @@ func (b *builder) joinsFrom(s *ast.SelectStmt) bool {
 // conjuncts of WHERE no join or scan took are returned, for the filter
 // above the joins.
 func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
-	tree, err := b.bindFrom(s)
+	lp, err := b.bindLogical(s) // logical.go
 	if err != nil {
 		return nil, err
 	}
-	if s.Fields != nil && hasAlias(s.Fields.Fields) { // build_alias.go
-		b.substituteLateral(s)
-		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn)
-	}
-	firstSub := len(b.rels)
-	var terms []ast.ExprNode
-	var pend []*pendingJoin
-	if s.Where != nil {
-		b.whereTerms = splitTerms(s.Where)
-		for _, t := range conjuncts(s.Where, nil) {
-			for _, f := range factorOr(t) {
-				repl, pj, err := b.subqueryConjunct(f)
-				if err != nil {
-					return nil, err
-				}
-				terms = append(terms, repl...)
-				if pj == nil && len(repl) == 1 {
-					terms = append(terms, b.impliedByOr(repl[0])...)
-				}
-				if pj != nil {
-					pend = append(pend, pj)
-				}
-			}
-		}
-	}
-	if len(b.rels) > maxRelations {
-		return nil, b.at(ErrUnsupported, s, "%d relations in one SELECT (at most %d, subqueries included)", len(b.rels), maxRelations)
-	}
-	// The relations of scalar subqueries join the top region; those of
-	// semi and anti joins wait in pend.
-	var extra []int
-	for ri := firstSub; ri < len(b.rels); ri++ {
-		isSemi := false
-		for _, pj := range pend {
-			isSemi = isSemi || pj.rel == ri
-		}
-		if !isSemi {
-			extra = append(extra, ri)
-		}
-	}
-	if err := b.outerToInner(tree, terms); err != nil { // rule_outer.go
+	if err := b.optimize(lp); err != nil {
 		return nil, err
 	}
-	if err := b.classifyTree(tree, terms, extra); err != nil {
-		return nil, err
-	}
-	for _, r := range b.rels {
-		r.need = map[int]bool{}
-	}
-	b.markNeeded(s, tree, pend)
-
-	top, left, pend, err := b.planRegion(tree, extra, pend)
+	top, left, pend, err := b.lowerLogical(lp)
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +251,18 @@ func (b *builder) markNeeded(s *ast.SelectStmt, tree *fromNode, pend []*pendingJ
 			mark(c)
 		}
 	}
+}
+
+// lowerLogical turns an optimized logical plan (logical.go) into
+// operators: the top region of inner joins with the relations joining
+// it and the semi and anti joins over it, ordered by estimates
+// (planRegion, joinRegion). It returns the joined part, the conditions no
+// join applied and the semi or anti joins no region could place.
+func (b *builder) lowerLogical(lp *logicalPlan) (*part, []*conjunct, []*pendingJoin, error) {
+	if !lp.pushed || !lp.pruned {
+		return nil, nil, nil, b.at(ErrExec, lp.sel, "internal: a logical plan lowered before its predicates were pushed and its columns pruned")
+	}
+	return b.planRegion(lp.tree, lp.extra, lp.semi)
 }
 
 // planRegion plans a region of inner joins: its relations, its outer

@@ -90,8 +90,9 @@ func (b *builder) colRefsOf(e ast.Node) []colRef {
 	return v.refs
 }
 
-// classify sorts conjuncts: one over a single table of the cache goes to
-// that table's scan; the rest are returned.
+// classify sorts conjuncts: one over a single relation goes to it — a
+// table's scan, or a filter over a derived table's rows before they are
+// joined (relPart); the rest are returned.
 func (b *builder) classify(terms []ast.ExprNode, pushable relSet) ([]*conjunct, error) {
 	var rest []*conjunct
 	for _, t := range terms {
@@ -99,7 +100,7 @@ func (b *builder) classify(terms []ast.ExprNode, pushable relSet) ([]*conjunct, 
 		if err != nil {
 			return nil, err
 		}
-		if rel, ok := rels.single(); ok && pushable.has(rel) && b.rels[rel].table != "" && !hasSubquery(t) {
+		if rel, ok := rels.single(); ok && pushable.has(rel) && !hasSubquery(t) {
 			b.rels[rel].pushed = append(b.rels[rel].pushed, t)
 			continue
 		}

@@ -1,0 +1,214 @@
+package query
+
+import (
+	"slices"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// The logical plan of a query's FROM and WHERE. A SELECT that joins
+// (from_plan.go) is bound into relational operators — scans of tables
+// and derived tables, inner and outer joins as written, a filter of
+// WHERE's conjuncts above them — and then rewritten by the rules below,
+// one pass each, in order. Each rule is a function of the plan to the
+// plan, with its own before-and-after tests (logical_test.go);
+// formatLogical prints a plan at any point, and EXPLAIN FORMAT =
+// 'logical' prints it after binding and after every rule that changed it
+// (logical_trace.go).
+//
+//	bind                 FROM becomes relations and a tree of joins, names
+//	                     resolve to (relation, column); WHERE a filter
+//	factor ORs           (a AND x) OR (a AND y) is a AND (x OR y); an OR
+//	                     whose branches each restrict a table adds the OR
+//	                     of those restrictions for that table's scan
+//	decorrelate          subqueries in the filter become semi, anti and
+//	                     null-aware anti joins, and scalar subqueries
+//	                     grouped relations joined on their correlation
+//	outer joins to inner a LEFT or FULL JOIN whose NULL rows the filter
+//	                     rejects loses them (rule_outer.go)
+//	push down predicates each conjunct goes as low as its columns allow:
+//	                     into a table's scan, an outer join's side or ON,
+//	                     or the join region whose relations it reads
+//	prune columns        each scan decodes only the columns something
+//	                     above it reads
+//
+// Lowering (from_join.go) then turns the optimized plan into operators.
+// It also orders each region's inner joins (join_order.go: dynamic
+// programming over the cache's estimates, greedy beyond 10 relations) and
+// places the semi and anti joins (as soon as their relations are joined
+// when they drop most rows, else last), because both choices are made on
+// estimates of the planned parts.
+//
+// What the logical plan does not yet cover: the operators above the
+// joins (GROUP BY, HAVING, windows, the SELECT list, ORDER BY, LIMIT) are
+// planned from the bound statement directly (build.go), and so is a query
+// over one table, whose scan, pruning and row filter build.go plans
+// without joins.
+
+// logicalPlan is FROM and WHERE as relational operators: a Filter (where)
+// over the semi and anti joins decorrelation made (semi, innermost
+// first), over the tree of joins and relations (tree) together with the
+// relations of decorrelated scalar subqueries, which join the tree's top
+// region (extra). Once predicates are pushed (pushed), the filter's
+// conjuncts have moved into the scans (relation.pushed), the outer joins
+// (fromNode.joinConds) and the regions of inner joins (fromNode.conds).
+type logicalPlan struct {
+	sel    *ast.SelectStmt
+	tree   *fromNode
+	where  []ast.ExprNode
+	semi   []*pendingJoin
+	extra  []int
+	pushed bool // push down predicates ran
+	pruned bool // prune columns ran: relation.need is set
+}
+
+// logicalRule is one rewrite of the logical plan.
+type logicalRule struct {
+	name  string
+	apply func(b *builder, lp *logicalPlan) error
+}
+
+// logicalRules are the rewrites, in the order they run. (A function,
+// not a variable: decorrelation plans subqueries, which optimize again.)
+func logicalRules() []logicalRule {
+	return []logicalRule{
+		{"factor ORs", (*builder).ruleFactorOrs},
+		{"decorrelate subqueries", (*builder).ruleDecorrelate},
+		{"outer joins to inner", (*builder).ruleOuterToInner},
+		{"push down predicates", (*builder).rulePushDown},
+		{"prune columns", (*builder).rulePruneColumns},
+	}
+}
+
+// optimize runs every rule over lp, in order, recording the plan after
+// each one when EXPLAIN asked for it.
+func (b *builder) optimize(lp *logicalPlan) error {
+	b.traceLogical(lp, "bound") // logical_trace.go
+	for _, r := range logicalRules() {
+		if err := r.apply(b, lp); err != nil {
+			return err
+		}
+		b.traceLogical(lp, "after "+r.name)
+	}
+	return nil
+}
+
+// bindLogical binds FROM and WHERE of s into a logical plan: the FROM
+// items become relations (b.rels) and a tree of joins, and WHERE's
+// conjuncts the filter above them. SELECT-list aliases WHERE uses are
+// replaced by their expressions first (build_alias.go).
+func (b *builder) bindLogical(s *ast.SelectStmt) (*logicalPlan, error) {
+	tree, err := b.bindFrom(s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Fields != nil && hasAlias(s.Fields.Fields) {
+		b.substituteLateral(s)
+		s.Where = substituteAliases(s.Where, s.Fields.Fields, false, b.isFromColumn)
+	}
+	lp := &logicalPlan{sel: s, tree: tree}
+	if s.Where != nil {
+		lp.where = conjuncts(s.Where, nil)
+		b.whereTerms = splitTerms(s.Where) // for narrowing decorrelated subqueries (magicSet)
+	}
+	return lp, nil
+}
+
+// ruleFactorOrs takes the conjuncts every branch of an OR has out of it
+// (factorOr), and adds, after each OR, the OR of what its branches say
+// of one table alone (impliedByOr), for that table's scan. The OR
+// itself stays.
+func (b *builder) ruleFactorOrs(lp *logicalPlan) error {
+	var out []ast.ExprNode
+	for _, t := range lp.where {
+		for _, f := range factorOr(t) {
+			out = append(out, f)
+			out = append(out, b.impliedByOr(f)...) // it skips the conjuncts that hold subqueries
+		}
+	}
+	lp.where = out
+	return nil
+}
+
+// ruleDecorrelate replaces each conjunct of the filter that holds a
+// subquery (from_subquery.go): EXISTS and IN become semi joins, NOT
+// EXISTS anti joins, NOT IN null-aware anti joins, and a comparison with
+// a correlated scalar subquery a grouped relation (extra) joined on its
+// correlation keys, with the comparison over its value. What cannot be
+// decorrelated stays in the filter, for Apply (apply.go).
+func (b *builder) ruleDecorrelate(lp *logicalPlan) error {
+	firstSub := len(b.rels)
+	var out []ast.ExprNode
+	for _, t := range lp.where {
+		if !hasSubquery(t) {
+			out = append(out, t)
+			continue
+		}
+		repl, pj, err := b.subqueryConjunct(t)
+		if err != nil {
+			return err
+		}
+		out = append(out, repl...)
+		if pj != nil {
+			lp.semi = append(lp.semi, pj)
+		}
+	}
+	lp.where = out
+	if len(b.rels) > maxRelations {
+		return b.at(ErrUnsupported, lp.sel, "%d relations in one SELECT (at most %d, subqueries included)", len(b.rels), maxRelations)
+	}
+	// The relations of scalar subqueries join the top region; those of
+	// semi and anti joins are their build sides.
+next:
+	for ri := firstSub; ri < len(b.rels); ri++ {
+		for _, pj := range lp.semi {
+			if pj.rel == ri {
+				continue next
+			}
+		}
+		lp.extra = append(lp.extra, ri)
+	}
+	return nil
+}
+
+// ruleOuterToInner turns the outer joins whose NULL-extended rows the
+// filter rejects into inner (or narrower outer) joins (rule_outer.go). A
+// semi join's conditions reject NULLs as the filter's do: a row it keeps
+// made them all TRUE (EXISTS (… WHERE l_orderkey = o_orderkey) drops the
+// rows a LEFT JOIN gave a NULL o_orderkey). An anti join's do not: it
+// keeps the rows they are not TRUE for, and NOT IN keeps every row when
+// its subquery is empty.
+func (b *builder) ruleOuterToInner(lp *logicalPlan) error {
+	terms := slices.Clip(lp.where)
+	for _, pj := range lp.semi {
+		if pj.kind == joinSemi {
+			terms = append(terms, pj.conds...)
+		}
+	}
+	return b.outerToInner(lp.tree, terms)
+}
+
+// rulePushDown moves each conjunct of the filter, and of the joins' ON
+// conditions, as low as its columns allow (classifyTree): into the scan
+// of the one table it reads, into the preserved side of a LEFT JOIN when
+// it reads only that side, into an outer join's inner side when it is
+// that side's ON condition, else to the region of inner joins whose
+// relations it reads, where lowering makes it a join key or residual.
+func (b *builder) rulePushDown(lp *logicalPlan) error {
+	if err := b.classifyTree(lp.tree, lp.where, lp.extra); err != nil {
+		return err
+	}
+	lp.where, lp.pushed = nil, true
+	return nil
+}
+
+// rulePruneColumns records, for each relation, the columns anything above
+// its scan reads (markNeeded), so the scan decodes only those.
+func (b *builder) rulePruneColumns(lp *logicalPlan) error {
+	for _, r := range b.rels {
+		r.need = map[int]bool{}
+	}
+	b.markNeeded(lp.sel, lp.tree, lp.semi)
+	lp.pruned = true
+	return nil
+}
