@@ -390,8 +390,9 @@
 // goes through the relational planner (from_*.go, drawn in from_bind.go),
 // in layers: FROM and WHERE are bound into a logical plan (logical.go:
 // scans, joins as written, a filter), which rules rewrite one pass each
-// (factor ORs, decorrelate subqueries, outer joins to inner, push down
-// predicates, prune columns; logical_test.go tests each on the plan
+// (factor ORs, decorrelate subqueries, outer joins to inner, infer
+// filters through join keys, push down predicates, prune columns;
+// logical_test.go tests each on the plan
 // before and after it), and lowering turns into operators, choosing the
 // join order there:
 // names resolve once to (relation, column), with errors that name the

@@ -26,9 +26,13 @@ import (
 //	                     grouped relations joined on their correlation
 //	outer joins to inner a LEFT or FULL JOIN whose NULL rows the filter
 //	                     rejects loses them (rule_outer.go)
+//	infer filters        a.x = b.y AND a.x < 10 adds b.y < 10, for b's
+//	                     scan; a LEFT JOIN's preserved side's filter
+//	                     reaches its inner side (rule_infer.go)
 //	push down predicates each conjunct goes as low as its columns allow:
-//	                     into a table's scan, an outer join's side or ON,
-//	                     or the join region whose relations it reads
+//	                     into a table's scan, a filter over a derived
+//	                     table, an outer join's side or ON, or the join
+//	                     region whose relations it reads
 //	prune columns        each scan decodes only the columns something
 //	                     above it reads
 //
@@ -75,6 +79,7 @@ func logicalRules() []logicalRule {
 		{"factor ORs", (*builder).ruleFactorOrs},
 		{"decorrelate subqueries", (*builder).ruleDecorrelate},
 		{"outer joins to inner", (*builder).ruleOuterToInner},
+		{"infer filters through join keys", (*builder).ruleInferFilters},
 		{"push down predicates", (*builder).rulePushDown},
 		{"prune columns", (*builder).rulePruneColumns},
 	}

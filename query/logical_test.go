@@ -205,6 +205,77 @@ Anti join on $sub1.$c0=b.id
 	})
 }
 
+func TestRuleInferFilters(t *testing.T) {
+	checkRule(t, "infer filters through join keys", []ruleCase{
+		// a.id = b.qty = c.id: a.id < 10 holds of all three (qty is int32,
+		// id int64: both compute as BIGINT).
+		{`SELECT count(*) FROM orders a JOIN orders b ON a.id = b.qty JOIN orders c ON c.id = b.qty WHERE a.id < 10 AND b.grp IN ('a', 'b')`, `
+Filter: a.id<10 AND b.grp in ('a','b')
+	Inner join on a.id=b.qty AND c.id=b.qty
+		Scan orders AS a
+		Scan orders AS b
+		Scan orders AS c
+`, `
+Filter: a.id<10 AND b.grp in ('a','b') AND b.qty<10 AND c.id<10
+	Inner join on a.id=b.qty AND c.id=b.qty
+		Scan orders AS a
+		Scan orders AS b
+		Scan orders AS c
+`},
+		// Both ways, LIKE and BETWEEN; a filter already there is not
+		// added again.
+		{`SELECT count(*) FROM orders a, orders b WHERE a.grp = b.grp AND a.grp LIKE 'a%' AND b.id BETWEEN 3 AND 5 AND a.id = b.id AND a.id BETWEEN 3 AND 5`, `
+Filter: a.grp=b.grp AND a.grp like 'a%' AND b.id between 3 and 5 AND a.id=b.id AND a.id between 3 and 5
+	Inner join
+		Scan orders AS a
+		Scan orders AS b
+`, `
+Filter: a.grp=b.grp AND a.grp like 'a%' AND b.id between 3 and 5 AND a.id=b.id AND a.id between 3 and 5 AND b.grp like 'a%'
+	Inner join
+		Scan orders AS a
+		Scan orders AS b
+`},
+		// A LEFT JOIN passes a filter of its preserved side to its inner
+		// side, in ON ...
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty WHERE a.id < 10`, `
+Filter: a.id<10
+	Left join on a.id=b.qty
+		Scan orders AS a
+		Scan orders AS b
+`, `
+Filter: a.id<10
+	Left join on a.id=b.qty and b.qty<10
+		Scan orders AS a
+		Scan orders AS b
+`},
+		// ... but not the reverse: its inner side's filter says nothing of
+		// the preserved rows. Nor is an equality of columns of different
+		// types used (id is BIGINT, ratio DOUBLE).
+		{`SELECT count(*) FROM orders a LEFT JOIN orders b ON a.id = b.qty AND b.qty < 10 WHERE a.grp = 'a'`, `
+Filter: a.grp='a'
+	Left join on a.id=b.qty and b.qty<10
+		Scan orders AS a
+		Scan orders AS b
+`, `
+Filter: a.grp='a'
+	Left join on a.id=b.qty and b.qty<10
+		Scan orders AS a
+		Scan orders AS b
+`},
+		{`SELECT count(*) FROM orders a, orders b WHERE a.id = b.ratio AND a.id < 10`, `
+Filter: a.id=b.ratio AND a.id<10
+	Inner join
+		Scan orders AS a
+		Scan orders AS b
+`, `
+Filter: a.id=b.ratio AND a.id<10
+	Inner join
+		Scan orders AS a
+		Scan orders AS b
+`},
+	})
+}
+
 func TestRulePushDown(t *testing.T) {
 	checkRule(t, "push down predicates", []ruleCase{
 		// Conjuncts over one table go into its scan (the outer join made
