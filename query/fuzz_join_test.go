@@ -14,7 +14,7 @@ import (
 // FuzzJoinSQL runs generated statements through the relational planner:
 // FuzzSQL's expressions (sqlGen) over derived tables, joins, subqueries
 // in WHERE (EXISTS, IN, NOT IN, scalar, correlated or not), WITH and set
-// operations, some joins spilling. As for FuzzSQL, no input may panic or
+// operations, some joins spilling, some under EXPLAIN FORMAT = 'logical'. As for FuzzSQL, no input may panic or
 // leak, and every error must be a documented kind. A target of its own,
 // so that FuzzSQL's corpus keeps meaning the statements it meant.
 //
@@ -44,6 +44,9 @@ func FuzzJoinSQL(f *testing.F) {
 			e = spilling
 		}
 		sql := joinStatement(g)
+		if g.pick(8) == 7 { // after the statement, and not on input that ran out (0): the corpus keeps its statements
+			sql = "EXPLAIN FORMAT = 'logical' " + sql // every logical plan printed (logical_format.go)
+		}
 		start := time.Now()
 		err := runAll(e, sql)
 		if d := time.Since(start); d > 5*time.Second {
