@@ -33,11 +33,15 @@ import (
 //	from_where.go     the conjuncts of WHERE and ON are sorted: those over
 //	                  one table go into its scan (pruning and row filter as
 //	                  for one table), those over one derived table filter
-//	                  its rows before the join, equalities between columns of two
-//	                  relations become join keys, the rest are applied at
-//	                  the first join that has all their columns; an OR's
-//	                  common conjuncts come out of it, and the OR of what
-//	                  each branch says of one table goes into its scan
+//	                  its rows before the join, equalities between
+//	                  columns of two relations become join keys, the rest
+//	                  are applied at the first join that has all their
+//	                  columns; an OR's common conjuncts come out of it,
+//	                  and the OR of what each branch says of one table
+//	                  goes into its scan
+//	rule_infer.go     a filter on a join key is copied to the columns an
+//	                  inner join (or a LEFT JOIN's ON, to its inner side)
+//	                  equates it with
 //	rule_outer.go     a LEFT JOIN whose inner side WHERE (or a semi join's
 //	                  condition) rejects as NULL is an inner join
 //	from_estimate.go  rows and distinct keys from the cache's statistics
