@@ -98,12 +98,21 @@ func (h *heldMaps) forget(set *partSet) {
 // bytes past the limit, asked again after each: another goroutine may
 // have moved some while this one waited) is positive, or until none is
 // left; a failure (the spill quota, a full disk) stops it, the output
-// staying in memory.
-func (h *heldMaps) evict(over func() int64) {
+// staying in memory. It reports whether asking for the bytes again may
+// succeed: it moved some, or over was not positive. False: none is
+// left to move (or one failed) and the bytes are still over.
+func (h *heldMaps) evict(over func() int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := 0
-	for ; i < len(h.outs) && over() > 0; i++ {
+	i, again := 0, false
+	for ; ; i++ {
+		if over() <= 0 {
+			again = true
+			break
+		}
+		if i == len(h.outs) {
+			break
+		}
 		e := h.outs[i]
 		n, err := e.out.ToDisk()
 		if err != nil {
@@ -111,7 +120,9 @@ func (h *heldMaps) evict(over func() int64) {
 		}
 		if n > 0 {
 			e.set.moved(n)
+			again = true
 		}
 	}
 	h.outs = h.outs[i:]
+	return again
 }
