@@ -42,7 +42,7 @@ func TestForceKeepsLimitWhileHeld(t *testing.T) {
 
 	rounds := 200
 	if testing.Short() {
-		rounds = 50
+		rounds = 30 // CI's race pass, after the full pass's 200
 	}
 	for round := range rounds {
 		mt := &memTracker{limit: 1 << 20}

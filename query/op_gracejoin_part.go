@@ -346,7 +346,7 @@ func (s *partSet) finishMap(t *mapTask) error {
 	if out == nil {
 		return nil
 	}
-	if held { // moved since, maybe: moved counted it out again
+	if held { // it may have moved since: moved counted it out
 		s.env.st.memMaps.Add(1)
 		s.env.st.memBytes.Add(out.Bytes())
 	} else {

@@ -291,9 +291,10 @@ func (w *MapWriter) imageToFile() error {
 // ToDisk moves what the writer holds in memory (WriterOptions.Memory) to
 // a file, as a refusal of the budget does, and returns the bytes given
 // back: what a query does when memory it needs elsewhere is held by an
-// output still being written (MapOutput.ToDisk moves a finished one). It
-// waits for a write in progress; 0: nothing is held in memory (yet, or
-// any more), or the writer is finished or aborted. On an error the output stays in memory.
+// output still being written (MapOutput.ToDisk moves a finished one),
+// whose rest then goes to the file. It waits for a write in progress; 0:
+// nothing is held in memory (yet, or any more), or the writer is
+// finished or aborted. On an error the output stays in memory.
 func (w *MapWriter) ToDisk() (int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
