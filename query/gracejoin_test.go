@@ -64,7 +64,7 @@ func TestGraceJoinMatchesNestedLoop(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 1, joinSide{rows: 230, batch: 17, domain: 8, nullP: 0.1}, joinSide{rows: 150, batch: 13, domain: 8, nullP: 0.1})
-	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
 	engines := map[int]*Engine{}
 	for _, w := range []int{1, 3} {
 		e := New(c, Options{Alloc: mem, MemoryLimit: 64 << 20, Workers: w, Spill: m})
