@@ -215,7 +215,7 @@ func TestSerialAggregateMemory(t *testing.T) {
 	spilling := New(c, Options{Alloc: mem, MemoryLimit: limit, Spill: m, Workers: 2})
 	// approx_count_distinct's sketches are large in a hash table: a run
 	// holds few groups, so the runs and the merge grow with the rows. The
-	// race pass spills a third of them (still some 300 runs).
+	// race pass spills a third of them (still some 230 runs).
 	where := ""
 	if testing.Short() {
 		where = "WHERE k < 10000 "

@@ -124,7 +124,7 @@ func spillManager(t testing.TB, cfg spill.Config) *spill.Manager {
 // heavySpillCodec is the spill codec of the heavy spilling tests: LZ4,
 // but none under -short (CI's race pass), where sync.Pool drops a
 // quarter of what is put back, so that many LZ4 blocks allocate a
-// compressor: a third of those tests' time. TestSerialAggregateMemory
+// compressor: 40-60% of those tests' time. TestSerialAggregateMemory
 // and TestGraceJoinTinyMemory spill through LZ4 under -race still.
 func heavySpillCodec() codec.Setting {
 	if testing.Short() {
