@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/quiverdb/quiver/codec"
 	"github.com/quiverdb/quiver/spill"
 )
 
@@ -50,7 +49,7 @@ func TestGraceJoinSkewSplit(t *testing.T) {
 	c, recs := joinTables(t, mem, 11,
 		joinSide{rows: 1500, batch: 100, domain: 5000, nullP: 0.05, hot: 0.01},
 		joinSide{rows: 3000, batch: 90, domain: 5000, nullP: 0.05, hot: 0.4})
-	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
 	for _, split := range []bool{true, false} {
 		e := New(c, Options{Alloc: mem, Workers: 2, Spill: m})
@@ -135,7 +134,7 @@ func TestGraceJoinKeepsPartitions(t *testing.T) {
 	c, recs := joinTables(t, mem, 15,
 		joinSide{rows: 3000, batch: 100, domain: 4000, nullP: 0.05},
 		joinSide{rows: 3000, batch: 100, domain: 4000, nullP: 0.05})
-	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
 	e := New(c, Options{Alloc: mem, MemoryLimit: 256 << 10, Workers: 2, Spill: m})
 	mk := func(jc joinCase) planNode { return jc.node(t, c) }
 	for _, kind := range shortJoinKinds() {
@@ -210,7 +209,7 @@ func TestGraceJoinSkewSplitMemoryLimit(t *testing.T) {
 	c, _ := joinTables(t, mem, 14,
 		joinSide{rows: 20000, batch: 1000, domain: 50000, nullP: 0.01, hot: 0.0005},
 		joinSide{rows: 30000, batch: 1000, domain: 50000, nullP: 0.01, hot: 0.4})
-	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
 	plain := New(c, Options{Alloc: mem, Workers: 2})
 	e := New(c, Options{Alloc: mem, MemoryLimit: 1 << 20, Workers: 2, Spill: m})
 	for _, kind := range []joinKind{joinInner, joinLeft, joinRightAnti} {

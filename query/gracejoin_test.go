@@ -64,7 +64,7 @@ func TestGraceJoinMatchesNestedLoop(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	c, recs := joinTables(t, mem, 1, joinSide{rows: 230, batch: 17, domain: 8, nullP: 0.1}, joinSide{rows: 150, batch: 13, domain: 8, nullP: 0.1})
-	m := spillManager(t, spill.Config{Codec: codec.SettingLZ4})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
 	engines := map[int]*Engine{}
 	for _, w := range []int{1, 3} {
 		e := New(c, Options{Alloc: mem, MemoryLimit: 64 << 20, Workers: w, Spill: m})
@@ -132,7 +132,13 @@ func TestGraceJoinTinyMemory(t *testing.T) {
 		name   string
 		domain int
 	}{{"domain=50", 50}, {"skewed", 1}} {
-		c, recs := joinTables(t, mem, 9, joinSide{rows: 1500, batch: 100, domain: tc.domain, nullP: 0.05}, joinSide{rows: 1200, batch: 90, domain: tc.domain, nullP: 0.05})
+		probeRows := 1500
+		if testing.Short() && tc.domain == 1 {
+			// CI's race pass: the inner join keeps a third of its 800,000
+			// pairs (the build side, which spills and splits, as it is).
+			probeRows = 500
+		}
+		c, recs := joinTables(t, mem, 9, joinSide{rows: probeRows, batch: 100, domain: tc.domain, nullP: 0.05}, joinSide{rows: 1200, batch: 90, domain: tc.domain, nullP: 0.05})
 		e := New(c, Options{Alloc: mem, MemoryLimit: 96 << 10, Workers: 2, Spill: m})
 		mk := func(jc joinCase) planNode { return jc.node(t, c) }
 		for _, kind := range shortJoinKinds() {

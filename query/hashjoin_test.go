@@ -229,30 +229,20 @@ func (jc joinCase) reference(recs map[string]arrow.RecordBatch) ([]string, error
 		}
 		return bc[r]
 	}
-	keyNull := func(rec arrow.RecordBatch, keys []int, r int) bool {
-		for _, k := range keys {
-			if rec.Column(k).IsNull(r) {
-				return true
-			}
-		}
-		return false
-	}
+	// Each row's keys and residual value, read once: the loops below
+	// run rows × rows times (millions in the grace join's tests).
+	pk, bk := rowKeys(p, pc, jc.probeKeys), rowKeys(b, bc, jc.buildKeys)
+	keyNull := func(keys [][]string, r int) bool { return keys[r] == nil }
 	buildNull := false
 	for r := range nb {
-		buildNull = buildNull || keyNull(b, jc.buildKeys, r)
+		buildNull = buildNull || keyNull(bk, r)
 	}
+	pv, bv := p.Column(6).(*array.Int64), b.Column(6).(*array.Int64)
 	matches := func(pr, br int) bool {
-		if keyNull(p, jc.probeKeys, pr) || keyNull(b, jc.buildKeys, br) {
+		if keyNull(pk, pr) || keyNull(bk, br) || !slices.Equal(pk[pr], bk[br]) {
 			return false
 		}
-		for i, pk := range jc.probeKeys {
-			bk := jc.buildKeys[i]
-			if !sameKey(p.Column(pk), pr, b.Column(bk), br, pc[pr][pk], bc[br][bk]) {
-				return false
-			}
-		}
 		if jc.residual {
-			pv, bv := p.Column(6).(*array.Int64), b.Column(6).(*array.Int64)
 			return pv.IsValid(pr) && bv.IsValid(br) && pv.Value(pr) < bv.Value(br)
 		}
 		return true
@@ -288,7 +278,7 @@ func (jc joinCase) reference(recs map[string]arrow.RecordBatch) ([]string, error
 				emit(row(p, pr))
 			}
 		case joinNullAwareAnti:
-			if nb == 0 || len(ms) == 0 && !buildNull && !keyNull(p, jc.probeKeys, pr) {
+			if nb == 0 || len(ms) == 0 && !buildNull && !keyNull(pk, pr) {
 				emit(row(p, pr))
 			}
 		case joinMark:
@@ -296,7 +286,7 @@ func (jc joinCase) reference(recs map[string]arrow.RecordBatch) ([]string, error
 			switch {
 			case len(ms) > 0:
 				mark = "true"
-			case nb > 0 && (buildNull || keyNull(p, jc.probeKeys, pr)):
+			case nb > 0 && (buildNull || keyNull(pk, pr)):
 				mark = "NULL"
 			}
 			emit(row(p, pr), []string{mark})
@@ -321,15 +311,27 @@ func (jc joinCase) reference(recs map[string]arrow.RecordBatch) ([]string, error
 
 var errSingleRow = errors.New("more than one row returned by a subquery used as an expression")
 
-// sameKey is SQL equality of two non-NULL keys, as the join compares
-// them: -0 equals 0 and NaN equals NaN; others are equal when their cells
-// (ai, bj) are.
-func sameKey(a arrow.Array, i int, b arrow.Array, j int, ai, bj string) bool {
-	if a, ok := a.(*array.Float64); ok {
-		x, y := a.Value(i), b.(*array.Float64).Value(j)
-		return x == y || x != x && y != y
+// rowKeys is each row's keys as the join compares them, by row: nil
+// when one is NULL, else their cells, with -0 written as 0 (SQL equality:
+// -0 equals 0; NaN equals NaN, whose cells are all "NaN").
+func rowKeys(rec arrow.RecordBatch, cells [][]string, keys []int) [][]string {
+	out := make([][]string, rec.NumRows())
+	for r := range out {
+		k := make([]string, len(keys))
+		for i, c := range keys {
+			col := rec.Column(c)
+			if col.IsNull(r) {
+				k = nil
+				break
+			}
+			k[i] = cells[r][c]
+			if f, ok := col.(*array.Float64); ok && f.Value(r) == 0 {
+				k[i] = "0"
+			}
+		}
+		out[r] = k
 	}
-	return ai == bj
+	return out
 }
 
 // cellsOf is every cell of rec, by row, computed once per table (under
