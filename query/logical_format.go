@@ -140,7 +140,7 @@ func (b *builder) formatRelation(sb *strings.Builder, lp *logicalPlan, ri int, d
 func conjunctText(es []ast.ExprNode) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = restore(e)
+		parts[i] = clipText(restore(e), maxCondText) // logical_trace.go
 		if x, ok := unparen(e).(*ast.BinaryOperationExpr); ok && len(es) > 1 && (x.Op == opcode.LogicOr || x.Op == opcode.LogicXor) {
 			parts[i] = "(" + parts[i] + ")"
 		}

@@ -3,7 +3,9 @@ package query
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -382,4 +384,25 @@ func explainText(t *testing.T, e *Engine, sql string) string {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return strings.Join(rows, "\n") + "\n"
+}
+
+// A statement of nested subqueries prints each level's conditions once
+// per stage: each condition is clipped, so a long literal deep inside
+// does not print once per level.
+func TestExplainLogicalBounded(t *testing.T) {
+	e, _ := newEngine(t, 60, 16)
+	const levels = 20
+	long := strings.Repeat("x", 20_000)
+	sql := "SELECT count(*) FROM orders a0 WHERE "
+	for i := 1; i <= levels; i++ {
+		sql += fmt.Sprintf("EXISTS (SELECT * FROM orders a%d WHERE a%d.id = a%d.id AND ", i, i, i-1)
+	}
+	sql += "a" + strconv.Itoa(levels) + ".grp <> '" + long + "'" + strings.Repeat(")", levels)
+	text := explainText(t, e, "EXPLAIN FORMAT = 'logical' "+sql)
+	if len(text) > 256<<10 { // unclipped, some 1.2 MB
+		t.Errorf("EXPLAIN FORMAT = 'logical' printed %d bytes for a %d-byte statement", len(text), len(sql))
+	}
+	if !strings.Contains(text, "Semi join on") || !strings.Contains(text, " …") {
+		t.Errorf("no semi join, or no clipped condition:\n%.2000s", text)
+	}
 }

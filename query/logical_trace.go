@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -31,11 +32,23 @@ import (
 // it) or the logical plans first.
 var explainFormats = map[string]bool{"": false, "row": false, "brief": false, "traditional": false, "logical": true}
 
+// maxTraceBytes bounds what a trace records: a statement of many nested
+// subqueries (each stage prints its conditions, and a condition can be a
+// whole subquery) could otherwise print its text once per level and
+// stage. Past it, the stages left are not printed, and the trace says so.
+// Each condition is also clipped to maxCondText bytes.
+const (
+	maxTraceBytes = 4 << 20
+	maxCondText   = 500
+)
+
 // logicalTrace collects the logical plans of a statement's SELECTs; its
 // builders share one.
 type logicalTrace struct {
 	plans []*tracedPlan
 	byLP  map[*logicalPlan]*tracedPlan
+	bytes int  // recorded so far
+	cut   bool // stages were left out past maxTraceBytes
 }
 
 // tracedPlan is one SELECT's logical plan at each stage of optimize.
@@ -53,6 +66,10 @@ func (b *builder) traceLogical(lp *logicalPlan, stage string) {
 	if t == nil || b.probing {
 		return
 	}
+	if t.bytes >= maxTraceBytes {
+		t.cut = true
+		return
+	}
 	tp := t.byLP[lp]
 	if tp == nil {
 		if t.byLP == nil {
@@ -62,7 +79,9 @@ func (b *builder) traceLogical(lp *logicalPlan, stage string) {
 		t.byLP[lp] = tp
 		t.plans = append(t.plans, tp)
 	}
-	tp.stages = append(tp.stages, planStage{stage, b.formatLogical(lp)})
+	text := b.formatLogical(lp)
+	t.bytes += len(text)
+	tp.stages = append(tp.stages, planStage{stage, text})
 }
 
 // text prints the trace: each plan as bound and after each rule that
@@ -86,6 +105,9 @@ func (t *logicalTrace) text() string {
 			}
 			sb.WriteString("\n")
 		}
+	}
+	if t.cut {
+		fmt.Fprintf(&sb, "(the stages after the first %d MiB of logical plans are left out)\n", maxTraceBytes>>20)
 	}
 	return sb.String()
 }
