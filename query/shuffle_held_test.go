@@ -101,19 +101,32 @@ func TestShuffleHeldInMemory(t *testing.T) {
 
 	// EXPLAIN ANALYZE says where the outputs went, and under the tight
 	// limit some were held, then moved to disk for a table's growth,
-	// which kept the query within its limit.
+	// which kept the query within its limit. Whether a table grows while
+	// an output is held depends on how the two workers interleave (one
+	// CI run in many saw no move), so up to 5 runs may show the move;
+	// every run must stay within the limit.
 	e := New(groups, Options{Alloc: mem, MemoryLimit: 512 << 10 / gscale, Workers: 2, Spill: m})
-	rows, err := run(t, e, "EXPLAIN ANALYZE "+groupBy)
-	if err != nil {
-		t.Fatal(err)
+	var text string
+	moved := false
+	for range 5 {
+		rows, err := run(t, e, "EXPLAIN ANALYZE "+groupBy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = strings.Join(rows, "\n")
+		if mm := regexp.MustCompile(`peak memory (\d+) of (\d+) bytes`).FindStringSubmatch(text); mm == nil || len(mm[1]) > len(mm[2]) || len(mm[1]) == len(mm[2]) && mm[1] > mm[2] {
+			t.Fatalf("EXPLAIN ANALYZE: held outputs pushed the query past its limit:\n%s", text)
+		}
+		checkNoSpillFiles(t, m)
+		mm := regexp.MustCompile(`(\d+) map outputs on disk, \d+ bytes, (\d+) held in memory, \d+ bytes \((\d+) moved to disk later\)`).FindStringSubmatch(text)
+		if mm == nil || mm[1] == "0" {
+			t.Fatalf("EXPLAIN ANALYZE does not show outputs on disk:\n%s", text)
+		}
+		if moved = mm[3] != "0"; moved {
+			break
+		}
 	}
-	text := strings.Join(rows, "\n")
-	mm := regexp.MustCompile(`(\d+) map outputs on disk, \d+ bytes, (\d+) held in memory, \d+ bytes \((\d+) moved to disk later\)`).FindStringSubmatch(text)
-	if mm == nil || mm[1] == "0" || mm[3] == "0" {
-		t.Fatalf("EXPLAIN ANALYZE does not show outputs on disk and moved there:\n%s", text)
+	if !moved {
+		t.Fatalf("EXPLAIN ANALYZE shows no output moved to disk in 5 runs:\n%s", text)
 	}
-	if mm := regexp.MustCompile(`peak memory (\d+) of (\d+) bytes`).FindStringSubmatch(text); mm == nil || len(mm[1]) > len(mm[2]) || len(mm[1]) == len(mm[2]) && mm[1] > mm[2] {
-		t.Fatalf("EXPLAIN ANALYZE: held outputs pushed the query past its limit:\n%s", text)
-	}
-	checkNoSpillFiles(t, m)
 }
