@@ -78,7 +78,7 @@ func (b *builder) copyFilters(terms []ast.ExprNode, classes map[colRef][]colRef,
 	}
 	var out []ast.ExprNode
 	for _, t := range terms {
-		col, ok := filteredColumn(t)
+		col, with, ok := filteredColumn(t)
 		if !ok {
 			continue
 		}
@@ -91,7 +91,7 @@ func (b *builder) copyFilters(terms []ast.ExprNode, classes map[colRef][]colRef,
 				continue
 			}
 			r := b.rels[other.rel]
-			copied := withColumn(t, qualified(r.name, r.schema.Field(other.col).Name))
+			copied := with(qualified(r.name, r.schema.Field(other.col).Name))
 			if text := restore(copied); !seen[text] {
 				seen[text] = true
 				out = append(out, copied)
@@ -151,9 +151,11 @@ func (b *builder) equalColumns(terms []ast.ExprNode, left, right relSet) map[col
 }
 
 // filteredColumn returns the column a conjunct filters when it compares
-// one bare column with constants: col op k (either side), col [NOT]
-// BETWEEN k1 AND k2, col [NOT] IN (k, …), col [NOT] LIKE k.
-func filteredColumn(t ast.ExprNode) (*ast.ColumnNameExpr, bool) {
+// one bare column with constants — col op k (either side), col [NOT]
+// BETWEEN k1 AND k2, col [NOT] IN (k, …), col [NOT] LIKE k — and a
+// function that copies the conjunct with another column in its place
+// (the constants shared: nothing rewrites them in place).
+func filteredColumn(t ast.ExprNode) (*ast.ColumnNameExpr, func(*ast.ColumnNameExpr) ast.ExprNode, bool) {
 	constant := func(es ...ast.ExprNode) bool {
 		for _, e := range es {
 			if e == nil || !isConstant(e) || hasParam(e) {
@@ -169,56 +171,30 @@ func filteredColumn(t ast.ExprNode) (*ast.ColumnNameExpr, bool) {
 	switch x := unparen(t).(type) {
 	case *ast.BinaryOperationExpr:
 		if _, cmp := pushCmp[x.Op]; !cmp {
-			return nil, false
+			break
 		}
 		if c, ok := column(x.L); ok && constant(x.R) {
-			return c, true
+			return c, func(col *ast.ColumnNameExpr) ast.ExprNode { y := *x; y.L = col; return &y }, true
 		}
 		if c, ok := column(x.R); ok && constant(x.L) {
-			return c, true
+			return c, func(col *ast.ColumnNameExpr) ast.ExprNode { y := *x; y.R = col; return &y }, true
 		}
 	case *ast.BetweenExpr:
 		if c, ok := column(x.Expr); ok && constant(x.Left, x.Right) {
-			return c, true
+			return c, func(col *ast.ColumnNameExpr) ast.ExprNode { y := *x; y.Expr = col; return &y }, true
 		}
 	case *ast.PatternInExpr:
 		if c, ok := column(x.Expr); ok && x.Sel == nil && constant(x.List...) {
-			return c, true
+			return c, func(col *ast.ColumnNameExpr) ast.ExprNode {
+				y := *x
+				y.Expr, y.List = col, slices.Clone(x.List)
+				return &y
+			}, true
 		}
 	case *ast.PatternLikeOrIlikeExpr:
 		if c, ok := column(x.Expr); ok && constant(x.Pattern) {
-			return c, true
+			return c, func(col *ast.ColumnNameExpr) ast.ExprNode { y := *x; y.Expr = col; return &y }, true
 		}
 	}
-	return nil, false
-}
-
-// withColumn returns a copy of the conjunct filteredColumn accepted with
-// its column replaced by col. The constants are shared: nothing rewrites
-// them in place.
-func withColumn(t ast.ExprNode, col *ast.ColumnNameExpr) ast.ExprNode {
-	switch x := unparen(t).(type) {
-	case *ast.BinaryOperationExpr:
-		c := *x
-		if _, ok := unparen(x.L).(*ast.ColumnNameExpr); ok && isConstant(x.R) {
-			c.L = col
-		} else {
-			c.R = col
-		}
-		return &c
-	case *ast.BetweenExpr:
-		c := *x
-		c.Expr = col
-		return &c
-	case *ast.PatternInExpr:
-		c := *x
-		c.Expr = col
-		c.List = slices.Clone(x.List)
-		return &c
-	case *ast.PatternLikeOrIlikeExpr:
-		c := *x
-		c.Expr = col
-		return &c
-	}
-	return t
+	return nil, nil, false
 }
