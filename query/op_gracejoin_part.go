@@ -223,15 +223,29 @@ func (s *partSet) append(ctx context.Context, t *mapTask, p int, rec arrow.Recor
 			return err
 		}
 	}
-	if n >= joinBatchRows || size >= s.flushBytes {
+	// A piece the limit has no room for is written at once, after what is
+	// pending of p (in order), rather than held past the limit.
+	if n >= joinBatchRows || size >= s.flushBytes || !s.tryHold(t, size) {
+		if err := s.flush(t, p); err != nil {
+			return err
+		}
 		return s.writePart(t, p, rec)
 	}
 	rec.Retain()
 	t.pending[p] = append(t.pending[p], rec)
 	t.pendingRows[p] += n
 	t.pendingBytes[p] += size
-	s.hold(t, size)
 	return nil
+}
+
+// tryHold adds n bytes to what t counts in the memory tracker if they
+// fit the limit.
+func (s *partSet) tryHold(t *mapTask, n int64) bool {
+	if _, ok := s.env.rt.mt.tryGrow(n); !ok {
+		return false
+	}
+	t.held += n
+	return true
 }
 
 // hold adds n bytes to what t counts in the memory tracker.
