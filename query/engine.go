@@ -164,6 +164,9 @@ type Engine struct {
 	// spilling through the shuffle (a test's: few, so that partitions are
 	// partitioned again).
 	aggFanout int
+	// takenAtStart: a test's bytes counted in each query's tracker from
+	// its start, as another operator's would be.
+	takenAtStart int64
 	// changes serializes statements that change tables (ddl.go).
 	changes sync.Mutex
 	views   *Views
@@ -384,6 +387,9 @@ func (e *Engine) run(ctx context.Context, p planNode) (*Result, error) {
 	r := &Result{ctx: ctx, mt: &memTracker{limit: e.opts.MemoryLimit, names: e.memNames()}}
 	if outer, ok := ctx.Value(outerMemKey{}).(*memTracker); ok {
 		r.mt = outer // a subquery Apply runs: it counts against its query's limit (apply.go)
+	} else if e.takenAtStart > 0 {
+		r.taken = e.takenAtStart
+		r.mt.force(r.taken)
 	}
 	rt := &runtime{mem: e.opts.Alloc, mt: r.mt, workers: e.opts.Workers, sortWorkers: e.opts.SortWorkers, sortByRanges: e.opts.SortByRanges, exchange: e.opts.Exchange, sortSpill: e.opts.GroupBySortSpill, spill: e.opts.Spill, spills: &r.spills,
 		maxJoinPairs: max(e.opts.MaxJoinPairs, 0), joinSpill: e.joinSpill, aggFanout: e.aggFanout,
@@ -423,6 +429,7 @@ type Result struct {
 	spills   spillRegistry
 	once     sync.Once
 	finished bool
+	taken    int64 // Engine.takenAtStart's, given back at close
 }
 
 var _ array.RecordReader = (*Result)(nil)
@@ -501,6 +508,9 @@ func (r *Result) close() {
 	r.once.Do(func() {
 		if r.root != nil {
 			r.root.Close()
+		}
+		if r.taken > 0 {
+			r.mt.shrink(r.taken)
 		}
 	})
 }

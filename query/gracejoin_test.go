@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -325,6 +327,47 @@ func TestGraceJoinDiskFull(t *testing.T) {
 	_, _, err := runJoin(t, e, mem, jc.node(t, c))
 	if !errors.Is(err, spill.ErrNoSpace) || !errors.Is(err, ErrExec) {
 		t.Errorf("disk full: %v", err)
+	}
+	checkNoSpillFiles(t, m)
+}
+
+// TestGraceJoinLoopLimitTaken: when other operators of the query hold
+// nearly all of its limit (takenAtStart: as a join building from this
+// one's output does, TPC-H Q21), the nested loop still joins every
+// partition, in chunks of the floor's size taken past the limit
+// (minLoopChunk), rather than refusing a chunk of a few rows; and past
+// the limit by no more than a chunk.
+func TestGraceJoinLoopLimitTaken(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, recs := joinTables(t, mem, 1, joinSide{rows: 230, batch: 17, domain: 8, nullP: 0.1}, joinSide{rows: 150, batch: 13, domain: 8, nullP: 0.1})
+	m := spillManager(t, spill.Config{Codec: heavySpillCodec()})
+	const limit = 256 << 10
+	e := New(c, Options{Alloc: mem, MemoryLimit: limit, Workers: 2, Spill: m})
+	e.joinSpill = joinSpillTuning{force: true, fanout: 4, maxRows: 10}
+	e.takenAtStart = limit - 512
+	mk := func(jc joinCase) planNode { return jc.node(t, c) }
+	for _, kind := range []joinKind{joinInner, joinFull, joinAnti, joinRightSemi} {
+		jc := joinCase{kind: kind, probeKeys: []int{0}, buildKeys: []int{0}, residual: true}
+		t.Run(kind.String(), func(t *testing.T) {
+			checkJoin(t, e, mem, jc, mk, recs)
+			checkNoSpillFiles(t, m)
+		})
+	}
+	jc := joinCase{kind: joinFull, probeKeys: []int{0}, buildKeys: []int{0}, residual: true}
+	text, err := e.analyze(context.Background(), &analyzeRoot{in: jc.node(t, c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, " 0 nested-loop fallbacks") {
+		t.Errorf("no nested loop:\n%s", text)
+	}
+	mm := regexp.MustCompile(`peak memory (\d+) of`).FindStringSubmatch(text)
+	if mm == nil {
+		t.Fatalf("no peak memory in\n%s", text)
+	}
+	if peak, _ := strconv.ParseInt(mm[1], 10, 64); peak > limit+2*minLoopChunk(limit) {
+		t.Errorf("peak memory %d: past the %d-byte limit by more than a chunk's floor (%d) twice", peak, limit, minLoopChunk(limit))
 	}
 	checkNoSpillFiles(t, m)
 }

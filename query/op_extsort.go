@@ -177,16 +177,7 @@ type sortBudget struct{ mt *memTracker }
 
 func (b sortBudget) TryGrow(n int64) bool { return b.mt.grow(n, "ORDER BY") == nil }
 
-func (b sortBudget) Grow(n int64) {
-	b.mt.makeRoom(n)
-	used := b.mt.used.Add(n)
-	for {
-		p := b.mt.peak.Load()
-		if used <= p || b.mt.peak.CompareAndSwap(p, used) {
-			return
-		}
-	}
-}
+func (b sortBudget) Grow(n int64) { b.mt.force(n) }
 
 func (b sortBudget) Shrink(n int64) { b.mt.shrink(n) }
 

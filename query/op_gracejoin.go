@@ -306,7 +306,7 @@ func (g *graceJoin) joinPart(ctx context.Context, p *gracePart) error {
 			return err
 		}
 		t := time.Now()
-		b, err := o.loadBuild(ctx, src)
+		b, err := o.loadBuild(ctx, src, false)
 		o.st.buildNanos.Add(int64(time.Since(t)))
 		src.close()
 		if err == nil {

@@ -73,7 +73,7 @@ func (g *graceJoin) keep(ctx context.Context) (*keptParts, error) {
 	src := &partsSource{g: g, s: s, parts: parts, schema: o.n.build.schema()}
 	defer src.close()
 	t := time.Now()
-	b, err := o.loadBuild(ctx, src)
+	b, err := o.loadBuild(ctx, src, false)
 	o.st.buildNanos.Add(int64(time.Since(t)))
 	if errors.Is(err, ErrMemory) {
 		return nil, nil // the estimate was wrong: keep none

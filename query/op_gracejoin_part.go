@@ -38,6 +38,8 @@ type partSet struct {
 	// mapBytes and mapRows: past either, a map task's output is finished
 	// and the writer starts another.
 	mapBytes, mapRows int64
+	// memory: map outputs stay in memory while they fit (heldBudget).
+	memory bool
 
 	mu        sync.Mutex
 	free      []*mapTask
@@ -98,6 +100,7 @@ func (e *partEnv) newPartSet(owner string, schema *arrow.Schema, fanout int, max
 	opts := shuffle.WriterOptions{Codec: rt.spill.Config().Codec, Alloc: rt.mem, BufferBytes: buffer}
 	if rt.mt.limit > 0 && !rt.joinSpill.force {
 		opts.Memory = heldBudget{rt.mt} // outputs stay in memory while they fit (shuffle_held.go)
+		s.memory = true
 	}
 	sh, err := shuffle.New(context.Background(), rt.spill, s.owner, schema, shuffle.Config{Partitions: fanout, Writer: opts})
 	if err != nil {
@@ -180,6 +183,9 @@ func (s *partSet) take() (*mapTask, error) {
 	if err != nil {
 		return nil, s.env.spillError(err)
 	}
+	if s.memory {
+		s.env.rt.mt.held.addWriter(w, s)
+	}
 	t := &mapTask{id: id, w: w, rp: rp, pending: make([][]arrow.RecordBatch, s.fanout),
 		pendingRows: make([]int64, s.fanout), pendingBytes: make([]int64, s.fanout),
 		rows: make([]int64, s.fanout), mem: make([]int64, s.fanout)}
@@ -217,15 +223,29 @@ func (s *partSet) append(ctx context.Context, t *mapTask, p int, rec arrow.Recor
 			return err
 		}
 	}
-	if n >= joinBatchRows || size >= s.flushBytes {
+	// A piece the limit has no room for is written at once, after what is
+	// pending of p (in order), rather than held past the limit.
+	if n >= joinBatchRows || size >= s.flushBytes || !s.tryHold(t, size) {
+		if err := s.flush(t, p); err != nil {
+			return err
+		}
 		return s.writePart(t, p, rec)
 	}
 	rec.Retain()
 	t.pending[p] = append(t.pending[p], rec)
 	t.pendingRows[p] += n
 	t.pendingBytes[p] += size
-	s.hold(t, size)
 	return nil
+}
+
+// tryHold adds n bytes to what t counts in the memory tracker if they
+// fit the limit.
+func (s *partSet) tryHold(t *mapTask, n int64) bool {
+	if _, ok := s.env.rt.mt.tryGrow(n); !ok {
+		return false
+	}
+	t.held += n
+	return true
 }
 
 // hold adds n bytes to what t counts in the memory tracker.
@@ -309,7 +329,20 @@ func (s *partSet) finishMap(t *mapTask) error {
 		}
 	}
 	start := time.Now()
-	_, err := s.sh.FinishMap(t.id, t.w)
+	finish := func() (*shuffle.MapOutput, error) {
+		if _, err := s.sh.FinishMap(t.id, t.w); err != nil {
+			return nil, err
+		}
+		return s.sh.Output(t.id), nil
+	}
+	var out *shuffle.MapOutput
+	var held bool
+	var err error
+	if s.memory {
+		out, held, err = s.env.rt.mt.held.finishWriter(t.w, finish)
+	} else {
+		out, err = finish()
+	}
 	s.env.st.nanos.Add(int64(time.Since(start)))
 	s.hold(t, -t.held)
 	s.mu.Lock()
@@ -324,14 +357,12 @@ func (s *partSet) finishMap(t *mapTask) error {
 		s.mem[p] += t.mem[p]
 	}
 	s.env.st.rows.Add(t.wroteRows)
-	out := s.sh.Output(t.id)
 	if out == nil {
 		return nil
 	}
-	if out.InMemory() {
+	if held { // it may have moved since: moved counted it out
 		s.env.st.memMaps.Add(1)
 		s.env.st.memBytes.Add(out.Bytes())
-		s.env.rt.mt.held.add(out, s)
 	} else {
 		s.env.st.maps.Add(1)
 		s.env.st.bytes.Add(out.Bytes())

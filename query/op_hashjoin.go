@@ -170,7 +170,7 @@ func (o *hashJoinOp) start(ctx context.Context) error {
 	}
 	o.b = b
 	o.side = buildSide{rows: b.rows, hasNull: b.hasNull}
-	o.n.publishFilters(b.rec, func(n int64) bool { return o.hold(b, n) == nil }) // runtime_filter.go
+	o.n.publishFilters(b.rec, func(n int64) bool { return o.tryHold(b, n) }) // runtime_filter.go
 	o.st.buildRows.Store(int64(b.rows))
 	o.st.buildBytes.Store(b.held)
 	if err := o.allocMatched(b); err != nil {

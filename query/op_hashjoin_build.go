@@ -36,6 +36,9 @@ type joinBuild struct {
 	start, order []int32
 	hasNull      bool  // some build row has a NULL key: it matches nothing
 	held         int64 // bytes accounted to the tracker
+	// mayPass: a chunk of a nested-loop fallback (op_gracejoin_loop.go),
+	// whose bytes are taken past the limit rather than refused.
+	mayPass bool
 }
 
 // buildCollector gathers the build side batch by batch: its columns, and
@@ -119,8 +122,9 @@ func (c *buildCollector) release() {
 // loadBuild drains batches of build rows from in into a joinBuild held in
 // memory, failing with ErrMemory when they do not fit (a partition of a
 // grace hash join).
-func (o *hashJoinOp) loadBuild(ctx context.Context, in batchSource) (*joinBuild, error) {
+func (o *hashJoinOp) loadBuild(ctx context.Context, in batchSource, mayPass bool) (*joinBuild, error) {
 	c := o.newCollector()
+	c.b.mayPass = mayPass
 	err := c.collect(ctx, in)
 	if err == nil {
 		err = c.finish(ctx)
@@ -367,7 +371,7 @@ func (c *buildCollector) denseFromStart(cols []arrow.Array) error {
 		return nil
 	}
 	need := (r.hi - r.lo + 1) * 4
-	if o.hold(b, need) != nil {
+	if !o.tryHold(b, need) {
 		return nil
 	}
 	used := b.kt.MemoryUsage()
@@ -479,7 +483,7 @@ func (c *buildCollector) finish(ctx context.Context) error {
 func (c *buildCollector) densify() error {
 	o, b := c.o, c.b
 	need := b.kt.DenseBytes()
-	if need == 0 || o.hold(b, need) != nil {
+	if need == 0 || !o.tryHold(b, need) {
 		return nil
 	}
 	used := b.kt.MemoryUsage()
@@ -557,16 +561,33 @@ func (c *buildCollector) unique() error {
 }
 
 // hold accounts n more bytes to the build side, failing with ErrMemory
-// naming the join past the query's limit.
+// naming the join past the query's limit; a nested-loop chunk's
+// (mayPass) are taken past it.
 func (o *hashJoinOp) hold(b *joinBuild, n int64) error {
 	if n <= 0 {
 		return nil
 	}
 	if held, ok := o.rt.mt.tryGrow(n); !ok {
-		return o.rt.mt.joinLimitError(o.title(), n, held)
+		if !b.mayPass {
+			return o.rt.mt.joinLimitError(o.title(), n, held)
+		}
+		o.rt.mt.force(n)
 	}
 	b.held += n
 	return nil
+}
+
+// tryHold accounts n more bytes to the build side for what it can do
+// without (a dense index, a runtime filter) if they fit the limit.
+func (o *hashJoinOp) tryHold(b *joinBuild, n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	if _, ok := o.rt.mt.tryGrow(n); !ok {
+		return false
+	}
+	b.held += n
+	return true
 }
 
 // unhold gives back n bytes held.

@@ -81,26 +81,37 @@ func (m *memTracker) grow(n int64, what string) error {
 // tryGrow accounts n more bytes held unless that passes the limit, and
 // returns the bytes held before. Map outputs held in memory are moved to
 // disk first when that lets n fit.
+//
+// The check and the count are one step (reserve's), retried after each
+// move: a goroutine that moved outputs for n and then counted n could
+// find the room it made taken by another's reservation in between, and
+// pass the limit.
 func (m *memTracker) tryGrow(n int64) (int64, bool) {
-	held, ok := m.reserve(n)
-	if ok || m.held.bytes.Load() == 0 {
-		return held, ok
+	for {
+		held, ok := m.reserve(n)
+		if ok || !m.makeRoom(n) {
+			return held, ok
+		}
 	}
-	m.makeRoom(n)
-	return m.reserve(n)
 }
 
 // makeRoom moves map outputs held in memory to disk until n more bytes
-// fit the limit, or none is left: before a reservation, and before a
-// charge that cannot fail (charge, sortBudget.Grow), so that held outputs
-// never push what the query holds past its limit.
-func (m *memTracker) makeRoom(n int64) {
+// fit the limit, or none is left, and reports whether reserving n again
+// may succeed (heldMaps.evict).
+func (m *memTracker) makeRoom(n int64) bool {
 	if m.limit <= 0 || m.held.bytes.Load() == 0 {
-		return
+		return false
 	}
-	over := func() int64 { return m.used.Load() + n - m.limit }
-	if over() > 0 {
-		m.held.evict(over)
+	return m.held.evict(func() int64 { return m.used.Load() + n - m.limit })
+}
+
+// force accounts n more bytes that cannot be refused (evalMem's
+// allocations, a sort's run, a spilling table's growth): within the
+// limit, moving map outputs held in memory to disk as tryGrow does,
+// while it can; past it only when what is left is not held outputs.
+func (m *memTracker) force(n int64) {
+	if _, ok := m.tryGrow(n); !ok {
+		m.notePeak(m.used.Add(n))
 	}
 }
 
@@ -116,10 +127,16 @@ func (m *memTracker) reserve(n int64) (int64, bool) {
 		m.used.Add(-n)
 		return used - n, false
 	}
+	m.notePeak(used)
+	return used - n, true
+}
+
+// notePeak records used as the peak if it is the most held yet.
+func (m *memTracker) notePeak(used int64) {
 	for {
 		p := m.peak.Load()
 		if used <= p || m.peak.CompareAndSwap(p, used) {
-			return used - n, true
+			return
 		}
 	}
 }
@@ -127,18 +144,14 @@ func (m *memTracker) reserve(n int64) (int64, bool) {
 func (m *memTracker) shrink(n int64) { m.used.Add(-n) }
 
 // charge accounts delta bytes without a limit check (evalMem's
-// allocations, which cannot fail; it checks before the large ones).
+// allocations, which cannot fail; it checks before the large ones):
+// force's, when delta is positive.
 func (m *memTracker) charge(delta int64) {
 	if delta > 0 {
-		m.makeRoom(delta)
+		m.force(delta)
+		return
 	}
-	used := m.used.Add(delta)
-	for delta > 0 {
-		p := m.peak.Load()
-		if used <= p || m.peak.CompareAndSwap(p, used) {
-			return
-		}
-	}
+	m.used.Add(delta)
 }
 
 // drain reads op to the end, passing each batch to fn (which must not keep

@@ -184,7 +184,9 @@
 // place, still checksummed); Remove gives the bytes back
 // (TestInMemoryMapOutputs), and ToDisk moves a finished output to its
 // file, the same bytes, when the memory is wanted elsewhere (readers open
-// read on from memory; TestMapOutputToDisk).
+// read on from memory; TestMapOutputToDisk); MapWriter.ToDisk does the
+// same for an output still being written, whose rest then goes to the
+// file (TestMapWriterToDisk).
 //
 // The engine holds the grace join's and spilling GROUP BY's outputs so
 // (package query, shuffle_held.go): those shuffles run because memory is
@@ -192,8 +194,8 @@
 // most half of the query's memory limit, and a writer never moves others
 // to disk for its own; any other reservation of the query that would
 // pass the limit (a partition's build, a table's growth) first moves
-// finished outputs to disk, oldest first, so a join that spilled and fit
-// when every output was on disk still fits. None are held under
+// finished outputs to disk, oldest first, then what open writers hold, so
+// a join that spilled and fit when every output was on disk still fits. None are held under
 // Options.ForceJoinSpill, which forces the spill path to test its files.
 //
 // A reducer reads any list of (map output, partition) blocks with

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -310,5 +311,71 @@ func TestMemFileReadAt(t *testing.T) {
 	}
 	if _, err := f.slice(5, 4); err != io.EOF {
 		t.Fatalf("slice past the end: %v", err)
+	}
+}
+
+// MapWriter.ToDisk moves what a writer holds in memory so far to a file
+// and gives its bytes back; the writer writes on to the file, and its
+// output (a file) reads every row. A quota too small for the file leaves
+// the writer in memory, usable.
+func TestMapWriterToDisk(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rows := randomRows(rand.New(rand.NewPCG(3, 3)), 200)
+	rec := makeRecord(mem, rows)
+	defer rec.Release()
+	want := fmt.Sprint(append(slices.Clone(rows), rows...))
+	run := func(m *spill.Manager, b *testBudget) (*MapOutput, int64, error) {
+		t.Helper()
+		// BufferBytes 1: each write is a run, held in memory.
+		w, err := NewMapWriter(m, "q-map0", testSchema, 2, WriterOptions{Alloc: mem, Memory: b, BufferBytes: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(1, rec); err != nil {
+			t.Fatal(err)
+		}
+		held := b.used.Load()
+		n, moveErr := w.ToDisk()
+		if moveErr == nil && (n != held || n == 0 || b.used.Load() != 0 || filesIn(t, m) != 1) {
+			t.Fatalf("ToDisk = %d of %d held: budget %d, %d files", n, held, b.used.Load(), filesIn(t, m))
+		}
+		if err := w.Write(1, rec); err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := w.ToDisk(); n != 0 || err != nil {
+			t.Fatalf("ToDisk after Finish = %d, %v", n, err)
+		}
+		r, err := ReadBlocks(context.Background(), []Block{{out, 1}}, ReadOptions{Alloc: mem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rowsOf(t, r, nil); fmt.Sprint(got) != want {
+			t.Fatalf("%d rows read, want %d", len(got), 2*len(rows))
+		}
+		r.Release()
+		return out, n, moveErr
+	}
+
+	m := newManager(t, 0)
+	b := &testBudget{limit: 1 << 20}
+	out, _, err := run(m, b)
+	if err != nil || out.InMemory() || b.used.Load() != 0 {
+		t.Fatalf("moved writer: %v, output in memory %v, budget %d", err, out.InMemory(), b.used.Load())
+	}
+	_ = out.Remove()
+
+	small := newManager(t, 64)
+	out, n, err := run(small, b)
+	if err == nil || n != 0 || !out.InMemory() || b.used.Load() != out.Bytes() || filesIn(t, small) != 0 {
+		t.Fatalf("ToDisk past the quota = %d, %v: output in memory %v, budget %d of %d, %d files", n, err, out.InMemory(), b.used.Load(), out.Bytes(), filesIn(t, small))
+	}
+	_ = out.Remove()
+	if b.used.Load() != 0 {
+		t.Fatalf("after Remove: %d bytes held", b.used.Load())
 	}
 }

@@ -263,19 +263,49 @@ func (w *MapWriter) out(b []byte) error {
 			w.image.append(bytes.Clone(b))
 			return nil
 		}
-		raw, err := w.m.NewRaw(w.owner, ".shuffle")
-		if err != nil {
+		if err := w.imageToFile(); err != nil {
 			return err
 		}
-		w.raw = raw
-		for _, c := range w.image.chunks {
-			if err := raw.Write(c); err != nil {
-				return err
-			}
-		}
-		w.dropImage()
 	}
 	return w.raw.Write(b)
+}
+
+// imageToFile writes what is held in memory to a new file, which the
+// rest of the output goes to, and gives the bytes back to the budget. On
+// an error the output stays in memory.
+func (w *MapWriter) imageToFile() error {
+	raw, err := w.m.NewRaw(w.owner, ".shuffle")
+	if err != nil {
+		return err
+	}
+	for _, c := range w.image.chunks {
+		if err := raw.Write(c); err != nil {
+			return err // Write aborted the file
+		}
+	}
+	w.raw = raw
+	w.dropImage()
+	return nil
+}
+
+// ToDisk moves what the writer holds in memory (WriterOptions.Memory) to
+// a file, as a refusal of the budget does, and returns the bytes given
+// back: what a query does when memory it needs elsewhere is held by an
+// output still being written (MapOutput.ToDisk moves a finished one),
+// whose rest then goes to the file. It waits for a write in progress; 0:
+// nothing is held in memory (yet, or any more), or the writer is
+// finished or aborted. On an error the output stays in memory.
+func (w *MapWriter) ToDisk() (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done || w.image == nil || w.image.size == 0 {
+		return 0, nil
+	}
+	n := w.image.size
+	if err := w.imageToFile(); err != nil {
+		return 0, fmt.Errorf("shuffle: map output of %s to disk: %w", w.owner, err)
+	}
+	return n, nil
 }
 
 // dropImage gives back the bytes held in memory.

@@ -3,19 +3,30 @@ package agg
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/quiverdb/quiver/extsort"
 	"github.com/quiverdb/quiver/sortkey"
 )
 
 // combine merges the next groups of main into s.merge, up to about
-// limit groups (fewer at the end): the combine of equal keys is the
-// states' own merge (counts and sums add, min and max compare). gkeys gets
-// the groups' keys, in the order of the merge aggregator's groups. It
-// reports false when main is done.
+// limit groups (fewer at the end), and with a Budget up to about half of
+// what it has left when combine starts: a group's states can be large
+// (approx_count_distinct's sketch is 4 KiB), so that a count of groups
+// alone let the merge aggregator hold 2,048 groups, 6.8 MB, within a
+// 2 MiB limit. The combine of equal keys is the states' own merge (counts
+// and sums add, min and max compare). gkeys gets the groups' keys, in the
+// order of the merge aggregator's groups. It reports false when main is
+// done.
 func (s *Spiller) combine(ctx context.Context, main *merger, limit int, gkeys *sortkey.Rows) (bool, error) {
+	maxBytes := int64(math.MaxInt64)
+	if b := s.cfg.Budget; b != nil {
+		maxBytes = s.mergeHeld + max(b.Available()/2, 0)
+	}
 	merged := false
-	for s.merge.Groups() < limit || len(s.shape.keyTypes) == 0 {
+	var step int64 // what the last batch added: the next may add as much
+	for (s.merge.Groups() < limit && (!merged || s.mergeHeld+step <= maxBytes)) || len(s.shape.keyTypes) == 0 {
+		before := s.mergeHeld
 		// Whole groups, so that the merge aggregator combines each
 		// group's partial states in one batch.
 		rec, err := main.Next(ctx, s.cfg.BatchRows, extsort.TiesTogether, gkeys)
@@ -28,7 +39,7 @@ func (s *Spiller) combine(ctx context.Context, main *merger, limit int, gkeys *s
 		if err != nil {
 			return merged, err
 		}
-		merged = true
+		merged, step = true, s.mergeHeld-before
 	}
 	return merged, nil
 }
