@@ -43,11 +43,26 @@ import (
 // when they drop most rows, else last), because both choices are made on
 // estimates of the planned parts.
 //
-// What the logical plan does not yet cover: the operators above the
-// joins (GROUP BY, HAVING, windows, the SELECT list, ORDER BY, LIMIT) are
-// planned from the bound statement directly (build.go), and so is a query
-// over one table, whose scan, pruning and row filter build.go plans
-// without joins.
+// Above FROM and WHERE, every SELECT — joining or not, and one with no
+// FROM — has its operators bound too (logical_select.go: Aggregate, a
+// Filter for HAVING, Window, a Filter for QUALIFY, Project, Distinct,
+// Sort or TopK, Limit), over this plan, over a Scan of its one table
+// under a Filter, or over one row. Their rules (logical_select_rules.go:
+// GROUP BY ALL, aliases substituted, ORDER BY ALL, DISTINCT as GROUP BY,
+// move arithmetic off columns) run after this plan's, and buildSelect
+// (build.go) lowers the operators from the selectPlan.
+//
+// What the logical plan does not yet cover: a query over one table does
+// not go through bind and the rules above — its scan's row filter,
+// pruning and columns are chosen by the physical planning (splitWhere,
+// planScan) and only recorded in the plan afterwards; the operators
+// above FROM are not optimized across (no pushdown of HAVING into WHERE,
+// no projection of the columns an Aggregate drops, no join reordering
+// around them); and the rules above FROM still rewrite the statement
+// too, because parts of the physical planning (planScan, readAbove,
+// planWindows, the top-k pruning, markNeeded) read it. Set operations
+// (UNION, INTERSECT, EXCEPT) have no logical operator: each side is a
+// SELECT with its own plan.
 
 // logicalPlan is FROM and WHERE as relational operators: a Filter (where)
 // over the semi and anti joins decorrelation made (semi, innermost
@@ -64,6 +79,9 @@ type logicalPlan struct {
 	extra  []int
 	pushed bool // push down predicates ran
 	pruned bool // prune columns ran: relation.need is set
+	// text is the plan as formatLogical printed it last, for EXPLAIN
+	// FORMAT = 'logical' (logical_trace.go): lowering consumes the plan.
+	text string
 }
 
 // logicalRule is one rewrite of the logical plan.

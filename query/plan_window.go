@@ -184,8 +184,8 @@ func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
 func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // findWindows returns the window calls of the SELECT list, QUALIFY
-// (nil: none) and ORDER BY.
-func findWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) []*ast.WindowFuncExpr {
+// (nil: none) and ORDER BY (orderBy's items).
+func findWindows(orderBy []*ast.ByItem, items []selectItem, qualify ast.ExprNode) []*ast.WindowFuncExpr {
 	f := &windowFinder{}
 	for _, it := range items {
 		it.node.Accept(f)
@@ -193,10 +193,8 @@ func findWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) []
 	if qualify != nil {
 		qualify.Accept(f)
 	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			it.Expr.Accept(f)
-		}
+	for _, it := range orderBy {
+		it.Expr.Accept(f)
 	}
 	return f.found
 }
@@ -273,7 +271,7 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 		names[i] = it.name
 	}
 	if s.OrderBy != nil {
-		if _, _, _, _, err := b.orderBy(s.OrderBy, items, exprs, names, dry); err != nil {
+		if _, _, _, _, err := b.orderBy(s.OrderBy.Items, items, exprs, names, dry); err != nil {
 			return nil, nil, err
 		}
 	}
