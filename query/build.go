@@ -138,10 +138,10 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		plan = b.joined.plan
 	} else {
 		where = b.splitWhere(s)
-		b.planScan(s, items, where)
+		b.planScan(sp, where)
 		if len(b.rows) > 0 && !b.scan.gatherable() {
 			b.rows, b.rowsText, where = nil, "", s.Where
-			b.planScan(s, items, where)
+			b.planScan(sp, where)
 		}
 		plan = b.scan
 		b.traceScan(sp, where) // logical_trace.go
@@ -168,7 +168,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, b.at(ErrInvalid, where, "WHERE %s is %s, not boolean", restore(where), pred.Type())
 		}
 		plan = b.lay.flush(plan)
-		keep := b.lay.keep(b.readAbove(s, items))
+		keep := b.lay.keep(b.readAbove(sp))
 		plan = &filterNode{in: plan, pred: pred, what: "Filter", keep: keep}
 	}
 
@@ -196,7 +196,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	// (plan_window.go).
 	windowed := false
 	if len(sp.windows) > 0 {
-		if plan, sc, err = b.planWindows(s, items, sp.windows, sp.qualify, plan, sc, ts); err != nil {
+		if plan, sc, err = b.planWindows(sp, plan, sc, ts); err != nil {
 			return nil, err
 		}
 		windowed = true
@@ -264,7 +264,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
 		if b.scan != nil && !windowed && unnestAt < 0 { // a window needs every row; an unnest's element is no table column
-			b.planTopKPrune(s, sn, exprs)
+			b.planTopKPrune(sp, sn, exprs)
 		}
 		plan = sn
 	}
@@ -393,7 +393,7 @@ func (b *builder) matchesTable(q string) bool {
 
 // planScan makes the scan node: the table columns any part of the query
 // names, in table order.
-func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.ExprNode) {
+func (b *builder) planScan(sp *selectPlan, where ast.ExprNode) {
 	used := map[int]bool{}
 	collect := func(n ast.Node) {
 		if n == nil {
@@ -401,22 +401,17 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.Expr
 		}
 		n.Accept(&columnCollector{b: b, used: used})
 	}
-	for _, it := range items {
+	for _, it := range sp.items {
 		collect(it.node)
 	}
 	collect(where)
-	if s.GroupBy != nil {
-		for _, it := range s.GroupBy.Items {
-			collect(it.Expr)
-		}
+	for _, it := range sp.groupBy {
+		collect(it.Expr)
 	}
-	if s.Having != nil {
-		collect(s.Having.Expr)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			collect(it.Expr)
-		}
+	collect(sp.having)
+	collect(sp.qualify)
+	for _, it := range sp.orderBy {
+		collect(it.Expr)
 	}
 	cols := make([]int, 0, len(used))
 	for c := range used {

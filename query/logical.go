@@ -50,19 +50,22 @@ import (
 // under a Filter, or over one row. Their rules (logical_select_rules.go:
 // GROUP BY ALL, aliases substituted, ORDER BY ALL, DISTINCT as GROUP BY,
 // move arithmetic off columns) run after this plan's, and buildSelect
-// (build.go) lowers the operators from the selectPlan.
+// (build.go) plans every physical operator above WHERE from the
+// selectPlan, not from the statement.
 //
 // What the logical plan does not yet cover: a query over one table does
-// not go through bind and the rules above — its scan's row filter,
-// pruning and columns are chosen by the physical planning (splitWhere,
-// planScan) and only recorded in the plan afterwards; the operators
-// above FROM are not optimized across (no pushdown of HAVING into WHERE,
-// no projection of the columns an Aggregate drops, no join reordering
-// around them); and the rules above FROM still rewrite the statement
-// too, because parts of the physical planning (planScan, readAbove,
-// planWindows, the top-k pruning, markNeeded) read it. Set operations
-// (UNION, INTERSECT, EXCEPT) have no logical operator: each side is a
-// SELECT with its own plan.
+// not go through bind and the rules of this file — its scan's row
+// filter, pruning and columns are chosen by the physical planning
+// (splitWhere reads the statement's WHERE; planScan) and only recorded
+// in the plan afterwards; no rule optimizes across the operators above
+// FROM (HAVING over group keys is not pushed into WHERE, the columns
+// only an Aggregate reads are not pruned above it, joins are not
+// reordered around them), and prune columns (markNeeded) reads the
+// statement's SELECT list, GROUP BY, HAVING and ORDER BY as written,
+// since it runs before the rules above FROM; aliases and moving
+// arithmetic still edit the statement (logical_select.go). Set
+// operations (UNION, INTERSECT, EXCEPT) have no logical operator: each
+// side is a SELECT with its own plan.
 
 // logicalPlan is FROM and WHERE as relational operators: a Filter (where)
 // over the semi and anti joins decorrelation made (semi, innermost

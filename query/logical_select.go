@@ -13,13 +13,15 @@ import (
 //
 // The operators are bound from the statement once FROM is bound (a * in
 // the SELECT list needs FROM's columns), then rewritten by selectRules
-// (logical_select_rules.go). The rewrites still edit the statement,
-// because parts of the physical planning read it (readAbove, planWindows,
-// planScan, the top-k pruning); each rule edits it once and binds the
-// operators again from it, so the plan printed is the one lowered.
-// buildSelect (build.go) then plans the physical operators from the
-// selectPlan's clauses: group keys, HAVING, QUALIFY, the items, ORDER BY
-// keys, LIMIT and OFFSET.
+// (logical_select_rules.go), and buildSelect (build.go) plans the
+// physical operators from them alone: the scan's columns, the filter's
+// kept columns, the group keys and aggregate calls, HAVING, the window
+// calls, QUALIFY, the items, the ORDER BY keys, LIMIT and OFFSET. Two
+// rules edit the statement as well, where the rewrite lives in a helper
+// over it: substituting aliases (the SELECT list's later items, WHERE
+// and HAVING) and moving arithmetic off columns (WHERE, which the
+// single-table scan planning, splitWhere, reads); each edits it once and
+// binds the operators it changed again from it.
 
 // selectPlan is one SELECT as logical operators, each field one
 // operator; a nil or empty field is an operator the SELECT does not have.
@@ -68,7 +70,16 @@ func (b *builder) bindSelect(s *ast.SelectStmt, from *logicalPlan, qualify bool)
 	if err := b.bindItems(sp); err != nil {
 		return nil, err
 	}
-	sp.bindClauses()
+	sp.grouped = s.GroupBy != nil
+	if sp.grouped {
+		sp.groupBy = s.GroupBy.Items
+	}
+	if s.OrderBy != nil {
+		sp.orderBy = s.OrderBy.Items
+	}
+	sp.limit = s.Limit
+	sp.bindFilters()
+	sp.bindCalls()
 	return sp, nil
 }
 
@@ -82,17 +93,11 @@ func (b *builder) bindItems(sp *selectPlan) error {
 	return nil
 }
 
-// bindClauses binds every operator but Project and Distinct from the
-// statement's clauses, as they stand: after each rewrite of the
-// statement, the plan binds them again. (The statement keeps DISTINCT
-// once it is a GROUP BY: ruleDistinct clears the plan's.)
-func (sp *selectPlan) bindClauses() {
+// bindFilters binds HAVING (or QUALIFY) and, over one table or none,
+// WHERE from the statement, as they stand.
+func (sp *selectPlan) bindFilters() {
 	s := sp.sel
-	sp.groupBy, sp.having, sp.qualify, sp.orderBy = nil, nil, nil, nil
-	sp.grouped = s.GroupBy != nil
-	if sp.grouped {
-		sp.groupBy = s.GroupBy.Items
-	}
+	sp.having, sp.qualify, sp.where = nil, nil, nil
 	if s.Having != nil {
 		if sp.qualifies {
 			sp.qualify = s.Having.Expr
@@ -100,32 +105,27 @@ func (sp *selectPlan) bindClauses() {
 			sp.having = s.Having.Expr
 		}
 	}
-	if s.OrderBy != nil {
-		sp.orderBy = s.OrderBy.Items
-	}
-	sp.limit = s.Limit
-	sp.where = nil
 	if sp.from == nil && s.Where != nil {
 		sp.where = conjuncts(s.Where, nil)
 	}
+}
+
+// bindCalls finds the aggregate calls of the items, HAVING (or QUALIFY:
+// hasAggregate counts its calls too) and ORDER BY, and the window calls
+// of the items, QUALIFY and ORDER BY.
+func (sp *selectPlan) bindCalls() {
 	f := &aggFinder{}
 	for _, it := range sp.items {
 		it.node.Accept(f)
 	}
-	if s.Having != nil { // a QUALIFY's aggregate calls too, as hasAggregate
-		s.Having.Expr.Accept(f)
+	for _, e := range []ast.ExprNode{sp.having, sp.qualify} {
+		if e != nil {
+			e.Accept(f)
+		}
 	}
 	for _, it := range sp.orderBy {
 		it.Expr.Accept(f)
 	}
 	sp.aggregates = f.found
 	sp.windows = findWindows(sp.orderBy, sp.items, sp.qualify) // plan_window.go
-}
-
-// orderClause is ORDER BY as the statement holds it (nil: none).
-func (sp *selectPlan) orderClause() *ast.OrderByClause {
-	if sp.orderBy == nil {
-		return nil
-	}
-	return sp.sel.OrderBy
 }

@@ -19,8 +19,9 @@ import (
 //	move arithmetic      qty + 1 < 10 becomes qty < 9 in WHERE over one
 //	off columns          table, for the scan's pruning (rule_arith.go)
 //
-// Each edits the statement, which parts of the physical planning still
-// read, and binds the operators again from it. Over one table, pushing
+// GROUP BY ALL, ORDER BY ALL and DISTINCT as GROUP BY rewrite the
+// operators alone; the other two edit the statement and bind what they
+// changed again from it (logical_select.go says why). Over one table, pushing
 // WHERE's conjuncts into the scan and choosing its columns are done by
 // the physical planning (splitWhere, planScan) and recorded after it, as
 // "push down predicates" and "prune columns".
@@ -58,10 +59,11 @@ func (b *builder) optimizeSelect(sp *selectPlan) error {
 // without aggregate or window calls; with none, the Aggregate has no
 // keys (one group).
 func (b *builder) ruleGroupByAll(sp *selectPlan) error {
-	if err := b.expandGroupByAll(sp.sel); err != nil {
+	keys, all, err := b.groupByAll(sp.sel, sp.groupBy) // parse_byall.go
+	if err != nil || !all {
 		return err
 	}
-	sp.bindClauses()
+	sp.groupBy, sp.grouped = keys, len(keys) > 0
 	return nil
 }
 
@@ -77,14 +79,14 @@ func (b *builder) ruleAliases(sp *selectPlan) error {
 	if err := b.bindItems(sp); err != nil {
 		return err
 	}
-	sp.bindClauses()
+	sp.bindFilters()
+	sp.bindCalls()
 	return nil
 }
 
 // ruleOrderByAll expands ORDER BY ALL into the positions of every item.
 func (b *builder) ruleOrderByAll(sp *selectPlan) error {
-	expandOrderByAll(sp.orderClause(), len(sp.items))
-	sp.bindClauses()
+	sp.orderBy = orderByAll(sp.orderBy, len(sp.items)) // parse_byall.go
 	return nil
 }
 
@@ -98,13 +100,11 @@ func (b *builder) ruleDistinct(sp *selectPlan) error {
 	if calls := findWindows(sp.orderBy, sp.items, nil); len(calls) > 0 {
 		return b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
 	}
-	s := sp.sel
-	s.GroupBy = &ast.GroupByClause{}
+	sp.groupBy = nil
 	for _, it := range sp.items {
-		s.GroupBy.Items = append(s.GroupBy.Items, &ast.ByItem{Expr: it.node})
+		sp.groupBy = append(sp.groupBy, &ast.ByItem{Expr: it.node})
 	}
-	sp.distinct = false
-	sp.bindClauses()
+	sp.grouped, sp.distinct = true, false
 	return nil
 }
 
@@ -116,6 +116,6 @@ func (b *builder) ruleMoveArith(sp *selectPlan) error {
 		return nil
 	}
 	sp.sel.Where = b.moveArith(sp.sel.Where)
-	sp.bindClauses()
+	sp.bindFilters()
 	return nil
 }

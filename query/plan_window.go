@@ -224,7 +224,8 @@ func (s *windowScope) whole(b *builder, n ast.ExprNode) (expr.Expr, error) {
 
 // planWindows puts the windowNodes of the query's window calls on plan
 // and returns the scope the projection above resolves names in.
-func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, qualify ast.ExprNode, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+func (b *builder) planWindows(sp *selectPlan, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+	items, calls, qualify := sp.items, sp.windows, sp.qualify
 	var nodes []*windowNode
 	bySpec := map[string]*windowNode{}
 	argIndex := map[*windowNode]map[string]int{}
@@ -270,8 +271,8 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 		}
 		names[i] = it.name
 	}
-	if s.OrderBy != nil {
-		if _, _, _, _, err := b.orderBy(s.OrderBy.Items, items, exprs, names, dry); err != nil {
+	if sp.orderBy != nil {
+		if _, _, _, _, err := b.orderBy(sp.orderBy, items, exprs, names, dry); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -284,7 +285,7 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 		// Only what the clauses above read passes through the windows.
-		keep = b.lay.keep(b.readAboveWindows(s, items, qualify))
+		keep = b.lay.keep(b.readAboveWindows(sp))
 	}
 	// The window with the most keys sorts first; one whose keys are a
 	// prefix of the window's below it reads that order as it is.
@@ -579,9 +580,9 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr, n *windowNode, sc scope, sl
 // readAboveWindows is readAbove (build_layout.go) for the clauses above
 // the windows: what they read outside the window calls, whose arguments
 // and keys the windows compute below.
-func (b *builder) readAboveWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) map[int]use {
+func (b *builder) readAboveWindows(sp *selectPlan) map[int]use {
 	need := map[int]use{}
-	grouped := s.GroupBy != nil || hasAggregate(s)
+	grouped := sp.aggregated()
 	visit := func(n ast.ExprNode, passable bool) {
 		if c, ok := unparen(n).(*ast.ColumnNameExpr); ok && passable && !grouped {
 			if i := b.colIndex(c.Name); i >= 0 {
@@ -595,16 +596,14 @@ func (b *builder) readAboveWindows(s *ast.SelectStmt, items []selectItem, qualif
 			need[i] |= useEngine
 		}
 	}
-	for _, it := range items {
+	for _, it := range sp.items {
 		visit(it.node, true)
 	}
-	if qualify != nil {
-		visit(qualify, false)
+	if sp.qualify != nil {
+		visit(sp.qualify, false)
 	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			visit(it.Expr, true)
-		}
+	for _, it := range sp.orderBy {
+		visit(it.Expr, true)
 	}
 	return need
 }
