@@ -6,64 +6,11 @@ import (
 )
 
 // The rules over a SELECT's operators above FROM (logical_select_rules.go),
-// each on the whole plan before and after it runs, as checkRule does for
-// FROM's rules.
-
-// selectStages is logicalStages with the whole plan of each stage: the
-// operators above FROM over the FROM part.
-func selectStages(t *testing.T, e *Engine, sql string) map[string]string {
-	t.Helper()
-	p, _, err := e.plan(t.Context(), "EXPLAIN FORMAT = 'logical' "+sql, nil)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	for _, tp := range p.(*logicalExplainNode).trace.plans {
-		if tp.depth == 0 {
-			out := map[string]string{}
-			for _, st := range tp.stages {
-				out[st.name] = st.full()
-			}
-			return out
-		}
-	}
-	t.Fatalf("%s: no logical plan of the statement", sql)
-	return nil
-}
-
-// checkSelectRule checks each case's plan before and after the named
-// rule of selectRules. The cases read one table: a joining SELECT's FROM
-// rules would come between "bound" and the first of these.
-func checkSelectRule(t *testing.T, rule string, cases []ruleCase) {
-	t.Helper()
-	e, _ := newEngine(t, 60, 16)
-	prev := "bound"
-	found := false
-	for _, r := range selectRules() {
-		if r.name == rule {
-			found = true
-			break
-		}
-		prev = "after " + r.name
-	}
-	if !found {
-		t.Fatalf("no rule %q", rule)
-	}
-	tabs := func(s string) string {
-		return strings.ReplaceAll(strings.TrimPrefix(s, "\n"), "\t", "  ")
-	}
-	for _, tc := range cases {
-		st := selectStages(t, e, tc.sql)
-		if got, want := st[prev], tabs(tc.before); got != want {
-			t.Errorf("%s\n%s:\n%s\nwant:\n%s", tc.sql, prev, got, want)
-		}
-		if got, want := st["after "+rule], tabs(tc.after); got != want {
-			t.Errorf("%s\nafter %s:\n%s\nwant:\n%s", tc.sql, rule, got, want)
-		}
-	}
-}
+// each on the whole plan before and after it runs (checkRule,
+// logical_test.go).
 
 func TestRuleGroupByAll(t *testing.T) {
-	checkSelectRule(t, "GROUP BY ALL", []ruleCase{
+	checkRule(t, "GROUP BY ALL", []ruleCase{
 		// The items without aggregates are the keys (printed as the
 		// items their positions name).
 		{`SELECT grp, qty % 2, sum(id) FROM orders GROUP BY ALL`, `
@@ -89,7 +36,7 @@ Project: count(1), max(qty)
 }
 
 func TestRuleAliases(t *testing.T) {
-	checkSelectRule(t, "aliases substituted", []ruleCase{
+	checkRule(t, "aliases substituted", []ruleCase{
 		// HAVING's and WHERE's aliases become their items' expressions;
 		// GROUP BY's alias is resolved when the Aggregate is lowered.
 		{`SELECT grp AS g, sum(qty) AS s FROM orders WHERE g = 'a' GROUP BY g HAVING s > 3`, `
@@ -118,7 +65,7 @@ Project: qty*2 AS d, qty*2+1 AS d+1
 }
 
 func TestRuleOrderByAll(t *testing.T) {
-	checkSelectRule(t, "ORDER BY ALL", []ruleCase{
+	checkRule(t, "ORDER BY ALL", []ruleCase{
 		// Every item, left to right, each DESC; with a LIMIT the Sort is
 		// a TopK of LIMIT + OFFSET rows.
 		{`SELECT grp, qty FROM orders ORDER BY ALL DESC LIMIT 3 OFFSET 1`, `
@@ -136,7 +83,7 @@ Limit 3 offset 1
 }
 
 func TestRuleDistinctAsGroupBy(t *testing.T) {
-	checkSelectRule(t, "DISTINCT as GROUP BY", []ruleCase{
+	checkRule(t, "DISTINCT as GROUP BY", []ruleCase{
 		{`SELECT DISTINCT grp, qty + 1 AS q FROM orders ORDER BY q`, `
 Sort by q
 	Distinct
@@ -151,7 +98,7 @@ Sort by q
 	})
 	// Over a join, after FROM's rules.
 	e, _ := newEngine(t, 60, 16)
-	st := selectStages(t, e, `SELECT DISTINCT a.grp FROM orders a, orders b WHERE a.id = b.qty`)
+	st := logicalStages(t, e, `SELECT DISTINCT a.grp FROM orders a, orders b WHERE a.id = b.qty`, true)
 	want := strings.ReplaceAll(`Project: a.grp
 	Aggregate by a.grp
 		Inner join on a.id=b.qty
@@ -167,7 +114,7 @@ Sort by q
 }
 
 func TestRuleMoveArith(t *testing.T) {
-	checkSelectRule(t, "move arithmetic off columns", []ruleCase{
+	checkRule(t, "move arithmetic off columns", []ruleCase{
 		{`SELECT id FROM orders WHERE qty + 1 < 10 AND grp <> 'b'`, `
 Project: id
 	Filter: qty+1<10 AND grp!='b'
@@ -184,7 +131,7 @@ Project: id
 // decodes are recorded once the physical planning chose them.
 func TestSelectScanStages(t *testing.T) {
 	e, _ := newEngine(t, 60, 16)
-	st := selectStages(t, e, `SELECT id, row_number() OVER (PARTITION BY grp ORDER BY qty) AS r FROM orders WHERE qty < 9 AND qty * id > 3 QUALIFY r = 1`)
+	st := logicalStages(t, e, `SELECT id, row_number() OVER (PARTITION BY grp ORDER BY qty) AS r FROM orders WHERE qty < 9 AND qty * id > 3 QUALIFY r = 1`, true)
 	for stage, want := range map[string]string{
 		"after push down predicates": `
 Project: id, row_number() over (partition by grp order by qty) AS r

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,9 +16,10 @@ import (
 // testTable) under aliases. Answers against DuckDB are in difftest.
 
 // logicalStages plans sql under EXPLAIN FORMAT = 'logical' and returns
-// the statement's own logical plan at each stage of optimize, by name
-// ("bound", "after factor ORs", …).
-func logicalStages(t *testing.T, e *Engine, sql string) map[string]string {
+// the FROM part of the statement's own logical plan at each stage of
+// optimize and optimizeSelect, by name ("bound", "after factor ORs", …);
+// with whole, the whole plan, the operators above FROM over it.
+func logicalStages(t *testing.T, e *Engine, sql string, whole bool) map[string]string {
 	t.Helper()
 	p, _, err := e.plan(context.Background(), "EXPLAIN FORMAT = 'logical' "+sql, nil)
 	if err != nil {
@@ -32,6 +34,9 @@ func logicalStages(t *testing.T, e *Engine, sql string) map[string]string {
 			out := map[string]string{}
 			for _, st := range tp.stages {
 				out[st.name] = st.text
+				if whole {
+					out[st.name] = st.full()
+				}
 			}
 			return out
 		}
@@ -45,18 +50,33 @@ type ruleCase struct {
 	before, after string // the plan before and after the rule, lines indented by tabs
 }
 
-// checkRule checks each case's plan before and after the named rule.
+// checkRule checks each case's plan before and after the named rule: a
+// rule of FROM and WHERE (logicalRules) on the FROM part of the plan, a
+// rule above FROM (selectRules) on the whole plan. The cases of a rule
+// above FROM read one table: a joining SELECT's FROM rules would come
+// between "bound" and the first of those.
 func checkRule(t *testing.T, rule string, cases []ruleCase) {
 	t.Helper()
 	e, _ := newEngine(t, 60, 16)
+	var names []string
+	for _, r := range logicalRules() {
+		names = append(names, r.name)
+	}
+	whole := !slices.Contains(names, rule)
+	if whole {
+		names = names[:0]
+		for _, r := range selectRules() {
+			names = append(names, r.name)
+		}
+	}
 	prev := "bound"
 	found := false
-	for _, r := range logicalRules() {
-		if r.name == rule {
+	for _, name := range names {
+		if name == rule {
 			found = true
 			break
 		}
-		prev = "after " + r.name
+		prev = "after " + name
 	}
 	if !found {
 		t.Fatalf("no rule %q", rule)
@@ -66,7 +86,7 @@ func checkRule(t *testing.T, rule string, cases []ruleCase) {
 		return strings.ReplaceAll(s, "\t", "  ")
 	}
 	for _, tc := range cases {
-		st := logicalStages(t, e, tc.sql)
+		st := logicalStages(t, e, tc.sql, whole)
 		if got, want := st[prev], tabs(tc.before); got != want {
 			t.Errorf("%s\n%s:\n%s\nwant:\n%s", tc.sql, prev, got, want)
 		}
