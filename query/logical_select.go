@@ -30,13 +30,16 @@ type selectPlan struct {
 
 	// The FROM part: from for a SELECT that joins; else table (and
 	// alias) with the filter where, the conjuncts the scan evaluates
-	// (scanRows, once predicates are pushed) and the columns it decodes
-	// (scanCols, once pruned); neither for no FROM.
+	// (scanRows) and its estimated rows (scanEst) once predicates are
+	// pushed, and the columns it decodes (scanCols) once pruned; neither
+	// for no FROM.
 	from     *logicalPlan
 	table    string
 	alias    string
 	where    []ast.ExprNode
 	scanRows string
+	scanEst  float64
+	pushed   bool
 	scanCols []string
 	pruned   bool
 

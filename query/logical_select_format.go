@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,11 @@ import (
 //	      Filter: count(1)>2
 //	        Aggregate by grp: sum(qty), count(1)
 //	          Filter: qty*2>id
-//	            Scan orders where id < 50 columns [id, grp, qty]
+//	            Scan orders where id<50 columns [id, grp, qty] (~50 rows)
+//
+// The scan of one table lists the conjuncts it evaluates and its
+// estimated rows once predicates are pushed, and the columns read above
+// it once pruned, as a join's relations do (formatRelation).
 //
 // Keys given by position (GROUP BY 1, ORDER BY 2) print as the item they
 // name.
@@ -183,6 +188,9 @@ func (b *builder) formatSelectFrom(sp *selectPlan) string {
 	}
 	if sp.pruned {
 		text += " columns [" + strings.Join(sp.scanCols, ", ") + "]"
+	}
+	if sp.pushed {
+		text += fmt.Sprintf(" (~%.0f rows)", sp.scanEst)
 	}
 	line(&sb, depth, "%s", text)
 	return sb.String()

@@ -138,14 +138,14 @@ Project: id, row_number() over (partition by grp order by qty) AS r
 	Filter: row_number() over (partition by grp order by qty)=1
 		Window: row_number() over (partition by grp order by qty)
 			Filter: qty*id>3
-				Scan orders where qty<9
+				Scan orders where qty<9 (~11 rows)
 `,
 		"after prune columns": `
 Project: id, row_number() over (partition by grp order by qty) AS r
 	Filter: row_number() over (partition by grp order by qty)=1
 		Window: row_number() over (partition by grp order by qty)
 			Filter: qty*id>3
-				Scan orders where qty<9 columns [id, grp, qty]
+				Scan orders where qty<9 columns [id, grp, qty] (~11 rows)
 `,
 	} {
 		want = strings.ReplaceAll(strings.TrimPrefix(want, "\n"), "\t", "  ")

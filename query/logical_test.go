@@ -388,7 +388,7 @@ func TestExplainLogical(t *testing.T) {
 			"Logical plan of select grp,sum(qty) as s from orders where id<50",
 			"bound:\n  Limit 2\n    TopK 2 by s DESC\n      Project: grp, sum(qty) AS s\n        Filter: s>3\n          Aggregate by grp: sum(qty)\n            Filter: id<50\n              Scan orders\n",
 			"after prune columns:\n",
-			"Scan orders where id<50 columns [grp, qty]\n",
+			"Scan orders where id<50 columns [grp, qty] (~50 rows)\n",
 			"Physical plan:\n",
 		},
 		`SELECT DISTINCT a.grp, rank() OVER (ORDER BY a.grp) FROM orders a JOIN orders b ON a.id = b.id`: nil, // refused: DISTINCT with a window

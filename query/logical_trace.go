@@ -149,7 +149,7 @@ func (b *builder) traceScan(sp *selectPlan, where ast.ExprNode) {
 	if where != nil {
 		sp.where = conjuncts(where, nil)
 	}
-	sp.scanRows = b.rowsText
+	sp.scanRows, sp.scanEst, sp.pushed = b.rowsText, b.rowFilterEstimate(), true
 	b.traceSelect(sp, "after push down predicates")
 	sp.scanCols = sp.scanCols[:0]
 	for _, f := range b.scan.fields {
