@@ -57,10 +57,9 @@ import (
 // not go through bind and the rules of this file — its scan's row
 // filter, pruning and columns are chosen by the physical planning
 // (splitWhere reads the statement's WHERE; planScan) and only recorded
-// in the plan afterwards; no rule optimizes across the operators above
-// FROM (HAVING over group keys is not pushed into WHERE, the columns
-// only an Aggregate reads are not pruned above it, joins are not
-// reordered around them), and prune columns (markNeeded) reads the
+// in the plan afterwards; no rule moves anything across the operators
+// above FROM (a HAVING conjunct over group keys is not pushed into
+// WHERE, a LIMIT not into a join), and prune columns (markNeeded) reads the
 // statement's SELECT list, GROUP BY, HAVING and ORDER BY as written,
 // since it runs before the rules above FROM; aliases and moving
 // arithmetic still edit the statement (logical_select.go). Set
