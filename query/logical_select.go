@@ -23,16 +23,16 @@ import (
 // single-table scan planning, splitWhere, reads); each edits it once and
 // binds the operators it changed again from it.
 
-// selectPlan is one SELECT as logical operators, each field one
-// operator; a nil or empty field is an operator the SELECT does not have.
+// selectPlan is one SELECT as logical operators: a nil or empty field
+// is an operator the SELECT does not have.
 type selectPlan struct {
 	sel *ast.SelectStmt
 
 	// The FROM part: from for a SELECT that joins; else table (and
 	// alias) with the filter where, the conjuncts the scan evaluates
 	// (scanRows) and its estimated rows (scanEst) once predicates are
-	// pushed, and the columns it decodes (scanCols) once pruned; neither
-	// for no FROM.
+	// pushed, and the columns read above it (scanCols) once pruned;
+	// neither for no FROM.
 	from     *logicalPlan
 	table    string
 	alias    string
