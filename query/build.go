@@ -102,16 +102,11 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}
-	if err := b.expandGroupByAll(s); err != nil { // parse_byall.go: after asAggregates marks median(x) and the like
-		return nil, err
-	}
 	// A HAVING written QUALIFY (parse_qualify.go) filters after the
 	// window functions, not after GROUP BY.
-	var qualify ast.ExprNode
-	if s.Having != nil && isQualify(b.sql, s.Having.Expr) {
-		qualify = s.Having.Expr
-	}
+	qualify := s.Having != nil && isQualify(b.sql, s.Having.Expr)
 	var where ast.ExprNode
+	var from *logicalPlan
 	join := b.joinsFrom(s)
 	switch {
 	case b.preset != nil: // a table of a join (from_join.go)
@@ -120,7 +115,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		b.info = noTableInfo // one row of no columns (op_values.go)
 	case join:
 		var err error
-		if where, err = b.planFrom(s); err != nil { // from_plan.go
+		if from, where, err = b.planFrom(s); err != nil { // from_plan.go
 			return nil, err
 		}
 	default:
@@ -128,36 +123,28 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, err
 		}
 	}
-	b.substituteClauseAliases(s, !join) // build_alias.go; planFrom did a join's WHERE
-	if qualify != nil {
-		qualify = s.Having.Expr
-	}
-	items, err := b.selectItems(s)
+	// The operators above FROM, as logical operators (logical_select.go),
+	// rewritten by their rules; what follows plans them.
+	sp, err := b.bindSelect(s, from, qualify)
 	if err != nil {
 		return nil, err
 	}
-	expandOrderByAll(s.OrderBy, len(items)) // parse_byall.go
-	if calls := findWindows(s, items, nil); s.Distinct && len(calls) > 0 {
-		return nil, b.at(ErrUnsupported, calls[0], "SELECT DISTINCT with window functions")
+	if err := b.optimizeSelect(sp); err != nil {
+		return nil, err
 	}
-	if s.Distinct { // SELECT DISTINCT a, b is GROUP BY a, b
-		s.GroupBy = &ast.GroupByClause{}
-		for _, it := range items {
-			s.GroupBy.Items = append(s.GroupBy.Items, &ast.ByItem{Expr: it.node})
-		}
-	}
+	items := sp.items
 	var plan planNode
 	if join {
 		plan = b.joined.plan
 	} else {
-		s.Where = b.moveArith(s.Where) // rule_arith.go
 		where = b.splitWhere(s)
-		b.planScan(s, items, where)
+		b.planScan(sp, where)
 		if len(b.rows) > 0 && !b.scan.gatherable() {
 			b.rows, b.rowsText, where = nil, "", s.Where
-			b.planScan(s, items, where)
+			b.planScan(sp, where)
 		}
 		plan = b.scan
+		b.traceScan(sp, where) // logical_trace.go
 	}
 
 	// Columns reach the operators in their stored types. Each step
@@ -181,40 +168,40 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 			return nil, b.at(ErrInvalid, where, "WHERE %s is %s, not boolean", restore(where), pred.Type())
 		}
 		plan = b.lay.flush(plan)
-		keep := b.lay.keep(b.readAbove(s, items))
+		keep := b.lay.keep(b.readAbove(sp))
 		plan = &filterNode{in: plan, pred: pred, what: "Filter", keep: keep}
 	}
 
 	// After WHERE: expressions see the table's columns (ts), or, with
 	// GROUP BY or aggregates, the keys and aggregates (as).
 	var sc scope = ts
-	if s.GroupBy != nil || hasAggregate(s) {
-		an, as, err := b.buildAggregate(s, items, ts, plan)
+	if sp.aggregated() {
+		an, as, err := b.buildAggregate(sp, ts, plan)
 		if err != nil {
 			return nil, err
 		}
 		plan, sc = an, as
-		if s.Having != nil && qualify == nil {
-			pred, err := b.expr(s.Having.Expr, sc)
+		if sp.having != nil {
+			pred, err := b.expr(sp.having, sc)
 			if err != nil {
 				return nil, err
 			}
 			plan = &filterNode{in: plan, pred: pred, what: "Having"}
 		}
-	} else if s.Having != nil && qualify == nil {
-		return nil, b.at(ErrInvalid, s.Having.Expr, "HAVING without GROUP BY or an aggregate")
+	} else if sp.having != nil {
+		return nil, b.at(ErrInvalid, sp.having, "HAVING without GROUP BY or an aggregate")
 	}
 
 	// Window calls become columns of windowNodes under the projection
 	// (plan_window.go).
 	windowed := false
-	if calls := findWindows(s, items, qualify); len(calls) > 0 {
-		if plan, sc, err = b.planWindows(s, items, calls, qualify, plan, sc, ts); err != nil {
+	if len(sp.windows) > 0 {
+		if plan, sc, err = b.planWindows(sp, plan, sc, ts); err != nil {
 			return nil, err
 		}
 		windowed = true
 	}
-	if qualify != nil {
+	if qualify := sp.qualify; qualify != nil {
 		pred, err := b.expr(qualify, sc)
 		if err != nil {
 			return nil, err
@@ -247,14 +234,14 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		names[i] = it.name
 	}
-	limit, offset, err := b.limit(s)
+	limit, offset, err := b.limit(sp.limit)
 	if err != nil {
 		return nil, err
 	}
 	var keys []sortKey
 	var keyText []string
-	if s.OrderBy != nil {
-		keys, keyText, exprs, names, err = b.orderBy(s.OrderBy, items, exprs, names, sc)
+	if sp.orderBy != nil {
+		keys, keyText, exprs, names, err = b.orderBy(sp.orderBy, items, exprs, names, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +264,7 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 		}
 		sn := &sortNode{in: plan, keys: keys, keyText: keyText, limit: topK}
 		if b.scan != nil && !windowed && unnestAt < 0 { // a window needs every row; an unnest's element is no table column
-			b.planTopKPrune(s, sn, exprs)
+			b.planTopKPrune(sp, sn, exprs)
 		}
 		plan = sn
 	}
@@ -406,7 +393,7 @@ func (b *builder) matchesTable(q string) bool {
 
 // planScan makes the scan node: the table columns any part of the query
 // names, in table order.
-func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.ExprNode) {
+func (b *builder) planScan(sp *selectPlan, where ast.ExprNode) {
 	used := map[int]bool{}
 	collect := func(n ast.Node) {
 		if n == nil {
@@ -414,22 +401,17 @@ func (b *builder) planScan(s *ast.SelectStmt, items []selectItem, where ast.Expr
 		}
 		n.Accept(&columnCollector{b: b, used: used})
 	}
-	for _, it := range items {
+	for _, it := range sp.items {
 		collect(it.node)
 	}
 	collect(where)
-	if s.GroupBy != nil {
-		for _, it := range s.GroupBy.Items {
-			collect(it.Expr)
-		}
+	for _, it := range sp.groupBy {
+		collect(it.Expr)
 	}
-	if s.Having != nil {
-		collect(s.Having.Expr)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			collect(it.Expr)
-		}
+	collect(sp.having)
+	collect(sp.qualify)
+	for _, it := range sp.orderBy {
+		collect(it.Expr)
 	}
 	cols := make([]int, 0, len(used))
 	for c := range used {
@@ -641,89 +623,76 @@ func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // buildAggregate plans GROUP BY: keys over the table, the aggregate calls
 // of SELECT, HAVING and ORDER BY, and the scope that resolves those
 // clauses against the aggregate's output.
-func (b *builder) buildAggregate(s *ast.SelectStmt, items []selectItem, ts *tableScope, in planNode) (planNode, *aggScope, error) {
+func (b *builder) buildAggregate(sp *selectPlan, ts *tableScope, in planNode) (planNode, *aggScope, error) {
+	items := sp.items
 	n := &aggregateNode{}
 	as := &aggScope{keyIndex: map[string]int{}, aggIndex: map[string]int{}}
-	if s.GroupBy != nil {
-		for _, it := range s.GroupBy.Items {
-			node := it.Expr
-			// GROUP BY 2 and GROUP BY alias name SELECT items.
-			if p, ok := node.(*ast.PositionExpr); ok {
-				if p.N < 1 || p.N > len(items) {
-					return nil, nil, b.at(ErrInvalid, it, "GROUP BY %d: the SELECT list has %d items", p.N, len(items))
-				}
-				node = items[p.N-1].node
-			} else if c, ok := node.(*ast.ColumnNameExpr); ok && b.colIndex(c.Name) == -1 {
-				for _, item := range items {
-					if item.alias != "" && strings.EqualFold(item.alias, c.Name.Name.O) {
-						node = item.node
-					}
+	for _, it := range sp.groupBy {
+		node := it.Expr
+		// GROUP BY 2 and GROUP BY alias name SELECT items.
+		if p, ok := node.(*ast.PositionExpr); ok {
+			if p.N < 1 || p.N > len(items) {
+				return nil, nil, b.at(ErrInvalid, it, "GROUP BY %d: the SELECT list has %d items", p.N, len(items))
+			}
+			node = items[p.N-1].node
+		} else if c, ok := node.(*ast.ColumnNameExpr); ok && b.colIndex(c.Name) == -1 {
+			for _, item := range items {
+				if item.alias != "" && strings.EqualFold(item.alias, c.Name.Name.O) {
+					node = item.node
 				}
 			}
-			k, nested, isNested, err := b.nestedKeyOf(node, ts) // a whole list or struct: its key (build_nestedkey.go)
-			if err != nil {
-				return nil, nil, err
-			}
-			if isNested {
-				if _, err := expr.NestedValue(k, nested); err != nil {
-					return nil, nil, b.typeErr(it, err)
-				}
-			} else if dk := b.groupKeyByCodes(node, ts); dk != nil {
-				k = dk // a dictionary column, grouped by its codes (build_dictkey.go)
-			} else if k, err = b.expr(node, ts); err != nil {
-				return nil, nil, err
-			}
-			k = nullKey(k) // build_nullkey.go
-			if k.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
-				// equal intervals ('1 day', '24 hours') group together
-				if k, err = expr.NormalizedIntervals(k); err != nil {
-					return nil, nil, b.typeErr(it, err)
-				}
-			}
-			text := restore(node)
-			as.keySizes.max = max(as.keySizes.max, len(text))
-			if _, dup := as.keyIndex[text]; dup {
-				continue
-			}
-			as.keyIndex[text] = len(n.keys)
-			if c, ok := node.(*ast.ColumnNameExpr); ok {
-				as.keyIndex[strings.ToLower(c.Name.Name.O)] = len(n.keys)
-			}
-			n.keys = append(n.keys, k)
-			name := text
-			if c, ok := node.(*ast.ColumnNameExpr); ok {
-				name = c.Name.Name.O
-			}
-			// A bare column key is returned in its stored type (stored).
-			var stored arrow.DataType
-			if c, ok := unparen(node).(*ast.ColumnNameExpr); ok {
-				if i, err := b.tableColumn(c); err == nil && hasTypedKey(b.info.Schema.Field(i).Type) {
-					stored = b.info.Schema.Field(i).Type
-				}
-			}
-			if isNested {
-				stored = nil
-			}
-			n.keyNames = append(n.keyNames, name)
-			as.keyStored = append(as.keyStored, stored)
-			as.keyNested = append(as.keyNested, nested)
 		}
+		k, nested, isNested, err := b.nestedKeyOf(node, ts) // a whole list or struct: its key (build_nestedkey.go)
+		if err != nil {
+			return nil, nil, err
+		}
+		if isNested {
+			if _, err := expr.NestedValue(k, nested); err != nil {
+				return nil, nil, b.typeErr(it, err)
+			}
+		} else if dk := b.groupKeyByCodes(node, ts); dk != nil {
+			k = dk // a dictionary column, grouped by its codes (build_dictkey.go)
+		} else if k, err = b.expr(node, ts); err != nil {
+			return nil, nil, err
+		}
+		k = nullKey(k) // build_nullkey.go
+		if k.Type().ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			// equal intervals ('1 day', '24 hours') group together
+			if k, err = expr.NormalizedIntervals(k); err != nil {
+				return nil, nil, b.typeErr(it, err)
+			}
+		}
+		text := restore(node)
+		as.keySizes.max = max(as.keySizes.max, len(text))
+		if _, dup := as.keyIndex[text]; dup {
+			continue
+		}
+		as.keyIndex[text] = len(n.keys)
+		if c, ok := node.(*ast.ColumnNameExpr); ok {
+			as.keyIndex[strings.ToLower(c.Name.Name.O)] = len(n.keys)
+		}
+		n.keys = append(n.keys, k)
+		name := text
+		if c, ok := node.(*ast.ColumnNameExpr); ok {
+			name = c.Name.Name.O
+		}
+		// A bare column key is returned in its stored type (stored).
+		var stored arrow.DataType
+		if c, ok := unparen(node).(*ast.ColumnNameExpr); ok {
+			if i, err := b.tableColumn(c); err == nil && hasTypedKey(b.info.Schema.Field(i).Type) {
+				stored = b.info.Schema.Field(i).Type
+			}
+		}
+		if isNested {
+			stored = nil
+		}
+		n.keyNames = append(n.keyNames, name)
+		as.keyStored = append(as.keyStored, stored)
+		as.keyNested = append(as.keyNested, nested)
 	}
 	// The aggregate calls, deduplicated by their text.
-	f := &aggFinder{}
-	for _, it := range items {
-		it.node.Accept(f)
-	}
-	if s.Having != nil {
-		s.Having.Expr.Accept(f)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			it.Expr.Accept(f)
-		}
-	}
 	argIndex := map[string]int{}
-	for _, call := range f.found {
+	for _, call := range sp.aggregates {
 		text := restore(call)
 		if _, dup := as.aggIndex[text]; dup {
 			continue
@@ -960,11 +929,11 @@ func (s *aggScope) aggregate(b *builder, n *ast.AggregateFuncExpr) (expr.Expr, e
 // that item, and anything else is appended as a hidden column. A
 // NULLS FIRST/LAST sentinel item (see parse.go) qualifies the item before
 // it. The default is NULLS LAST in both directions, as in DuckDB.
-func (b *builder) orderBy(ob *ast.OrderByClause, items []selectItem, exprs []expr.Expr, names []string, sc scope) ([]sortKey, []string, []expr.Expr, []string, error) {
+func (b *builder) orderBy(ob []*ast.ByItem, items []selectItem, exprs []expr.Expr, names []string, sc scope) ([]sortKey, []string, []expr.Expr, []string, error) {
 	var keys []sortKey
 	var text, raw []string
 	prevKey := false
-	for _, it := range ob.Items {
+	for _, it := range ob {
 		if c, ok := it.Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) {
 			if !prevKey {
 				return nil, nil, nil, nil, b.at(ErrInvalid, it, "NULLS FIRST/LAST without an ORDER BY item before it")
@@ -1075,8 +1044,8 @@ func orderText(name string, k sortKey) string {
 
 // limit reads LIMIT and OFFSET, which must be non-negative integer
 // constants; -1 means no limit.
-func (b *builder) limit(s *ast.SelectStmt) (int64, int64, error) {
-	if s.Limit == nil {
+func (b *builder) limit(l *ast.Limit) (int64, int64, error) {
+	if l == nil {
 		return -1, 0, nil
 	}
 	read := func(n ast.ExprNode, what string) (int64, error) {
@@ -1089,12 +1058,12 @@ func (b *builder) limit(s *ast.SelectStmt) (int64, int64, error) {
 		}
 		return v, nil
 	}
-	limit, err := read(s.Limit.Count, "LIMIT")
+	limit, err := read(l.Count, "LIMIT")
 	if err != nil {
 		return 0, 0, err
 	}
-	offset, err := read(s.Limit.Offset, "OFFSET")
-	if s.Limit.Count == nil {
+	offset, err := read(l.Offset, "OFFSET")
+	if l.Count == nil {
 		limit = -1
 	}
 	return limit, offset, err

@@ -149,9 +149,9 @@ func (l *layout) keep(need map[int]use) []int {
 // The rule for "passed through" is b.output's, so the builder never asks
 // above a filter for a stored array the filter dropped; an engine array
 // it did not keep is made again above it (keep keeps the stored one).
-func (b *builder) readAbove(s *ast.SelectStmt, items []selectItem) map[int]use {
+func (b *builder) readAbove(sp *selectPlan) map[int]use {
 	need := map[int]use{}
-	grouped := s.GroupBy != nil || hasAggregate(s)
+	grouped := sp.aggregated()
 	visit := func(n ast.ExprNode, passable bool) {
 		if n == nil {
 			return
@@ -168,29 +168,24 @@ func (b *builder) readAbove(s *ast.SelectStmt, items []selectItem) map[int]use {
 			need[i] |= useEngine
 		}
 	}
-	for _, it := range items {
+	for _, it := range sp.items {
 		visit(it.node, true)
 	}
-	if s.GroupBy != nil {
-		for _, it := range s.GroupBy.Items {
-			visit(it.Expr, false)
-			// a dictionary column key is grouped as stored (build_dictkey.go)
-			if c, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok {
-				if i := b.colIndex(c.Name); i >= 0 {
-					if _, ok := groupsByCodes(b.info.Schema.Field(i).Type); ok {
-						need[i] |= useStored
-					}
+	for _, it := range sp.groupBy {
+		visit(it.Expr, false)
+		// a dictionary column key is grouped as stored (build_dictkey.go)
+		if c, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok {
+			if i := b.colIndex(c.Name); i >= 0 {
+				if _, ok := groupsByCodes(b.info.Schema.Field(i).Type); ok {
+					need[i] |= useStored
 				}
 			}
 		}
 	}
-	if s.Having != nil {
-		visit(s.Having.Expr, false)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			visit(it.Expr, true)
-		}
+	visit(sp.having, false)
+	visit(sp.qualify, false)
+	for _, it := range sp.orderBy {
+		visit(it.Expr, true)
 	}
 	return need
 }

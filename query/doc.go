@@ -345,8 +345,8 @@
 // plan with each operator's rows, batches and time, the scan's batches
 // decoded and skipped and bytes decompressed, and what sorts and
 // aggregates spilled); EXPLAIN FORMAT = 'logical' (logical_trace.go:
-// the logical plan of each SELECT that joins, as bound and after each
-// rule that changed it, then the physical plan). SQL NULL
+// the logical plan of each SELECT, as bound and after each rule that
+// changed it, then the physical plan). SQL NULL
 // semantics; / of two integers is a DOUBLE (7 / 2 = 3.5, as DuckDB's;
 // a DIV b divides integers); integer overflow and division by zero are errors; decimal
 // arithmetic keeps exact scales (package expr).
@@ -386,8 +386,13 @@
 //
 // # Planning joins
 //
-// A query over one table is planned directly (build.go). One that joins
-// goes through the relational planner (from_*.go, drawn in from_bind.go),
+// Every SELECT's operators above FROM (Aggregate, HAVING, Window,
+// QUALIFY, Project, Distinct, Sort or TopK, Limit) are bound into logical
+// operators and rewritten by their rules (logical_select.go: GROUP BY
+// ALL, aliases, ORDER BY ALL, DISTINCT as GROUP BY, arithmetic moved off
+// columns), from which build.go plans the physical ones. A query over one
+// table plans its scan directly (build.go). One that joins goes through
+// the relational planner (from_*.go, drawn in from_bind.go),
 // in layers: FROM and WHERE are bound into a logical plan (logical.go:
 // scans, joins as written, a filter), which rules rewrite one pass each
 // (factor ORs, decorrelate subqueries, outer joins to inner, infer

@@ -95,6 +95,24 @@ func (b *builder) scanEstimate(r *relation) float64 {
 	return max(1, rows*sel)
 }
 
+// rowFilterEstimate estimates the rows of the one table of a query that
+// does not join after the conjuncts its scan evaluates (b.rows), as
+// scanEstimate does a relation's.
+func (b *builder) rowFilterEstimate() float64 {
+	rows := float64(b.info.Rows)
+	if len(b.rows) == 0 {
+		return rows
+	}
+	var st *cache.TableStats
+	if s, err := b.c.Stats(b.table); err == nil {
+		st = &s
+	}
+	for _, p := range b.rows {
+		rows *= predSelectivity(p, st)
+	}
+	return max(1, rows)
+}
+
 // predSelectivity estimates the share of rows a scan predicate keeps.
 func predSelectivity(p cache.Predicate, st *cache.TableStats) float64 {
 	if p == nil {

@@ -33,21 +33,21 @@ func (b *builder) joinsFrom(s *ast.SelectStmt) bool {
 // planFrom plans FROM and WHERE of a query that joins: the joined part
 // becomes the builder's table (b.joined, b.info, b.lay), and the
 // conjuncts of WHERE no join or scan took are returned, for the filter
-// above the joins.
-func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
+// above the joins, with the logical plan lowered.
+func (b *builder) planFrom(s *ast.SelectStmt) (*logicalPlan, ast.ExprNode, error) {
 	lp, err := b.bindLogical(s) // logical.go
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := b.optimize(lp); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	top, left, pend, err := b.lowerLogical(lp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(pend) > 0 {
-		return nil, b.at(ErrUnsupported, s, "the subquery %s: its outer columns are on the inner side of an outer join", pend[0].text)
+		return nil, nil, b.at(ErrUnsupported, s, "the subquery %s: its outer columns are on the inner side of an outer join", pend[0].text)
 	}
 	b.joined = top
 	b.info = cache.TableInfo{Schema: top.plan.schema()}
@@ -65,7 +65,7 @@ func (b *builder) planFrom(s *ast.SelectStmt) (ast.ExprNode, error) {
 	for _, c := range left {
 		where = and(where, c.e)
 	}
-	return where, nil
+	return lp, where, nil
 }
 
 // flattenInner collects the items of a run of inner joins (relations,

@@ -43,11 +43,28 @@ import (
 // when they drop most rows, else last), because both choices are made on
 // estimates of the planned parts.
 //
-// What the logical plan does not yet cover: the operators above the
-// joins (GROUP BY, HAVING, windows, the SELECT list, ORDER BY, LIMIT) are
-// planned from the bound statement directly (build.go), and so is a query
-// over one table, whose scan, pruning and row filter build.go plans
-// without joins.
+// Above FROM and WHERE, every SELECT — joining or not, and one with no
+// FROM — has its operators bound too (logical_select.go: Aggregate, a
+// Filter for HAVING, Window, a Filter for QUALIFY, Project, Distinct,
+// Sort or TopK, Limit), over this plan, over a Scan of its one table
+// under a Filter, or over one row. Their rules (logical_select_rules.go:
+// GROUP BY ALL, aliases substituted, ORDER BY ALL, DISTINCT as GROUP BY,
+// move arithmetic off columns) run after this plan's, and buildSelect
+// (build.go) plans every physical operator above WHERE from the
+// selectPlan, not from the statement.
+//
+// What the logical plan does not yet cover: a query over one table does
+// not go through bind and the rules of this file — its scan's row
+// filter, pruning and columns are chosen by the physical planning
+// (splitWhere reads the statement's WHERE; planScan) and only recorded
+// in the plan afterwards; no rule moves anything across the operators
+// above FROM (a HAVING conjunct over group keys is not pushed into
+// WHERE, a LIMIT not into a join), and prune columns (markNeeded) reads the
+// statement's SELECT list, GROUP BY, HAVING and ORDER BY as written,
+// since it runs before the rules above FROM; aliases and moving
+// arithmetic still edit the statement (logical_select.go). Set
+// operations (UNION, INTERSECT, EXCEPT) have no logical operator: each
+// side is a SELECT with its own plan.
 
 // logicalPlan is FROM and WHERE as relational operators: a Filter (where)
 // over the semi and anti joins decorrelation made (semi, innermost
@@ -64,6 +81,9 @@ type logicalPlan struct {
 	extra  []int
 	pushed bool // push down predicates ran
 	pruned bool // prune columns ran: relation.need is set
+	// text is the plan as formatLogical printed it last, for EXPLAIN
+	// FORMAT = 'logical' (logical_trace.go): lowering consumes the plan.
+	text string
 }
 
 // logicalRule is one rewrite of the logical plan.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,9 +16,10 @@ import (
 // testTable) under aliases. Answers against DuckDB are in difftest.
 
 // logicalStages plans sql under EXPLAIN FORMAT = 'logical' and returns
-// the statement's own logical plan at each stage of optimize, by name
-// ("bound", "after factor ORs", …).
-func logicalStages(t *testing.T, e *Engine, sql string) map[string]string {
+// the FROM part of the statement's own logical plan at each stage of
+// optimize and optimizeSelect, by name ("bound", "after factor ORs", …);
+// with whole, the whole plan, the operators above FROM over it.
+func logicalStages(t *testing.T, e *Engine, sql string, whole bool) map[string]string {
 	t.Helper()
 	p, _, err := e.plan(context.Background(), "EXPLAIN FORMAT = 'logical' "+sql, nil)
 	if err != nil {
@@ -32,6 +34,9 @@ func logicalStages(t *testing.T, e *Engine, sql string) map[string]string {
 			out := map[string]string{}
 			for _, st := range tp.stages {
 				out[st.name] = st.text
+				if whole {
+					out[st.name] = st.full()
+				}
 			}
 			return out
 		}
@@ -45,18 +50,33 @@ type ruleCase struct {
 	before, after string // the plan before and after the rule, lines indented by tabs
 }
 
-// checkRule checks each case's plan before and after the named rule.
+// checkRule checks each case's plan before and after the named rule: a
+// rule of FROM and WHERE (logicalRules) on the FROM part of the plan, a
+// rule above FROM (selectRules) on the whole plan. The cases of a rule
+// above FROM read one table: a joining SELECT's FROM rules would come
+// between "bound" and the first of those.
 func checkRule(t *testing.T, rule string, cases []ruleCase) {
 	t.Helper()
 	e, _ := newEngine(t, 60, 16)
+	var names []string
+	for _, r := range logicalRules() {
+		names = append(names, r.name)
+	}
+	whole := !slices.Contains(names, rule)
+	if whole {
+		names = names[:0]
+		for _, r := range selectRules() {
+			names = append(names, r.name)
+		}
+	}
 	prev := "bound"
 	found := false
-	for _, r := range logicalRules() {
-		if r.name == rule {
+	for _, name := range names {
+		if name == rule {
 			found = true
 			break
 		}
-		prev = "after " + r.name
+		prev = "after " + name
 	}
 	if !found {
 		t.Fatalf("no rule %q", rule)
@@ -66,7 +86,7 @@ func checkRule(t *testing.T, rule string, cases []ruleCase) {
 		return strings.ReplaceAll(s, "\t", "  ")
 	}
 	for _, tc := range cases {
-		st := logicalStages(t, e, tc.sql)
+		st := logicalStages(t, e, tc.sql, whole)
 		if got, want := st[prev], tabs(tc.before); got != want {
 			t.Errorf("%s\n%s:\n%s\nwant:\n%s", tc.sql, prev, got, want)
 		}
@@ -361,8 +381,36 @@ func TestExplainLogical(t *testing.T) {
 	if strings.Contains(text, "after outer joins to inner") {
 		t.Errorf("a stage that changed nothing is printed:\n%s", text)
 	}
-	if text := explainText(t, e, `EXPLAIN FORMAT = 'logical' SELECT count(*) FROM orders`); !strings.HasPrefix(text, "Logical plan: none") || !strings.Contains(text, "Physical plan:\n") {
-		t.Errorf("one table:\n%s", text)
+	// The operators above FROM: over one table, over a join, and with no
+	// FROM.
+	for sql, wants := range map[string][]string{
+		`SELECT grp, sum(qty) AS s FROM orders WHERE id < 50 GROUP BY grp HAVING s > 3 ORDER BY s DESC LIMIT 2`: {
+			"Logical plan of select grp,sum(qty) as s from orders where id<50",
+			"bound:\n  Limit 2\n    TopK 2 by s DESC\n      Project: grp, sum(qty) AS s\n        Filter: s>3\n          Aggregate by grp: sum(qty)\n            Filter: id<50\n              Scan orders\n",
+			"after prune columns:\n",
+			"Scan orders where id<50 columns [grp, qty] (~50 rows)\n",
+			"Physical plan:\n",
+		},
+		`SELECT DISTINCT a.grp, rank() OVER (ORDER BY a.grp) FROM orders a JOIN orders b ON a.id = b.id`: nil, // refused: DISTINCT with a window
+		`SELECT a.grp, b.qty, rank() OVER (ORDER BY b.qty) AS r FROM orders a JOIN orders b ON a.id = b.id LIMIT 4`: {
+			"bound:\n  Limit 4\n    Project: a.grp, b.qty, rank() over (order by b.qty) AS r\n      Window: rank() over (order by b.qty)\n        Inner join on a.id=b.id\n",
+			"after prune columns:\n",
+		},
+		`SELECT DISTINCT grp FROM orders`: {"  Distinct\n    Project: grp\n", "after DISTINCT as GROUP BY:\n  Project: grp\n    Aggregate by grp\n"},
+		`SELECT 1 + 1 AS two`:             {"bound:\n  Project: 1+1 AS two\n    Values: one row\n"},
+	} {
+		if wants == nil {
+			if _, err := e.Query(context.Background(), "EXPLAIN FORMAT = 'logical' "+sql); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s: %v", sql, err)
+			}
+			continue
+		}
+		text := explainText(t, e, "EXPLAIN FORMAT = 'logical' "+sql)
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("EXPLAIN FORMAT = 'logical' %s lacks %q:\n%s", sql, want, text)
+			}
+		}
 	}
 	// ANALYZE instruments the physical plan under the logical plans.
 	if text := explainText(t, e, `EXPLAIN ANALYZE FORMAT = 'logical' SELECT count(*) FROM orders a, orders b WHERE a.id = b.id`); !strings.Contains(text, "after prune columns:") || !regexp.MustCompile(`Physical plan:\n.*\(rows 1, batches 1`).MatchString(text) {

@@ -8,15 +8,16 @@ import (
 )
 
 // EXPLAIN FORMAT = 'logical' prints, before the physical plan, the
-// logical plan of every SELECT of the statement that joins (logical.go)
-// — the statement's own, its derived tables', its subqueries' — as bound
-// and after each rule that changed it, so what each rewrite did can be
-// read:
+// logical plan of every SELECT of the statement (logical.go,
+// logical_select.go) — the statement's own, its derived tables', its
+// subqueries' — as bound and after each rule that changed it, so what
+// each rewrite did can be read:
 //
 //	Logical plan of SELECT … FROM customer JOIN orders …
 //	bound:
-//	  Inner join on o_custkey = c_custkey
-//	    …
+//	  Project: c_name, o_totalprice
+//	    Inner join on o_custkey = c_custkey
+//	      …
 //	after push down predicates:
 //	  …
 //	Physical plan:
@@ -25,7 +26,11 @@ import (
 //
 // Plans print in the order their binding began: derived tables and WITH
 // queries before the statement that reads them, the statement before the
-// subqueries its rules decorrelate.
+// subqueries its rules decorrelate. A SELECT that joins shows the stages
+// of FROM's rules first, under its operators above FROM as bound, then
+// the stages of the rules above FROM (logical_select_rules.go), as they
+// ran; one over a single table shows the latter, then its scan once the
+// physical planning has pushed WHERE into it and chosen its columns.
 
 // explainFormats are the EXPLAIN FORMAT values quiver prints: the
 // physical plan alone (the default, under any of the parser's names for
@@ -46,61 +51,132 @@ const (
 // builders share one.
 type logicalTrace struct {
 	plans []*tracedPlan
-	byLP  map[*logicalPlan]*tracedPlan
-	bytes int  // recorded so far
-	cut   bool // stages were left out past maxTraceBytes
+	byKey map[any]*tracedPlan // by the SELECT's *logicalPlan when it joins, else its *selectPlan
+	bytes int                 // recorded so far
+	cut   bool                // stages were left out past maxTraceBytes
 }
 
-// tracedPlan is one SELECT's logical plan at each stage of optimize.
+// tracedPlan is one SELECT's logical plan at each stage of optimize and
+// optimizeSelect.
 type tracedPlan struct {
 	sql    string
 	depth  int // of subqueries around it: 0 is the statement's own SELECT
 	stages []planStage
 }
 
-type planStage struct{ name, text string }
+// planStage is the plan at one stage: the operators above FROM (upper,
+// whose last line is depth-1 deep) over the FROM part (text).
+type planStage struct {
+	name  string
+	upper string
+	depth int
+	text  string
+}
 
-// traceLogical records lp at a stage of optimize.
-func (b *builder) traceLogical(lp *logicalPlan, stage string) {
+// full is the whole plan of the stage.
+func (st planStage) full() string { return st.upper + indentLines(st.text, st.depth) }
+
+// traced finds, or begins, the trace of the SELECT s keyed by key; nil
+// when nothing is to be recorded.
+func (b *builder) traced(key any, s *ast.SelectStmt) *tracedPlan {
 	t := b.trace
-	if t == nil || b.probing {
-		return
+	if t == nil || b.probing || b.preset != nil {
+		return nil
 	}
 	if t.bytes >= maxTraceBytes {
 		t.cut = true
-		return
+		return nil
 	}
-	tp := t.byLP[lp]
+	tp := t.byKey[key]
 	if tp == nil {
-		if t.byLP == nil {
-			t.byLP = map[*logicalPlan]*tracedPlan{}
+		if t.byKey == nil {
+			t.byKey = map[any]*tracedPlan{}
 		}
-		tp = &tracedPlan{sql: clipText(restore(lp.sel), 100), depth: b.depth}
-		t.byLP[lp] = tp
+		tp = &tracedPlan{sql: clipText(restore(s), 100), depth: b.depth}
+		t.byKey[key] = tp
 		t.plans = append(t.plans, tp)
 	}
+	return tp
+}
+
+// traceLogical records a joining SELECT's FROM and WHERE at a stage of
+// optimize; traceSelect puts its operators above FROM over them once
+// they are bound.
+func (b *builder) traceLogical(lp *logicalPlan, stage string) {
+	tp := b.traced(lp, lp.sel)
+	if tp == nil {
+		return
+	}
 	text := b.formatLogical(lp)
-	t.bytes += len(text)
-	tp.stages = append(tp.stages, planStage{stage, text})
+	lp.text = text
+	b.trace.bytes += len(text)
+	tp.stages = append(tp.stages, planStage{name: stage, text: text})
+}
+
+// traceSelect records a SELECT's whole plan at a stage of
+// optimizeSelect. A joining SELECT's FROM stages, recorded before its
+// operators above FROM were bound, get them as bound.
+func (b *builder) traceSelect(sp *selectPlan, stage string) {
+	var key any = sp
+	if sp.from != nil {
+		key = sp.from
+	}
+	tp := b.traced(key, sp.sel)
+	if tp == nil {
+		return
+	}
+	upper, depth := sp.formatUpper()
+	if stage == "bound" && sp.from != nil && len(tp.stages) > 0 {
+		for i := range tp.stages {
+			tp.stages[i].upper, tp.stages[i].depth = upper, depth
+			b.trace.bytes += len(upper)
+		}
+		return
+	}
+	text := b.formatSelectFrom(sp)
+	b.trace.bytes += len(upper) + len(text)
+	tp.stages = append(tp.stages, planStage{name: stage, upper: upper, depth: depth, text: text})
+}
+
+// traceScan records a SELECT over one table once the physical planning
+// has pushed WHERE's conjuncts into its scan (splitWhere) and chosen the
+// columns it decodes (planScan); where is what the Filter keeps.
+func (b *builder) traceScan(sp *selectPlan, where ast.ExprNode) {
+	if b.trace == nil || sp.table == "" {
+		return
+	}
+	sp.where = nil
+	if where != nil {
+		sp.where = conjuncts(where, nil)
+	}
+	sp.scanRows, sp.scanEst, sp.pushed = b.rowsText, b.rowFilterEstimate(), true
+	b.traceSelect(sp, "after push down predicates")
+	sp.scanCols = sp.scanCols[:0]
+	for _, f := range b.scan.fields {
+		sp.scanCols = append(sp.scanCols, f.Name)
+	}
+	sp.pruned = true
+	b.traceSelect(sp, "after prune columns")
 }
 
 // text prints the trace: each plan as bound and after each rule that
-// changed it. A statement none of whose SELECTs joins says so.
+// changed it. A statement with no SELECT says so.
 func (t *logicalTrace) text() string {
 	if len(t.plans) == 0 {
-		return "Logical plan: none (no SELECT of this statement joins; a query over one table is planned directly)\n"
+		return "Logical plan: none (the statement has no SELECT)\n"
 	}
 	var sb strings.Builder
 	for _, tp := range t.plans {
 		sb.WriteString("Logical plan of " + tp.sql + "\n")
 		prev := ""
 		for _, st := range tp.stages {
-			if st.text == prev {
+			text := st.full()
+			if text == prev {
 				continue
 			}
-			prev = st.text
+			prev = text
 			sb.WriteString(st.name + ":\n")
-			for _, l := range strings.SplitAfter(strings.TrimSuffix(st.text, "\n"), "\n") {
+			for _, l := range strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n") {
 				sb.WriteString("  " + l)
 			}
 			sb.WriteString("\n")

@@ -17,8 +17,9 @@ import (
 // by every SELECT item, left to right, each with the direction and NULLS
 // order written after ALL. The grammar reads ALL there as a syntax error,
 // so rewriteByAll makes it a sentinel name, "quiver$all", with the edit
-// recorded; expandGroupByAll and expandOrderByAll replace it by SELECT
-// positions once the SELECT list is known.
+// recorded; groupByAll and orderByAll replace it by SELECT positions
+// once the SELECT list is known (the rules GROUP BY ALL and ORDER BY ALL,
+// logical_select_rules.go).
 
 const byAllSentinel = "quiver$all"
 
@@ -52,17 +53,18 @@ func isByAll(n ast.ExprNode) bool {
 	return ok && c.Name.Table.O == "" && c.Name.Name.L == byAllSentinel
 }
 
-// expandGroupByAll replaces GROUP BY ALL by the positions of the SELECT
-// items without aggregate or window calls.
-func (b *builder) expandGroupByAll(s *ast.SelectStmt) error {
-	if s.GroupBy == nil || len(s.GroupBy.Items) != 1 || !isByAll(s.GroupBy.Items[0].Expr) {
-		return nil
+// groupByAll returns the keys GROUP BY ALL stands for (keys is GROUP BY
+// as written): the positions of the SELECT items without aggregate or
+// window calls, none when every item has one (one group, as a bare
+// aggregate). all is false when keys are not ALL.
+func (b *builder) groupByAll(s *ast.SelectStmt, keys []*ast.ByItem) (items []*ast.ByItem, all bool, err error) {
+	if len(keys) != 1 || !isByAll(keys[0].Expr) {
+		return nil, false, nil
 	}
-	at := s.GroupBy.Items[0]
-	var items []*ast.ByItem
+	at := keys[0]
 	for i, f := range s.Fields.Fields {
 		if f.WildCard != nil {
-			return b.at(ErrUnsupported, at, "GROUP BY ALL with * in the SELECT list (name the columns)")
+			return nil, true, b.at(ErrUnsupported, at, "GROUP BY ALL with * in the SELECT list (name the columns)")
 		}
 		if hasAggregateExpr(f.Expr) || hasWindowExpr(f.Expr) {
 			continue
@@ -71,28 +73,24 @@ func (b *builder) expandGroupByAll(s *ast.SelectStmt) error {
 		p.SetOriginTextPosition(at.Expr.OriginTextPosition())
 		items = append(items, &ast.ByItem{Expr: p})
 	}
-	if len(items) == 0 {
-		s.GroupBy = nil // only aggregates: one group
-		return nil
-	}
-	s.GroupBy.Items = items
-	return nil
+	return items, true, nil
 }
 
-// expandOrderByAll replaces ORDER BY ALL [ASC|DESC] [NULLS FIRST|LAST]
-// by the positions of all n items of the SELECT list, each ordered so.
-func expandOrderByAll(ob *ast.OrderByClause, n int) {
-	if ob == nil || len(ob.Items) == 0 || !isByAll(ob.Items[0].Expr) {
-		return
+// orderByAll returns ORDER BY's items (ob) with ALL [ASC|DESC] [NULLS
+// FIRST|LAST] replaced by the positions of all n items of the SELECT
+// list, each ordered so; ob itself when it does not start with ALL.
+func orderByAll(ob []*ast.ByItem, n int) []*ast.ByItem {
+	if len(ob) == 0 || !isByAll(ob[0].Expr) {
+		return ob
 	}
-	all := ob.Items[0]
+	all := ob[0]
 	var nulls *ast.ByItem // the NULLS FIRST/LAST sentinel after ALL (parse.go)
-	if len(ob.Items) > 1 {
-		if c, ok := ob.Items[1].Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) && !isByAll(c) {
-			nulls = ob.Items[1]
+	if len(ob) > 1 {
+		if c, ok := ob[1].Expr.(*ast.ColumnNameExpr); ok && strings.HasPrefix(c.Name.Name.L, sentinelPrefix) && !isByAll(c) {
+			nulls = ob[1]
 		}
 	}
-	rest := ob.Items[1:]
+	rest := ob[1:]
 	if nulls != nil {
 		rest = rest[1:]
 	}
@@ -105,5 +103,5 @@ func expandOrderByAll(ob *ast.OrderByClause, n int) {
 			items = append(items, nulls)
 		}
 	}
-	ob.Items = append(items, rest...)
+	return append(items, rest...)
 }

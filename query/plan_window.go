@@ -184,8 +184,8 @@ func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
 func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // findWindows returns the window calls of the SELECT list, QUALIFY
-// (nil: none) and ORDER BY.
-func findWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) []*ast.WindowFuncExpr {
+// (nil: none) and ORDER BY (orderBy's items).
+func findWindows(orderBy []*ast.ByItem, items []selectItem, qualify ast.ExprNode) []*ast.WindowFuncExpr {
 	f := &windowFinder{}
 	for _, it := range items {
 		it.node.Accept(f)
@@ -193,10 +193,8 @@ func findWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) []
 	if qualify != nil {
 		qualify.Accept(f)
 	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			it.Expr.Accept(f)
-		}
+	for _, it := range orderBy {
+		it.Expr.Accept(f)
 	}
 	return f.found
 }
@@ -226,7 +224,8 @@ func (s *windowScope) whole(b *builder, n ast.ExprNode) (expr.Expr, error) {
 
 // planWindows puts the windowNodes of the query's window calls on plan
 // and returns the scope the projection above resolves names in.
-func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*ast.WindowFuncExpr, qualify ast.ExprNode, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+func (b *builder) planWindows(sp *selectPlan, plan planNode, sc scope, ts *tableScope) (planNode, scope, error) {
+	items, calls, qualify := sp.items, sp.windows, sp.qualify
 	var nodes []*windowNode
 	bySpec := map[string]*windowNode{}
 	argIndex := map[*windowNode]map[string]int{}
@@ -272,8 +271,8 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 		}
 		names[i] = it.name
 	}
-	if s.OrderBy != nil {
-		if _, _, _, _, err := b.orderBy(s.OrderBy, items, exprs, names, dry); err != nil {
+	if sp.orderBy != nil {
+		if _, _, _, _, err := b.orderBy(sp.orderBy, items, exprs, names, dry); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -286,7 +285,7 @@ func (b *builder) planWindows(s *ast.SelectStmt, items []selectItem, calls []*as
 	if sc == scope(ts) {
 		plan = b.lay.flush(plan)
 		// Only what the clauses above read passes through the windows.
-		keep = b.lay.keep(b.readAboveWindows(s, items, qualify))
+		keep = b.lay.keep(b.readAboveWindows(sp))
 	}
 	// The window with the most keys sorts first; one whose keys are a
 	// prefix of the window's below it reads that order as it is.
@@ -581,9 +580,9 @@ func (b *builder) windowFrame(w *ast.WindowFuncExpr, n *windowNode, sc scope, sl
 // readAboveWindows is readAbove (build_layout.go) for the clauses above
 // the windows: what they read outside the window calls, whose arguments
 // and keys the windows compute below.
-func (b *builder) readAboveWindows(s *ast.SelectStmt, items []selectItem, qualify ast.ExprNode) map[int]use {
+func (b *builder) readAboveWindows(sp *selectPlan) map[int]use {
 	need := map[int]use{}
-	grouped := s.GroupBy != nil || hasAggregate(s)
+	grouped := sp.aggregated()
 	visit := func(n ast.ExprNode, passable bool) {
 		if c, ok := unparen(n).(*ast.ColumnNameExpr); ok && passable && !grouped {
 			if i := b.colIndex(c.Name); i >= 0 {
@@ -597,16 +596,14 @@ func (b *builder) readAboveWindows(s *ast.SelectStmt, items []selectItem, qualif
 			need[i] |= useEngine
 		}
 	}
-	for _, it := range items {
+	for _, it := range sp.items {
 		visit(it.node, true)
 	}
-	if qualify != nil {
-		visit(qualify, false)
+	if sp.qualify != nil {
+		visit(sp.qualify, false)
 	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			visit(it.Expr, true)
-		}
+	for _, it := range sp.orderBy {
+		visit(it.Expr, true)
 	}
 	return need
 }

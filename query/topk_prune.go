@@ -4,7 +4,6 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/quiverdb/quiver/cache"
 	"github.com/quiverdb/quiver/extsort"
@@ -53,8 +52,8 @@ type threshold struct {
 
 // planTopKPrune sets up top-k pruning when the query qualifies. exprs are
 // the projection under the sort, which the sort keys index.
-func (b *builder) planTopKPrune(s *ast.SelectStmt, sort *sortNode, exprs []expr.Expr) {
-	if b.opts.NoPruning || sort.limit < 0 || s.GroupBy != nil || hasAggregate(s) || len(sort.keys) == 0 {
+func (b *builder) planTopKPrune(sp *selectPlan, sort *sortNode, exprs []expr.Expr) {
+	if b.opts.NoPruning || sort.limit < 0 || sp.aggregated() || len(sort.keys) == 0 {
 		return
 	}
 	// What the first key sorts by, after ORDER BY's names resolved (an
