@@ -40,22 +40,8 @@ func (sp *selectPlan) formatUpper() (string, int) {
 		line(&sb, depth, "%s", text)
 		depth++
 	}
-	if l := sp.limit; l != nil {
-		switch {
-		case l.Count == nil:
-			put("Offset " + restore(l.Offset))
-		case l.Offset == nil:
-			put("Limit " + restore(l.Count))
-		default:
-			put("Limit " + restore(l.Count) + " offset " + restore(l.Offset))
-		}
-	}
-	if len(sp.orderBy) > 0 {
-		if k := sp.topK(); k != "" {
-			put("TopK " + k + " by " + sp.sortKeysText())
-		} else {
-			put("Sort by " + sp.sortKeysText())
-		}
+	for _, l := range sp.sortLimitLines() {
+		put(l)
 	}
 	if sp.distinct {
 		put("Distinct")
@@ -92,6 +78,30 @@ func (sp *selectPlan) formatUpper() (string, int) {
 		put(text)
 	}
 	return sb.String(), depth
+}
+
+// sortLimitLines prints LIMIT and ORDER BY, the outermost first: Limit
+// over Sort, or over TopK when ORDER BY has a LIMIT.
+func (sp *selectPlan) sortLimitLines() []string {
+	var lines []string
+	if l := sp.limit; l != nil {
+		switch {
+		case l.Count == nil:
+			lines = append(lines, "Offset "+restore(l.Offset))
+		case l.Offset == nil:
+			lines = append(lines, "Limit "+restore(l.Count))
+		default:
+			lines = append(lines, "Limit "+restore(l.Count)+" offset "+restore(l.Offset))
+		}
+	}
+	if len(sp.orderBy) > 0 {
+		if k := sp.topK(); k != "" {
+			lines = append(lines, "TopK "+k+" by "+sp.sortKeysText())
+		} else {
+			lines = append(lines, "Sort by "+sp.sortKeysText())
+		}
+	}
+	return lines
 }
 
 // topK is the k of a TopK: LIMIT plus OFFSET when ORDER BY has a LIMIT

@@ -78,7 +78,7 @@ func (st planStage) full() string { return st.upper + indentLines(st.text, st.de
 
 // traced finds, or begins, the trace of the SELECT s keyed by key; nil
 // when nothing is to be recorded.
-func (b *builder) traced(key any, s *ast.SelectStmt) *tracedPlan {
+func (b *builder) traced(key any, s ast.Node) *tracedPlan {
 	t := b.trace
 	if t == nil || b.probing || b.preset != nil {
 		return nil

@@ -28,6 +28,9 @@ import (
 // they agree, else their common engine type (expr.Coerce). INTERSECT
 // ALL and EXCEPT ALL are refused. Runs of INTERSECT apply first (it
 // binds tighter, as in standard SQL), then UNION and EXCEPT left to right.
+// The statement is bound into a logical plan of SetOps over its SELECTs,
+// rewritten into the forms above by a rule, and lowered from them
+// (logical_setop.go); EXPLAIN FORMAT = 'logical' prints both stages.
 
 // buildSetOpr plans a UNION, INTERSECT or EXCEPT statement.
 func (b *builder) buildSetOpr(s *ast.SetOprStmt) (planNode, error) {
@@ -37,30 +40,48 @@ func (b *builder) buildSetOpr(s *ast.SetOprStmt) (planNode, error) {
 		}
 		b.countWithUses(s.With, s) // cte_held.go
 	}
-	p, err := b.setList(s.SelectList)
+	b.traced(s, s) // the statement's plan prints before its SELECTs'
+	n, err := b.bindSetList(s.SelectList)
 	if err != nil {
 		return nil, err
 	}
-	if s.OrderBy == nil && s.Limit == nil {
-		return p, nil
+	if s.OrderBy != nil || s.Limit != nil {
+		n = &setNode{kind: setSort, in: []*setNode{n}, orderBy: s.OrderBy, limit: s.Limit}
 	}
-	return b.overPlan(p, func(sel *ast.SelectStmt) {
-		sel.OrderBy, sel.Limit = s.OrderBy, s.Limit
-	})
+	return b.planSetOp(s, n)
 }
 
-// setList folds a list of SELECTs and nested lists left to right.
+// setList plans a parenthesized set operation inside another.
 func (b *builder) setList(l *ast.SetOprSelectList) (planNode, error) {
+	b.traced(l, l)
+	n, err := b.bindSetList(l)
+	if err != nil {
+		return nil, err
+	}
+	return b.planSetOp(l, n)
+}
+
+// planSetOp rewrites a set operation's logical plan (key: its statement
+// or list) and lowers it, recording it for EXPLAIN FORMAT = 'logical'.
+func (b *builder) planSetOp(key ast.Node, n *setNode) (planNode, error) {
+	b.traceSetOp(key, n, "bound")
+	n = ruleSetOpsAsUnionAll(n) // logical_setop.go
+	b.traceSetOp(key, n, "after set operations as UNION ALL")
+	return b.lowerSetOp(n)
+}
+
+// bindSetList plans a list's SELECTs and nested lists, left to right,
+// and folds them into SetOps: runs of INTERSECT first (it binds tighter
+// than UNION and EXCEPT, as in standard SQL), then the rest left to
+// right; the list's own ORDER BY and LIMIT go above.
+func (b *builder) bindSetList(l *ast.SetOprSelectList) (*setNode, error) {
 	if l.With != nil {
 		if err := b.bindWith(l.With); err != nil {
 			return nil, err
 		}
 	}
-	// INTERSECT binds tighter than UNION and EXCEPT: fold its runs first,
-	// then the rest left to right.
-	var plans []planNode
+	var inputs []*setNode
 	var ops []ast.SetOprType
-	var ats []ast.Node
 	for i, n := range l.Selects {
 		if err := b.nest(n); err != nil {
 			return nil, err
@@ -87,82 +108,122 @@ func (b *builder) setList(l *ast.SetOprSelectList) (planNode, error) {
 			}
 			ops = append(ops, *op)
 		}
-		plans = append(plans, p)
-		ats = append(ats, n)
+		inputs = append(inputs, &setNode{kind: setSelect, plan: p, text: setInputText(n), at: n})
 	}
-	stack, stackAt := []planNode{plans[0]}, []ast.Node{ats[0]}
+	// An error of a SetOp points at its right input; a run of INTERSECT
+	// there, at the run's first.
+	opr := func(op ast.SetOprType, l, r *setNode) *setNode {
+		at := r
+		for at.kind != setSelect {
+			at = at.in[0]
+		}
+		return &setNode{kind: setOpr, op: op, in: []*setNode{l, r}, at: at.at}
+	}
+	stack := []*setNode{inputs[0]}
 	var rest []ast.SetOprType
 	for i, op := range ops {
 		if op == ast.Intersect || op == ast.IntersectAll {
 			last := len(stack) - 1
-			p, err := b.setOp(op, stack[last], plans[i+1], ats[i+1])
-			if err != nil {
-				return nil, err
-			}
-			stack[last] = p
+			stack[last] = opr(op, stack[last], inputs[i+1])
 			continue
 		}
-		stack, stackAt = append(stack, plans[i+1]), append(stackAt, ats[i+1])
+		stack = append(stack, inputs[i+1])
 		rest = append(rest, op)
 	}
 	acc := stack[0]
 	for i, op := range rest {
-		var err error
-		if acc, err = b.setOp(op, acc, stack[i+1], stackAt[i+1]); err != nil {
-			return nil, err
-		}
+		acc = opr(op, acc, stack[i+1])
 	}
 	if l.OrderBy != nil || l.Limit != nil {
-		return b.overPlan(acc, func(sel *ast.SelectStmt) { sel.OrderBy, sel.Limit = l.OrderBy, l.Limit })
+		acc = &setNode{kind: setSort, in: []*setNode{acc}, orderBy: l.OrderBy, limit: l.Limit}
 	}
 	return acc, nil
 }
 
-// setOp applies one operator to two plans.
-func (b *builder) setOp(op ast.SetOprType, l, r planNode, at ast.Node) (planNode, error) {
-	ls, rs := l.schema(), r.schema()
-	if ls.NumFields() != rs.NumFields() {
-		return nil, b.at(ErrInvalid, at, "%s: the inputs have %d and %d columns", op.String(), ls.NumFields(), rs.NumFields())
-	}
-	switch op {
-	case ast.Union, ast.UnionAll:
-		u, err := b.unionAll(l, r, at)
-		if err != nil || op == ast.UnionAll {
-			return u, err
-		}
-		return b.overPlan(u, func(sel *ast.SelectStmt) { sel.Distinct = true })
-	case ast.Intersect, ast.Except:
-		tag := func(p planNode, lv, rv int64) planNode {
-			sch := p.schema()
-			var exprs []expr.Expr
-			var names []string
-			for i, f := range sch.Fields() {
-				exprs = append(exprs, expr.Column(i, f.Name, f.Type))
-				names = append(names, f.Name)
-			}
-			one, _ := expr.Literal(lv)
-			two, _ := expr.Literal(rv)
-			return &projectNode{in: p, exprs: append(exprs, one, two), names: append(names, "$l", "$r")}
-		}
-		u, err := b.unionAll(tag(l, 1, 0), tag(r, 0, 1), at)
+// lowerSetOp plans a set operation's rewritten logical plan, bottom up,
+// left before right. UNION ALL runs its inputs one after the other
+// (unionNode); Distinct and the counting Aggregate are a SELECT over it
+// (overPlan).
+func (b *builder) lowerSetOp(n *setNode) (planNode, error) {
+	switch n.kind {
+	case setSelect:
+		return n.plan, nil
+	case setSort:
+		in, err := b.lowerSetOp(n.in[0])
 		if err != nil {
 			return nil, err
 		}
-		n := ls.NumFields()
-		return b.overPlan(u, func(sel *ast.SelectStmt) {
-			sel.Fields.Fields = sel.Fields.Fields[:n]
+		return b.overPlan(in, func(sel *ast.SelectStmt) { sel.OrderBy, sel.Limit = n.orderBy, n.limit })
+	case setDistinct:
+		in, err := b.lowerSetOp(n.in[0])
+		if err != nil {
+			return nil, err
+		}
+		return b.overPlan(in, func(sel *ast.SelectStmt) { sel.Distinct = true })
+	case setCount:
+		in, err := b.lowerSetOp(n.in[0])
+		if err != nil {
+			return nil, err
+		}
+		cols := in.schema().NumFields() - 2 // but $l and $r
+		return b.overPlan(in, func(sel *ast.SelectStmt) {
+			sel.Fields.Fields = sel.Fields.Fields[:cols]
 			sel.GroupBy = &ast.GroupByClause{}
 			for _, f := range sel.Fields.Fields {
 				sel.GroupBy.Items = append(sel.GroupBy.Items, &ast.ByItem{Expr: f.Expr})
 			}
-			cond := "sum(`$l`) > 0 AND sum(`$r`) > 0"
-			if op == ast.Except {
-				cond = "sum(`$l`) > 0 AND sum(`$r`) = 0"
-			}
-			sel.Having = &ast.HavingClause{Expr: mustParseExpr(cond)}
+			sel.Having = &ast.HavingClause{Expr: mustParseExpr(countCondition(n.op))}
 		})
+	case setUnionAll, setOpr:
+		return b.lowerSetPair(n)
 	}
-	return nil, b.at(ErrUnsupported, at, "%s (INTERSECT ALL and EXCEPT ALL)", op.String())
+	return nil, fmt.Errorf("query: a set operation's plan node of kind %d under UNION ALL's inputs", n.kind)
+}
+
+// lowerSetPair plans the two inputs of a UnionAll (tagged or not) or of a
+// SetOp left as written (INTERSECT ALL, EXCEPT ALL: refused), checking
+// that their columns line up.
+func (b *builder) lowerSetPair(n *setNode) (planNode, error) {
+	var plans [2]planNode
+	for i, c := range n.in {
+		in := c
+		if c.kind == setTag {
+			in = c.in[0]
+		}
+		p, err := b.lowerSetOp(in)
+		if err != nil {
+			return nil, err
+		}
+		plans[i] = p
+	}
+	l, r := plans[0], plans[1]
+	if ln, rn := l.schema().NumFields(), r.schema().NumFields(); ln != rn {
+		return nil, b.at(ErrInvalid, n.at, "%s: the inputs have %d and %d columns", n.op.String(), ln, rn)
+	}
+	if n.kind == setOpr {
+		return nil, b.at(ErrUnsupported, n.at, "%s (INTERSECT ALL and EXCEPT ALL)", n.op.String())
+	}
+	for i, c := range n.in {
+		if c.kind == setTag {
+			plans[i] = tagged(plans[i], c.tags)
+		}
+	}
+	return b.unionAll(plans[0], plans[1], n.at)
+}
+
+// tagged is p with two more columns, $l and $r, of the constants tags:
+// which side of an INTERSECT or EXCEPT a row came from.
+func tagged(p planNode, tags [2]int64) planNode {
+	sch := p.schema()
+	var exprs []expr.Expr
+	var names []string
+	for i, f := range sch.Fields() {
+		exprs = append(exprs, expr.Column(i, f.Name, f.Type))
+		names = append(names, f.Name)
+	}
+	l, _ := expr.Literal(tags[0])
+	r, _ := expr.Literal(tags[1])
+	return &projectNode{in: p, exprs: append(exprs, l, r), names: append(names, "$l", "$r")}
 }
 
 // unionAll lines up two plans' columns and concatenates them.
