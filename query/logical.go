@@ -62,9 +62,11 @@ import (
 // WHERE, a LIMIT not into a join), and prune columns (markNeeded) reads the
 // statement's SELECT list, GROUP BY, HAVING and ORDER BY as written,
 // since it runs before the rules above FROM; aliases and moving
-// arithmetic still edit the statement (logical_select.go). Set
-// operations (UNION, INTERSECT, EXCEPT) have no logical operator: each
-// side is a SELECT with its own plan.
+// arithmetic still edit the statement (logical_select.go).
+//
+// A set operation (UNION, INTERSECT, EXCEPT) is a tree of SetOps over
+// its SELECTs, each with its own plan, rewritten into UNION ALL under a
+// Distinct or a counting Aggregate (logical_setop.go).
 
 // logicalPlan is FROM and WHERE as relational operators: a Filter (where)
 // over the semi and anti joins decorrelation made (semi, innermost
