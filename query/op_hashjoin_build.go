@@ -567,11 +567,10 @@ func (o *hashJoinOp) hold(b *joinBuild, n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	if held, ok := o.rt.mt.tryGrow(n); !ok {
-		if !b.mayPass {
-			return o.rt.mt.joinLimitError(o.title(), n, held)
-		}
+	if b.mayPass {
 		o.rt.mt.force(n)
+	} else if held, ok := o.rt.mt.tryGrow(n); !ok {
+		return o.rt.mt.joinLimitError(o.title(), n, held)
 	}
 	b.held += n
 	return nil
