@@ -88,16 +88,30 @@ type logicalPlan struct {
 	text string
 }
 
-// logicalRule is one rewrite of the logical plan.
-type logicalRule struct {
+// rule is one rewrite of a plan of type P: a logicalPlan's here, a
+// selectPlan's (logical_select_rules.go).
+type rule[P any] struct {
 	name  string
-	apply func(b *builder, lp *logicalPlan) error
+	apply func(b *builder, p P) error
+}
+
+// runRules applies rules to p, in order, recording p with trace as bound
+// and after each rule (when EXPLAIN asked for it).
+func runRules[P any](b *builder, p P, rules []rule[P], trace func(P, string)) error {
+	trace(p, "bound") // logical_trace.go
+	for _, r := range rules {
+		if err := r.apply(b, p); err != nil {
+			return err
+		}
+		trace(p, "after "+r.name)
+	}
+	return nil
 }
 
 // logicalRules are the rewrites, in the order they run. (A function,
 // not a variable: decorrelation plans subqueries, which optimize again.)
-func logicalRules() []logicalRule {
-	return []logicalRule{
+func logicalRules() []rule[*logicalPlan] {
+	return []rule[*logicalPlan]{
 		{"factor ORs", (*builder).ruleFactorOrs},
 		{"decorrelate subqueries", (*builder).ruleDecorrelate},
 		{"outer joins to inner", (*builder).ruleOuterToInner},
@@ -107,17 +121,9 @@ func logicalRules() []logicalRule {
 	}
 }
 
-// optimize runs every rule over lp, in order, recording the plan after
-// each one when EXPLAIN asked for it.
+// optimize runs every rule over lp, in order.
 func (b *builder) optimize(lp *logicalPlan) error {
-	b.traceLogical(lp, "bound") // logical_trace.go
-	for _, r := range logicalRules() {
-		if err := r.apply(b, lp); err != nil {
-			return err
-		}
-		b.traceLogical(lp, "after "+r.name)
-	}
-	return nil
+	return runRules(b, lp, logicalRules(), b.traceLogical)
 }
 
 // bindLogical binds FROM and WHERE of s into a logical plan: the FROM

@@ -8,9 +8,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// formatSelect prints a SELECT's logical plan (logical_select.go) in
-// formatLogical's style, its operators above FROM each over the next and
-// the FROM part under them:
+// A SELECT's logical plan (logical_select.go) prints in formatLogical's
+// style, its operators above FROM each over the next (formatUpper) and
+// the FROM part under them (formatSelectFrom; planStage.full joins them):
 //
 //	Limit 10
 //	  TopK 10 by sum(qty) DESC
@@ -26,10 +26,6 @@ import (
 //
 // Keys given by position (GROUP BY 1, ORDER BY 2) print as the item they
 // name.
-func (b *builder) formatSelect(sp *selectPlan) string {
-	upper, depth := sp.formatUpper()
-	return upper + indentLines(b.formatSelectFrom(sp), depth)
-}
 
 // formatUpper prints the operators above FROM, the outermost first, and
 // returns how deep the FROM part goes under them.

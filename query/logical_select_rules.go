@@ -26,14 +26,10 @@ import (
 // the physical planning (splitWhere, planScan) and recorded after it, as
 // "push down predicates" and "prune columns".
 
-// selectRule is one rewrite of a SELECT's operators.
-type selectRule struct {
-	name  string
-	apply func(b *builder, sp *selectPlan) error
-}
-
-func selectRules() []selectRule {
-	return []selectRule{
+// selectRules are the rewrites of a SELECT's operators, in the order
+// they run (rule, runRules: logical.go).
+func selectRules() []rule[*selectPlan] {
+	return []rule[*selectPlan]{
 		{"GROUP BY ALL", (*builder).ruleGroupByAll},
 		{"aliases substituted", (*builder).ruleAliases},
 		{"ORDER BY ALL", (*builder).ruleOrderByAll},
@@ -42,17 +38,9 @@ func selectRules() []selectRule {
 	}
 }
 
-// optimizeSelect runs every rule over sp, in order, recording the plan
-// as bound and after each one when EXPLAIN asked for it.
+// optimizeSelect runs every rule over sp, in order.
 func (b *builder) optimizeSelect(sp *selectPlan) error {
-	b.traceSelect(sp, "bound") // logical_trace.go
-	for _, r := range selectRules() {
-		if err := r.apply(b, sp); err != nil {
-			return err
-		}
-		b.traceSelect(sp, "after "+r.name)
-	}
-	return nil
+	return runRules(b, sp, selectRules(), b.traceSelect)
 }
 
 // ruleGroupByAll expands GROUP BY ALL into the positions of the items
