@@ -71,6 +71,12 @@ type mapTask struct {
 	rows, mem    []int64 // per partition: rows written and the bytes they held in memory (arrowsize)
 	written      int64   // bytes of rows written, every partition
 	wroteRows    int64
+	// tookRows: rows given to the task, written or still gathered; a map
+	// output ends by these (put), not by wroteRows, so that how many
+	// outputs a side has does not depend on how its batches fell to the
+	// workers: one worker taking them all still ends an output every
+	// mapRows rows, though the Repartitioner held most of them.
+	tookRows int64
 }
 
 func (g *graceJoin) newPartSet(side string, schema *arrow.Schema, fanout int) (*partSet, error) {
@@ -141,6 +147,11 @@ func (s *partSet) write(ctx context.Context, rec arrow.RecordBatch, ids []uint16
 // writeTask appends the rows of rec (of the set's schema) to the
 // partitions ids names through map task t.
 func (s *partSet) writeTask(ctx context.Context, t *mapTask, rec arrow.RecordBatch, ids []uint16, sc *partScratch) error {
+	for _, id := range ids {
+		if int(id) < s.fanout { // not dropRow
+			t.tookRows++
+		}
+	}
 	var appendErr error
 	var err error
 	if t.rp.Gathers() && t.rp.Bounded() {
@@ -196,11 +207,21 @@ func (s *partSet) take() (*mapTask, error) {
 // put gives a map task back after a write, finishing its output when it
 // has written its share.
 func (s *partSet) put(t *mapTask) error {
-	if t.written >= s.mapBytes || t.wroteRows >= s.mapRows {
+	if t.written+t.unwritten() >= s.mapBytes || t.tookRows >= s.mapRows {
 		return s.finishMap(t)
 	}
 	s.putBack(t)
 	return nil
+}
+
+// unwritten is the bytes t holds that its output does not have yet: the
+// rows its Repartitioner gathers and its pending pieces.
+func (t *mapTask) unwritten() int64 {
+	n := t.rp.Buffered()
+	for _, b := range t.pendingBytes {
+		n += b
+	}
+	return n
 }
 
 func (s *partSet) putBack(t *mapTask) {
@@ -309,11 +330,7 @@ func (s *partSet) writePart(t *mapTask, p int, rec arrow.RecordBatch) error {
 	t.written += size
 	t.wroteRows += rec.NumRows()
 	// The writer's buffer of encoded blocks counts as the pieces do.
-	pend := t.rp.Buffered()
-	for _, b := range t.pendingBytes {
-		pend += b
-	}
-	s.hold(t, t.w.Buffered()+pend-t.held)
+	s.hold(t, t.w.Buffered()+t.unwritten()-t.held)
 	return nil
 }
 
