@@ -223,35 +223,14 @@ func hasSubquery(n ast.Node) bool {
 	return f.found
 }
 
-type subqueryFinder struct {
-	found bool
-	first ast.Node // the first subquery, or the EXISTS around it
-}
+type subqueryFinder struct{ found bool }
 
 func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch n.(type) {
-	case *ast.ExistsSubqueryExpr:
-		if !f.found {
-			f.first = n
-		}
-	case *ast.SubqueryExpr:
-		if !f.found && f.first == nil {
-			f.first = n
-		}
+	if _, ok := n.(*ast.SubqueryExpr); ok {
 		f.found = true
 		return n, true
 	}
 	return n, false
-}
-
-// firstSubquery returns the first subquery in n (for error positions).
-func firstSubquery(n ast.Node) ast.Node {
-	f := &subqueryFinder{}
-	n.Accept(f)
-	if f.first == nil {
-		return n
-	}
-	return f.first
 }
 
 func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -17,8 +17,6 @@ import (
 // map_values(m) the keys and values as lists. A key matches as = does,
 // after the two meet in their common type.
 
-func isMap(dt arrow.DataType) bool { return dt.ID() == arrow.MAP }
-
 // mapLookupExpr is m[k] (asList false) or map_extract(m, k) (asList).
 type mapLookupExpr struct {
 	m, key Expr
