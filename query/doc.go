@@ -389,9 +389,9 @@
 // Every SELECT's operators above FROM (Aggregate, HAVING, Window,
 // QUALIFY, Project, Distinct, Sort or TopK, Limit) are bound into logical
 // operators and rewritten by their rules (logical_select.go: GROUP BY
-// ALL, aliases, ORDER BY ALL, DISTINCT as GROUP BY, arithmetic moved off
-// columns), from which build.go plans the physical ones; a set operation
-// is a tree of SetOps over its SELECTs, rewritten into UNION ALL under a
+// ALL, aliases, ORDER BY ALL, DISTINCT as GROUP BY, HAVING's conjuncts
+// over keys into WHERE, arithmetic moved off columns), from which
+// build.go plans the physical ones; a set operation is a tree of SetOps over its SELECTs, rewritten into UNION ALL under a
 // Distinct or a counting Aggregate (logical_setop.go). A query over one
 // table plans its scan directly (build.go). One that joins goes through
 // the relational planner (from_*.go, drawn in from_bind.go),

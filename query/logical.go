@@ -49,7 +49,7 @@ import (
 // Sort or TopK, Limit), over this plan, over a Scan of its one table
 // under a Filter, or over one row. Their rules (logical_select_rules.go:
 // GROUP BY ALL, aliases substituted, ORDER BY ALL, DISTINCT as GROUP BY,
-// move arithmetic off columns) run after this plan's, and buildSelect
+// HAVING into WHERE, move arithmetic off columns) run after this plan's, and buildSelect
 // (build.go) plans every physical operator above WHERE from the
 // selectPlan, not from the statement.
 //
@@ -57,12 +57,13 @@ import (
 // not go through bind and the rules of this file — its scan's row
 // filter, pruning and columns are chosen by the physical planning
 // (splitWhere reads the statement's WHERE; planScan) and only recorded
-// in the plan afterwards; no rule moves anything across the operators
-// above FROM (a HAVING conjunct over group keys is not pushed into
-// WHERE, a LIMIT not into a join), and prune columns (markNeeded) reads the
-// statement's SELECT list, GROUP BY, HAVING and ORDER BY as written,
-// since it runs before the rules above FROM; aliases and moving
-// arithmetic still edit the statement (logical_select.go).
+// in the plan afterwards; over a join, no rule moves anything across the
+// operators above FROM (a HAVING conjunct over group keys moves into
+// WHERE over one table only, rule_having.go; a LIMIT is not pushed into
+// a join), and prune columns (markNeeded) reads the statement's SELECT
+// list, GROUP BY, HAVING and ORDER BY as written, since it runs before
+// the rules above FROM; aliases, HAVING into WHERE and moving arithmetic
+// still edit the statement (logical_select.go).
 //
 // A set operation (UNION, INTERSECT, EXCEPT) is a tree of SetOps over
 // its SELECTs, each with its own plan, rewritten into UNION ALL under a

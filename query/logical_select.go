@@ -16,12 +16,13 @@ import (
 // (logical_select_rules.go), and buildSelect (build.go) plans the
 // physical operators from them alone: the scan's columns, the filter's
 // kept columns, the group keys and aggregate calls, HAVING, the window
-// calls, QUALIFY, the items, the ORDER BY keys, LIMIT and OFFSET. Two
+// calls, QUALIFY, the items, the ORDER BY keys, LIMIT and OFFSET. Three
 // rules edit the statement as well, where the rewrite lives in a helper
-// over it: substituting aliases (the SELECT list's later items, WHERE
-// and HAVING) and moving arithmetic off columns (WHERE, which the
-// single-table scan planning, splitWhere, reads); each edits it once and
-// binds the operators it changed again from it.
+// over it or a later step reads the statement: substituting aliases (the
+// SELECT list's later items, WHERE and HAVING), moving HAVING's
+// conjuncts over keys into WHERE, and moving arithmetic off columns
+// (WHERE, which the single-table scan planning, splitWhere, reads); each
+// edits it once and binds the operators it changed again from it.
 
 // selectPlan is one SELECT as logical operators: a nil or empty field
 // is an operator the SELECT does not have.

@@ -16,11 +16,13 @@ import (
 //	ORDER BY ALL         the Sort's ALL becomes every item, left to right
 //	DISTINCT as GROUP BY a Distinct over a Project with no aggregates
 //	                     becomes an Aggregate keyed by the items
+//	HAVING into WHERE    HAVING's conjuncts over bare group keys alone
+//	                     filter the rows, over one table (rule_having.go)
 //	move arithmetic      qty + 1 < 10 becomes qty < 9 in WHERE over one
 //	off columns          table, for the scan's pruning (rule_arith.go)
 //
 // GROUP BY ALL, ORDER BY ALL and DISTINCT as GROUP BY rewrite the
-// operators alone; the other two edit the statement and bind what they
+// operators alone; the other three edit the statement and bind what they
 // changed again from it (logical_select.go says why). Over one table, pushing
 // WHERE's conjuncts into the scan and choosing its columns are done by
 // the physical planning (splitWhere, planScan) and recorded after it, as
@@ -34,6 +36,7 @@ func selectRules() []rule[*selectPlan] {
 		{"aliases substituted", (*builder).ruleAliases},
 		{"ORDER BY ALL", (*builder).ruleOrderByAll},
 		{"DISTINCT as GROUP BY", (*builder).ruleDistinct},
+		{"HAVING into WHERE", (*builder).ruleHavingToWhere},
 		{"move arithmetic off columns", (*builder).ruleMoveArith},
 	}
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,122 @@ Sort by q
 	}
 	if got := st["after prune columns"]; !strings.HasPrefix(got, "Distinct\n  Project: a.grp\n") {
 		t.Errorf("DISTINCT over a join, before the rule:\n%s", got)
+	}
+}
+
+func TestRuleHavingToWhere(t *testing.T) {
+	checkRule(t, "HAVING into WHERE", []ruleCase{
+		// The key's conjuncts move (a key by name, by position, by
+		// alias), the aggregate's stays; arithmetic then moves off the
+		// moved qty + 1 (the next rule).
+		{`SELECT grp AS g, qty, sum(id) FROM orders WHERE id > 2 GROUP BY g, 2 HAVING g <> 'b' AND sum(id) > 5 AND qty + 1 < 9`, `
+Project: grp AS g, qty, sum(id)
+	Filter: grp!='b' and sum(id)>5 and qty+1<9
+		Aggregate by g, qty: sum(id)
+			Filter: id>2
+				Scan orders
+`, `
+Project: grp AS g, qty, sum(id)
+	Filter: sum(id)>5
+		Aggregate by g, qty: sum(id)
+			Filter: id>2 AND grp!='b' AND qty+1<9
+				Scan orders
+`},
+		// All of HAVING moves: no Filter is left above the Aggregate.
+		{`SELECT grp, count(*) FROM orders GROUP BY grp HAVING grp IS NOT NULL`, `
+Project: grp, count(1)
+	Filter: grp is not null
+		Aggregate by grp: count(1)
+			Scan orders
+`, `
+Project: grp, count(1)
+	Aggregate by grp: count(1)
+		Filter: grp is not null
+			Scan orders
+`},
+		// Not moved: a column that is no key, a key that is an
+		// expression, a volatile call, an OR with an aggregate, a
+		// subquery.
+		{`SELECT grp, qty % 2, count(*) FROM orders GROUP BY grp, qty % 2 HAVING qty % 2 = 1 AND (grp = 'a' OR count(*) > 1) AND random() < 2 + length(grp) AND grp IN (SELECT grp FROM orders)`, `
+Project: grp, qty%2, count(1)
+	Filter: qty%2=1 and (grp='a' or count(1)>1) and random()<2+length(grp) and grp in (select grp from orders)
+		Aggregate by grp, qty%2: count(1)
+			Scan orders
+`, `
+Project: grp, qty%2, count(1)
+	Filter: qty%2=1 and (grp='a' or count(1)>1) and random()<2+length(grp) and grp in (select grp from orders)
+		Aggregate by grp, qty%2: count(1)
+			Scan orders
+`},
+		// A float key groups 0 and -0 together: its key is not each
+		// row's value, and stays.
+		{`SELECT ratio FROM orders GROUP BY ratio HAVING ratio > 0`, `
+Project: ratio
+	Filter: ratio>0
+		Aggregate by ratio
+			Scan orders
+`, `
+Project: ratio
+	Filter: ratio>0
+		Aggregate by ratio
+			Scan orders
+`},
+		// Without GROUP BY one row returns even over no rows: HAVING
+		// stays.
+		{`SELECT count(*) FROM orders HAVING 1 = 0`, `
+Project: count(1)
+	Filter: 1=0
+		Aggregate: count(1)
+			Scan orders
+`, `
+Project: count(1)
+	Filter: 1=0
+		Aggregate: count(1)
+			Scan orders
+`},
+	})
+	// The answers are HAVING's, computed here from the table's rows: the
+	// groups of the keys that pass, each whole (its count and sum over
+	// all its rows), and none when no key passes.
+	e, rows := newEngine(t, 60, 16)
+	count, sum := map[string]int64{}, map[string]int64{}
+	qtys := map[int64]int64{}
+	for _, r := range rows {
+		if g, ok := r[1].(string); ok && g != "a" {
+			count[g]++
+			sum[g] += r[0].(int64)
+		}
+		if q, ok := r[2].(int64); ok && q >= 3 && q <= 7 {
+			qtys[q]++
+		}
+	}
+	var byGroup, byQty []string
+	for _, g := range []string{"b", "c"} {
+		if count[g] > 2 {
+			byGroup = append(byGroup, fmt.Sprintf("%s|%d|%d", g, count[g], sum[g]))
+		}
+	}
+	for q := int64(3); q <= 7; q++ {
+		byQty = append(byQty, fmt.Sprintf("%d|%d", q, qtys[q]))
+	}
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		{`SELECT grp, count(*), sum(id) FROM orders GROUP BY grp HAVING grp <> 'a' AND count(*) > 2 ORDER BY 1`, byGroup},
+		{`SELECT qty, count(*) FROM orders GROUP BY 1 HAVING qty BETWEEN 3 AND 7 ORDER BY 1`, byQty},
+		{`SELECT count(*) FROM orders GROUP BY grp HAVING grp = 'zz'`, nil},
+	} {
+		got, err := run(t, e, tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s:\n%v\nwant\n%v", tc.sql, got, tc.want)
+		}
+	}
+	if len(byGroup) != 2 || len(byQty) != 5 {
+		t.Fatalf("the table changed: %v %v", byGroup, byQty)
 	}
 }
 

@@ -19,6 +19,13 @@ var everydayQueries = []testQuery{
 	{name: "alias in WHERE beside a subquery", sql: "SELECT o_orderkey AS ok FROM orders WHERE ok < 100 AND o_custkey IN (SELECT c_custkey FROM customer WHERE c_acctbal > 0)"},
 	{name: "aliases in GROUP BY and HAVING", sql: "SELECT k AS kk, sum(i) AS s, count(*) AS c FROM t GROUP BY kk HAVING s > 10 AND c > 1"},
 	{name: "aggregate alias shadowing a column in HAVING", sql: "SELECT k, sum(i) AS i FROM t GROUP BY k HAVING i > 100"},
+	// HAVING's conjuncts over keys alone filter the rows (rule_having.go)
+	{name: "HAVING over a key and an aggregate", sql: "SELECT k, count(*), sum(i) FROM t GROUP BY k HAVING k > 2 AND count(*) > 1"},
+	{name: "HAVING over a key, NULL or not", sql: "SELECT k, count(*), sum(f) FROM t GROUP BY k HAVING k IS NULL OR k < 3"},
+	{name: "HAVING over keys by alias and position", sql: "SELECT k AS kk, i, count(*) FROM t GROUP BY kk, 2 HAVING kk <> 1 AND i + 1 > 3 AND count(*) >= 1"},
+	{name: "HAVING over a float key", sql: "SELECT f, count(*) FROM t GROUP BY f HAVING f > 0"},
+	{name: "HAVING over a key no group passes", sql: "SELECT k, count(*) FROM t GROUP BY k HAVING k > 1000000"},
+	{name: "HAVING over GROUP BY ALL's keys", sql: "SELECT l_returnflag, l_linestatus, sum(l_quantity), count(*) FROM lineitem GROUP BY ALL HAVING l_returnflag <> 'R' AND l_linestatus = 'F'"},
 	{name: "alias in QUALIFY", sql: "SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t QUALIFY rn <= 2"},
 	{name: "alias of an expression over a window call in QUALIFY", sql: "SELECT id, k, rank() OVER (PARTITION BY k ORDER BY i) * 10 AS r10 FROM t QUALIFY r10 = 10"},
 	{name: "alias used twice", sql: "SELECT n_nationkey % 5 AS m FROM nation WHERE m = 1 OR m = 3"},

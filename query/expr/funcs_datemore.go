@@ -88,4 +88,5 @@ func init() {
 		}}
 		return newCall(name, typFloat64, k), nil
 	})}, "rand")
+	registry["random"].volatile = true // rand too: one function
 }

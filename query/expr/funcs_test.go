@@ -239,4 +239,10 @@ func TestRandomIsNotFolded(t *testing.T) {
 	if len(seen) < 7 {
 		t.Errorf("random() gave %d distinct values in 8 rows", len(seen))
 	}
+	// The planner asks by name whether a call may move (Volatile).
+	for name, want := range map[string]bool{"random": true, "RAND": true, "abs": false, "now": false, "nosuch": false} {
+		if got := Volatile(name); got != want {
+			t.Errorf("Volatile(%q) = %v, want %v", name, got, want)
+		}
+	}
 }

@@ -145,9 +145,20 @@ func (s signature) text(name string) string {
 type function struct {
 	name string
 	sigs []signature
+	// volatile: its calls give other values each time they run
+	// (random()), so the planner must not move or repeat them.
+	volatile bool
 }
 
 var registry = map[string]*function{}
+
+// Volatile reports whether name is a function whose calls give other
+// values each time they run (random()): a planner may not move such a
+// call to where it runs on other rows, or another number of times.
+func Volatile(name string) bool {
+	f, ok := registry[strings.ToLower(name)]
+	return ok && f.volatile
+}
 
 // register adds a function under name and its aliases; a name registered
 // twice is a bug.
