@@ -15,7 +15,9 @@ Q1, Q6, count(*) over an l_orderkey range (clustered: pruning skips the batches
 outside it), the same count with the predicate written so it cannot prune
 (l_orderkey + 0e0, a float sum) and written l_orderkey + 0 (which the
 planner moves off the column, so it prunes as the bare range does), a
-count over a week of l_shipdate (lineitem is not sorted by shipdate, so pruning
+GROUP BY l_orderkey with HAVING on the key over that range (which the
+planner moves into WHERE, so it prunes) and with HAVING on max(l_orderkey)
+(the same groups, every row grouped first), a count over a week of l_shipdate (lineitem is not sorted by shipdate, so pruning
 skips nothing), a full-table count(*) (answered from row counts) and
 SELECT l_comment, l_partkey ... ORDER BY l_comment LIMIT 100.
 
