@@ -95,11 +95,15 @@ func orderConjuncts(conj []*filterTerm) []*filterTerm {
 }
 
 // applyConjuncts is filterOp.apply for a predicate of several conjuncts.
+// The rows still in after each are a mask (take.Mask) over cur, ANDed
+// with each conjunct's result while more than half of cur's rows remain;
+// past that, cur is gathered down to them.
 func (o *filterOp) applyConjuncts(ctx context.Context, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	cur := rec
 	cur.Retain()
 	defer func() { cur.Release() }()
-	var sel []int32 // the rows of cur still in; nil: all
+	var keep *take.Mask // the rows of cur still in; nil: all
+	kept := int(cur.NumRows())
 	for i, c := range orderConjuncts(o.conj) {
 		if err := ctx.Err(); err != nil { // a WHERE of thousands of terms stops between them
 			return nil, err
@@ -120,37 +124,35 @@ func (o *filterOp) applyConjuncts(ctx context.Context, rec arrow.RecordBatch) (a
 			}
 			return nil, &Error{Kind: ErrExec, Msg: "filter " + c.e.String() + " evaluated to " + mask.DataType().String() + ", not boolean"}
 		}
-		in := n
-		if sel != nil {
-			in = len(sel)
+		in := kept
+		if keep == nil {
+			keep = take.NewMask(b)
+		} else {
+			keep.And(b)
 		}
-		next := take.Selection(make([]int32, 0, n), b)
 		mask.Release()
-		if sel != nil {
-			next = intersectSorted(sel, next)
-		}
-		sel = next
+		kept = keep.Count()
 		c.nanos.Add(int64(time.Since(start)))
 		c.in.Add(int64(in))
-		c.kept.Add(int64(len(sel)))
-		if len(sel) == 0 {
+		c.kept.Add(int64(kept))
+		if kept == 0 {
 			return o.noRows(cur), nil
 		}
-		if i < len(o.conj)-1 && len(sel) <= n/2 {
-			taken, err := take.Record(ctx, o.rt.mem, cur, sel)
+		if i < len(o.conj)-1 && kept <= n/2 {
+			taken, err := take.Record(ctx, o.rt.mem, cur, keep.Selection(make([]int32, 0, kept)))
 			if err != nil {
 				return nil, err
 			}
 			cur.Release()
-			cur, sel = taken, nil
+			cur, keep = taken, nil
 		}
 	}
 	out := o.narrow(cur)
-	if sel == nil || len(sel) == int(out.NumRows()) {
+	if keep == nil || kept == int(out.NumRows()) {
 		return out, nil
 	}
 	defer out.Release()
-	return take.Record(ctx, o.rt.mem, out, sel)
+	return take.Record(ctx, o.rt.mem, out, keep.Selection(make([]int32, 0, kept)))
 }
 
 // noRows is the filter's empty batch (Next drops it), in its schema.
@@ -158,23 +160,4 @@ func (o *filterOp) noRows(rec arrow.RecordBatch) arrow.RecordBatch {
 	out := o.narrow(rec)
 	defer out.Release()
 	return out.NewSlice(0, 0)
-}
-
-// intersectSorted keeps in b (sorted, written in place) the rows also in
-// a (sorted).
-func intersectSorted(a, b []int32) []int32 {
-	out := b[:0]
-	i := 0
-	for _, r := range b {
-		for i < len(a) && a[i] < r {
-			i++
-		}
-		if i == len(a) {
-			break
-		}
-		if a[i] == r {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -40,19 +40,6 @@ func TestFilterTermOrder(t *testing.T) {
 	}
 }
 
-func TestIntersectSorted(t *testing.T) {
-	for _, tc := range []struct{ a, b, want []int32 }{
-		{[]int32{1, 3, 5, 7}, []int32{0, 1, 2, 5, 8}, []int32{1, 5}},
-		{[]int32{}, []int32{1, 2}, []int32{}},
-		{[]int32{4}, []int32{}, []int32{}},
-		{[]int32{0, 1, 2}, []int32{0, 1, 2}, []int32{0, 1, 2}},
-	} {
-		if got := intersectSorted(tc.a, append([]int32(nil), tc.b...)); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("%v ∩ %v = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // TestFilterTerms: a WHERE of several terms answers as one predicate
 // does, whichever term drops the rows and whether or not the batch is
 // gathered between terms, and memory is released.

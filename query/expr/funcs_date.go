@@ -135,6 +135,20 @@ func truncMicros(us int64, part DatePart) int64 {
 	if part == PartWeek {
 		return (day - isoDow(day) + 1) * usPerDay
 	}
+	every := int32(0) // months in the unit, for the table (date_months.go)
+	switch part {
+	case PartMonth:
+		every = 1
+	case PartQuarter:
+		every = 3
+	case PartYear:
+		every = 12
+	}
+	if every != 0 {
+		if d, ok := truncDayToMonths(day, every); ok {
+			return d * usPerDay
+		}
+	}
 	y, m, _ := civil(day)
 	switch part {
 	case PartYear:
