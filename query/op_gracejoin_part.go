@@ -205,7 +205,7 @@ func (s *partSet) take() (*mapTask, error) {
 }
 
 // put gives a map task back after a write, finishing its output when it
-// has written its share.
+// has taken its share of rows or bytes (written or still held).
 func (s *partSet) put(t *mapTask) error {
 	if t.written+t.unwritten() >= s.mapBytes || t.tookRows >= s.mapRows {
 		return s.finishMap(t)
