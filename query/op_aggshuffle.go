@@ -213,7 +213,7 @@ func (s *aggShuffle) put(p *aggPartitioner) {
 
 // spilled: a table or a row went to disk.
 func (s *aggShuffle) spilled() bool {
-	return s.st.rows.Load() > 0 || s.kept.Load() != nil || s.level0.partials.maps > 0
+	return s.st.rows.Load() > 0 || s.kept.Load() != nil || s.level0.partials.finished() > 0
 }
 
 // spillTable writes h's groups' partial states, partitioned, as one map

@@ -40,7 +40,7 @@ func (s *aggShuffle) cutKept(div int) {
 		return
 	}
 	totals := s.level0.partials.totals()
-	if s.level0.raw.maps > 0 {
+	if s.level0.raw.finished() > 0 {
 		for p, n := range s.level0.raw.totals() {
 			totals[p] += n
 		}

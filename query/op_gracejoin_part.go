@@ -419,6 +419,14 @@ func (s *partSet) finish() error {
 // totals returns each partition's bytes, summed over the map statuses.
 func (s *partSet) totals() []int64 { return shuffle.Totals(s.sh.Statuses()) }
 
+// finished is the number of map outputs finished so far; safe while
+// other writers finish theirs (a spilling GROUP BY asks mid-stream).
+func (s *partSet) finished() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maps
+}
+
 // remove deletes every file of the set, written or not.
 func (s *partSet) remove() {
 	s.mu.Lock()
