@@ -21,8 +21,10 @@
 // Before WHERE is split, an optimizer rule (rule_arith.go) moves
 // arithmetic with constants off a column where that is exact
 // (l_orderkey + 0 BETWEEN a AND b is l_orderkey BETWEEN a AND b; x*3 < 10
-// is x < 4 for integers), so such conjuncts prune and filter as the bare
-// comparison does; constant subtrees are already folded by package expr.
+// is x < 4 for integers), and a date's cast to TIMESTAMP off the column
+// (rule_cast.go: CAST(d AS TIMESTAMP) >= TIMESTAMP k is d >= DATE k), so
+// such conjuncts prune and filter as the bare comparison does; constant
+// subtrees are already folded by package expr.
 //
 // The scan decodes only the table columns the query names (none for a bare
 // count(*), which is answered from row counts) and gets the part of WHERE

@@ -75,6 +75,7 @@ type relation struct {
 	hidden bool            // made by the planner; its columns are not found by unqualified names
 
 	pushed []ast.ExprNode    // conjuncts over this relation alone: a table's scan takes them, a derived table is filtered by them
+	source *derivedSource    // a derived table's SELECT as written, when pushed conjuncts may move into it (from_derived_push.go)
 	need   map[int]bool      // columns read above its scan
 	est    float64           // estimated rows out of its scan
 	stats  *cache.TableStats // a table's, fetched once (from_estimate.go)
@@ -188,7 +189,12 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if err != nil {
 					return nil, b.at(ErrExec, src, "planning WITH %s again: %v", cte.name, err)
 				}
-				return b.derivedIn(q, name, src, cte.scope)
+				ps := b.pushableSource(q, cte.text, cte.scope)
+				rel, err := b.derivedIn(q, name, src, cte.scope)
+				if rel != nil {
+					rel.source = ps
+				}
+				return rel, err
 			}
 		}
 		if rel, ok, err := b.infoRelation(x, src); ok { // infoschema.go
@@ -218,7 +224,12 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 		if b.probing { // only its names (planning would rewrite the AST)
 			return b.namesRelation(x, src.AsName.O, src)
 		}
-		return b.derived(x, src.AsName.O, src)
+		ps := b.pushableSource(x, "", b.ctes)
+		rel, err := b.derived(x, src.AsName.O, src)
+		if rel != nil {
+			rel.source = ps
+		}
+		return rel, err
 	case *ast.SetOprStmt:
 		if src.AsName.O == "" {
 			src.AsName = b.unnamed()

@@ -129,13 +129,18 @@ func (partScope) whole(*builder, ast.ExprNode) (expr.Expr, error) { return nil, 
 
 // relPart plans one relation: a table's scan with the conjuncts pushed
 // into it (through the single-table builder: pruning, row filter), its
-// columns read above as stored; a derived table's plan as it is.
+// columns read above as stored; a derived table's plan with them inside
+// its SELECT, or filtering its rows.
 func (b *builder) relPart(ri int) (*part, error) {
 	r := b.rels[ri]
 	if r.table == "" {
 		p := &part{plan: r.plan, rels: 1 << ri, est: r.est}
 		for c := range r.schema.Fields() {
 			p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
+		}
+		if q, ok := b.pushIntoDerived(ri); ok { // the conjuncts inside its SELECT (from_derived_push.go)
+			p.plan, p.est = q, estimate(q)
+			return p, nil
 		}
 		conds := make([]*conjunct, len(r.pushed))
 		for i, t := range r.pushed {

@@ -30,9 +30,11 @@ import (
 //	                     scan; a LEFT JOIN's preserved side's filter
 //	                     reaches its inner side (rule_infer.go)
 //	push down predicates each conjunct goes as low as its columns allow:
-//	                     into a table's scan, a filter over a derived
-//	                     table, an outer join's side or ON, or the join
-//	                     region whose relations it reads
+//	                     into a table's scan, a derived table (lowering
+//	                     moves it into its SELECT where that keeps the
+//	                     rows: from_derived_push.go; else it filters the
+//	                     derived rows), an outer join's side or ON, or
+//	                     the join region whose relations it reads
 //	prune columns        each scan decodes only the columns something
 //	                     above it reads
 //

@@ -16,7 +16,8 @@ import (
 //
 // compares a bare column with constants, so pruning and the scan's row
 // filter (build_pushdown.go, build_rowfilter.go) take it; before, the
-// engine computed the arithmetic on every row of every batch.
+// engine computed the arithmetic on every row of every batch. A date
+// column's cast to TIMESTAMP comes off it too (rule_cast.go).
 //
 // Exactness is the rule's whole contract: the rewritten conjunct selects
 // the same rows. So it moves only
@@ -62,6 +63,8 @@ func (b *builder) moveArith(where ast.ExprNode) ast.ExprNode {
 	changed := false
 	for i, c := range cs {
 		if r := b.arithConjunct(c); r != nil {
+			cs[i], changed = r, true
+		} else if r := b.castConjunct(c); r != nil { // rule_cast.go
 			cs[i], changed = r, true
 		}
 	}

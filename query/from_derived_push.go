@@ -1,0 +1,237 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/quiverdb/quiver/query/expr"
+)
+
+// Predicates into a derived table. Push down predicates (logical.go)
+// leaves a conjunct over one derived table (a subquery in FROM, a WITH
+// name, a view) in a filter over its rows. When that relation is lowered
+// (relPart), the conjunct goes into the derived SELECT itself instead —
+// its columns replaced by the SELECT items they name — and the SELECT is
+// planned again, so its scan prunes by it and its row filter takes it:
+//
+//	SELECT … FROM (SELECT CAST(d AS TIMESTAMP) AS ts, q FROM t) x WHERE ts >= k
+//	  →  SELECT … FROM (SELECT CAST(d AS TIMESTAMP) AS ts, q FROM t
+//	                    WHERE CAST(d AS TIMESTAMP) >= k) x
+//
+// (and the cast then comes off d: rule_cast.go). Into a SELECT that
+// groups or aggregates, the conjunct goes into HAVING, where a conjunct
+// over the group keys moves on into WHERE (rule_having.go). DataFusion
+// and DuckDB push filters through projections and aggregates alike.
+//
+// The conjunct only moves where it keeps the same rows:
+//
+//   - the derived SELECT has no LIMIT, DISTINCT, window function, QUALIFY,
+//     ROLLUP, * item, ? placeholder or TRY_CAST, and a FROM; a WITH name
+//     whose result is held once for all its uses (cte_held.go) is
+//     filtered above, as before;
+//   - each item the conjunct names computes no subquery, no volatile call
+//     (random()) and names no alias of the list (in WHERE a name means
+//     FROM's column, in the list it may mean an earlier item's alias);
+//   - the conjunct names only that relation's columns, and no ?.
+//
+// Anything else, or a SELECT that fails to plan again, keeps the filter
+// above the derived table. The derived SELECT is planned from its text
+// as written (derivedSource), since planning rewrites an AST in place.
+
+// derivedSource is the text of a derived table's SELECT as written, kept
+// when conjuncts could move into it.
+type derivedSource struct {
+	text string
+	ctes []namedQuery // the WITH names it sees
+}
+
+// pushableSource returns s's source when conjuncts could move into it;
+// nil else. It must be called before s is planned.
+func (b *builder) pushableSource(s *ast.SelectStmt, text string, ctes []namedQuery) *derivedSource {
+	if b.opts.NoPruning || s.From == nil || s.Limit != nil || s.Distinct || len(s.WindowSpecs) > 0 || hasParam(s) ||
+		containsFold(b.sql, "try_cast") || containsFold(b.sql, "qualify") {
+		return nil
+	}
+	if s.GroupBy != nil && s.GroupBy.Rollup {
+		return nil
+	}
+	for _, f := range s.Fields.Fields {
+		if f.WildCard != nil || f.Expr == nil || hasWindowExpr(f.Expr) {
+			return nil
+		}
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			if hasWindowExpr(it.Expr) {
+				return nil
+			}
+		}
+	}
+	if s.Having != nil && hasWindowExpr(s.Having.Expr) {
+		return nil
+	}
+	if text == "" {
+		text = restoreSQL(s)
+	}
+	return &derivedSource{text: text, ctes: ctes}
+}
+
+// pushIntoDerived plans relation ri's derived SELECT again with its
+// pushed conjuncts inside; false when they cannot move (the reasons
+// above), and the caller filters the relation's rows as before.
+func (b *builder) pushIntoDerived(ri int) (planNode, bool) {
+	r := b.rels[ri]
+	if r.source == nil || len(r.pushed) == 0 {
+		return nil, false
+	}
+	sel, err := reparse(r.source.text, nil)
+	if err != nil || len(sel.Fields.Fields) != r.schema.NumFields() {
+		return nil, false
+	}
+	aliases := map[string]bool{}
+	for _, f := range sel.Fields.Fields {
+		if f.AsName.L != "" {
+			aliases[f.AsName.L] = true
+		}
+	}
+	var cond ast.ExprNode
+	for _, t := range r.pushed {
+		if hasParam(t) {
+			return nil, false
+		}
+		c, ok := b.substituteItems(t, ri, sel, aliases)
+		if !ok {
+			return nil, false
+		}
+		cond = and(cond, c)
+	}
+	if sel.GroupBy != nil || sel.Having != nil || hasAggregate(sel) {
+		if sel.Having == nil {
+			sel.Having = &ast.HavingClause{}
+		}
+		sel.Having.Expr = and(sel.Having.Expr, cond)
+	} else {
+		sel.Where = and(sel.Where, cond)
+	}
+	sub := b.child()
+	sub.ctes = r.source.ctes
+	p, err := sub.buildSelect(sel)
+	if err != nil {
+		return nil, false
+	}
+	q, _ := uniqueNames(p)
+	if !sameTypes(q.schema(), r.schema) {
+		return nil, false
+	}
+	return q, true
+}
+
+// substituteItems is a copy of conjunct t, over relation ri, with each of
+// its columns replaced by a copy of the item of sel it names.
+func (b *builder) substituteItems(t ast.ExprNode, ri int, sel *ast.SelectStmt, aliases map[string]bool) (ast.ExprNode, bool) {
+	cp, err := reparse("SELECT "+restoreSQL(t), nil)
+	if err != nil || len(cp.Fields.Fields) != 1 {
+		return nil, false
+	}
+	v := &itemSubstituter{b: b, ri: ri, sel: sel, aliases: aliases, ok: true}
+	out, _ := cp.Fields.Fields[0].Expr.Accept(v)
+	if !v.ok {
+		return nil, false
+	}
+	return out.(ast.ExprNode), true
+}
+
+// itemSubstituter replaces the columns of relation ri by copies of the
+// SELECT items they name; ok turns false at anything that cannot move.
+type itemSubstituter struct {
+	b       *builder
+	ri      int
+	sel     *ast.SelectStmt
+	aliases map[string]bool
+	ok      bool
+}
+
+func (v *itemSubstituter) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.ColumnNameExpr:
+		return n, true // replaced in Leave
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.VariableExpr, *ast.DefaultExpr:
+		v.ok = false
+	}
+	return n, !v.ok
+}
+
+func (v *itemSubstituter) Leave(n ast.Node) (ast.Node, bool) {
+	c, isCol := n.(*ast.ColumnNameExpr)
+	if !isCol || !v.ok {
+		return n, v.ok
+	}
+	ref, err := v.b.resolve(c)
+	if err != nil || ref.rel != v.ri || ref.col >= len(v.sel.Fields.Fields) {
+		v.ok = false
+		return n, false
+	}
+	item := v.sel.Fields.Fields[ref.col].Expr
+	if !movableItem(item, v.aliases) {
+		v.ok = false
+		return n, false
+	}
+	cp, err := reparse("SELECT "+restoreSQL(item), nil)
+	if err != nil || len(cp.Fields.Fields) != 1 {
+		v.ok = false
+		return n, false
+	}
+	out := cp.Fields.Fields[0].Expr
+	switch out.(type) {
+	case *ast.ColumnNameExpr, *ast.FuncCallExpr, *ast.FuncCastExpr, *ast.AggregateFuncExpr, *ast.ParenthesesExpr:
+		return out, true // delimited in text as it is; bare, the scan's pushdown takes a column
+	}
+	return &ast.ParenthesesExpr{Expr: out}, true // restored text keeps the item whole
+}
+
+// movableItem reports whether a SELECT item may be computed in WHERE or
+// HAVING too: no subquery, no volatile call, no name that is an alias of
+// the list.
+func movableItem(item ast.ExprNode, aliases map[string]bool) bool {
+	v := &movableVisitor{aliases: aliases, ok: true}
+	item.Accept(v)
+	return v.ok
+}
+
+type movableVisitor struct {
+	aliases map[string]bool
+	ok      bool
+}
+
+func (v *movableVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.ColumnNameExpr:
+		if x.Name.Table.L == "" && v.aliases[strings.ToLower(x.Name.Name.O)] {
+			v.ok = false
+		}
+	case *ast.FuncCallExpr:
+		if expr.Volatile(x.FnName.L) {
+			v.ok = false
+		}
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.VariableExpr, *ast.DefaultExpr, *ast.WindowFuncExpr:
+		v.ok = false
+	}
+	return n, !v.ok
+}
+
+func (v *movableVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, v.ok }
+
+// sameTypes reports whether two schemas have the same column types.
+func sameTypes(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.NumFields() {
+		if !arrow.TypeEqual(a.Field(i).Type, b.Field(i).Type) {
+			return false
+		}
+	}
+	return true
+}
