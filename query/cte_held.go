@@ -85,16 +85,10 @@ func (b *builder) heldCTE(q *namedQuery, at ast.Node) (*heldNode, error) {
 		return s.held, nil
 	}
 	s.tried = true
-	sel, err := q.use(false)
-	if err != nil {
-		return nil, b.at(ErrExec, at, "planning WITH %s: %v", q.name, err)
-	}
 	if err := b.nest(at); err != nil {
 		return nil, err
 	}
-	sub := b.child()
-	sub.ctes = q.scope
-	p, err := sub.buildSelect(sel)
+	p, err := b.planNamed(q) // cte_setop.go
 	if err != nil {
 		return nil, err
 	}

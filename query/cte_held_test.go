@@ -32,6 +32,9 @@ func TestHeldCTE(t *testing.T) {
 		// Its 60 rows of six columns pass the small engine's limit.
 		{`WITH t AS (SELECT id, grp, qty, price, ratio, day FROM orders) SELECT count(*) FROM t a, t b WHERE a.id = b.id`, []string{"60"}, true, false},
 		{`WITH t AS (SELECT id FROM orders WHERE id > 55) SELECT count(*) FROM t`, []string{"5"}, false, false},
+		// A WITH of a set operation, used twice (cte_setop.go).
+		{`WITH u AS (SELECT id FROM orders WHERE id > 57 UNION ALL SELECT qty FROM orders WHERE id = 1)
+		  SELECT count(*) FROM u a, u b WHERE a.id <= b.id`, []string{"10"}, true, true},
 		// Empty result, held.
 		{`WITH t AS (SELECT id FROM orders WHERE id > 100) SELECT count(*) FROM t a, t b`, []string{"0"}, true, true},
 		// A WITH naming an earlier one that is itself used twice.

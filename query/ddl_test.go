@@ -250,6 +250,17 @@ func TestViews(t *testing.T) {
 	if _, err := e.Exec(context.Background(), `CREATE VIEW big AS SELECT 1`); !errors.Is(err, ErrInvalid) {
 		t.Errorf("CREATE VIEW of an existing view: %v", err)
 	}
+	// A view over a set operation, with a column list naming its first SELECT's items.
+	exec(t, e, `CREATE VIEW both_ab (v) AS SELECT a FROM t WHERE a < 3 UNION ALL SELECT a * 10 FROM t WHERE b = 'z'`)
+	if got := rows(t, e, `SELECT v FROM both_ab WHERE v > 1 ORDER BY v`); strings.Join(got, ",") != "2,30" {
+		t.Errorf("view over UNION ALL: %v", got)
+	}
+	exec(t, e, `CREATE VIEW odd AS SELECT a FROM t EXCEPT SELECT 2`)
+	if got := rows(t, e, `SELECT count(*), sum(a) FROM odd`); strings.Join(got, ",") != "3|8" { // 1, 3, 4
+		t.Errorf("view over EXCEPT: %v", got)
+	}
+	exec(t, e, `DROP VIEW both_ab`)
+	exec(t, e, `DROP VIEW odd`)
 	exec(t, e, `CREATE OR REPLACE VIEW big AS SELECT a AS n FROM t WHERE a = 1`)
 	if got := rows(t, e, `SELECT n FROM big`); strings.Join(got, ",") != "1" {
 		t.Errorf("replaced view: %v", got)

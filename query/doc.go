@@ -208,7 +208,8 @@
 // (parse_fulljoin.go), CROSS JOIN, self-joins under aliases), derived
 // tables (an unaliased one is unnamed_subquery, as in DuckDB), VALUES
 // lists as tables ((VALUES (1, 'a'), (2, 'b')) AS v(x, y), or a
-// statement of its own: parse_values.go), WITH names (one named more than once is computed once and held
+// statement of its own: parse_values.go), WITH names over a SELECT or a
+// set operation (cte_setop.go; one named more than once is computed once and held
 // while it fits: cte_held.go; else each use planned on its own), or
 // no FROM at all (one row: SELECT 1 + 1); subqueries in WHERE: [NOT]
 // EXISTS, [NOT] IN (SELECT …) with SQL's NULL rules, and comparisons with

@@ -176,6 +176,9 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				if cte.plan != nil { // a set operation's result (setop.go)
 					return planRelation(cte.plan, name, src), nil
 				}
+				if cte.setop != nil {
+					return b.setOpCTE(cte, name, src) // cte_setop.go
+				}
 				if b.probing {
 					return b.namesRelation(cte.query, name, src)
 				}
@@ -239,11 +242,14 @@ func (b *builder) bindSource(src *ast.TableSource) (*relation, error) {
 				return b.namesRelation(first, src.AsName.O, src)
 			}
 		}
+		ps := b.pushableUnion(x, b.ctes)
 		p, err := b.child().buildSetOpr(x)
 		if err != nil {
 			return nil, err
 		}
-		return planRelation(p, src.AsName.O, src), nil
+		rel := planRelation(p, src.AsName.O, src)
+		rel.source = ps
+		return rel, nil
 	}
 	return nil, b.at(ErrUnsupported, src.Source, "FROM %s", restore(src.Source))
 }
@@ -424,6 +430,7 @@ func (b *builder) cte(name string) *namedQuery {
 type namedQuery struct {
 	name  string
 	query *ast.SelectStmt
+	setop *ast.SetOprStmt // instead of query, a WITH name's set operation (cte_setop.go)
 	plan  planNode
 	// Planning rewrites a query's AST in place (subqueries become joins,
 	// DISTINCT a GROUP BY), so the first use plans query and every later
@@ -503,23 +510,38 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 		return b.at(ErrUnsupported, w, "WITH RECURSIVE")
 	}
 	for _, c := range w.CTEs {
+		if u, ok := c.Query.Query.(*ast.SetOprStmt); ok {
+			if err := b.bindWithSetOp(c, u); err != nil { // cte_setop.go
+				return err
+			}
+			continue
+		}
 		sel, ok := c.Query.Query.(*ast.SelectStmt)
 		if !ok {
-			return b.at(ErrUnsupported, c.Query, "WITH %s AS (set operation)", c.Name.O)
+			return b.at(ErrUnsupported, c.Query, "WITH %s AS (%T)", c.Name.O, c.Query.Query)
 		}
-		if len(c.ColNameList) > 0 {
-			if len(c.ColNameList) != len(sel.Fields.Fields) {
-				return b.at(ErrInvalid, c.Query, "WITH %s names %d columns, its query returns %d", c.Name.O, len(c.ColNameList), len(sel.Fields.Fields))
-			}
-			for i, f := range sel.Fields.Fields {
-				if f.WildCard != nil {
-					return b.at(ErrUnsupported, f, "a column list on WITH %s AS (SELECT * …)", c.Name.O)
-				}
-				f.AsName = c.ColNameList[i]
-			}
+		if err := b.nameCTEColumns(c, sel); err != nil {
+			return err
 		}
 		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool),
 			scope: slices.Clip(b.ctes), params: paramOrders(sel), shared: &cteShared{}})
+	}
+	return nil
+}
+
+// nameCTEColumns gives sel's items the names of WITH c's column list.
+func (b *builder) nameCTEColumns(c *ast.CommonTableExpression, sel *ast.SelectStmt) error {
+	if len(c.ColNameList) == 0 {
+		return nil
+	}
+	if len(c.ColNameList) != len(sel.Fields.Fields) {
+		return b.at(ErrInvalid, c.Query, "WITH %s names %d columns, its query returns %d", c.Name.O, len(c.ColNameList), len(sel.Fields.Fields))
+	}
+	for i, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			return b.at(ErrUnsupported, f, "a column list on WITH %s AS (SELECT * …)", c.Name.O)
+		}
+		f.AsName = c.ColNameList[i]
 	}
 	return nil
 }

@@ -22,15 +22,18 @@ import (
 //
 // (and the cast then comes off d: rule_cast.go). Into a SELECT that
 // groups or aggregates, the conjunct goes into HAVING, where a conjunct
-// over the group keys moves on into WHERE (rule_having.go). DataFusion
-// and DuckDB push filters through projections and aggregates alike.
+// over the group keys moves on into WHERE (rule_having.go). Into a
+// UNION ALL of SELECTs (a table split by month, read as one), the
+// conjunct goes into each SELECT. DataFusion and DuckDB push filters
+// through projections, aggregates and unions alike.
 //
 // The conjunct only moves where it keeps the same rows:
 //
 //   - the derived SELECT has no LIMIT, DISTINCT, window function, QUALIFY,
 //     ROLLUP, * item, ? placeholder or TRY_CAST, and a FROM; a WITH name
 //     whose result is held once for all its uses (cte_held.go) is
-//     filtered above, as before;
+//     filtered above, as before; a set operation is a UNION ALL of such
+//     SELECTs, each giving the union's column types itself;
 //   - each item the conjunct names computes no subquery, no volatile call
 //     (random()) and names no alias of the list (in WHERE a name means
 //     FROM's column, in the list it may mean an earlier item's alias);
@@ -41,35 +44,18 @@ import (
 // as written (derivedSource), since planning rewrites an AST in place.
 
 // derivedSource is the text of a derived table's SELECT as written, kept
-// when conjuncts could move into it.
+// when conjuncts could move into it; or of a UNION ALL of such SELECTs,
+// each of which then takes the conjuncts.
 type derivedSource struct {
-	text string
-	ctes []namedQuery // the WITH names it sees
+	text  string
+	union bool         // text is a UNION ALL of SELECTs
+	ctes  []namedQuery // the WITH names it sees
 }
 
 // pushableSource returns s's source when conjuncts could move into it;
 // nil else. It must be called before s is planned.
 func (b *builder) pushableSource(s *ast.SelectStmt, text string, ctes []namedQuery) *derivedSource {
-	if b.opts.NoPruning || s.From == nil || s.Limit != nil || s.Distinct || len(s.WindowSpecs) > 0 || hasParam(s) ||
-		containsFold(b.sql, "try_cast") || containsFold(b.sql, "qualify") {
-		return nil
-	}
-	if s.GroupBy != nil && s.GroupBy.Rollup {
-		return nil
-	}
-	for _, f := range s.Fields.Fields {
-		if f.WildCard != nil || f.Expr == nil || hasWindowExpr(f.Expr) {
-			return nil
-		}
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			if hasWindowExpr(it.Expr) {
-				return nil
-			}
-		}
-	}
-	if s.Having != nil && hasWindowExpr(s.Having.Expr) {
+	if !b.pushableSelect(s) {
 		return nil
 	}
 	if text == "" {
@@ -78,17 +64,123 @@ func (b *builder) pushableSource(s *ast.SelectStmt, text string, ctes []namedQue
 	return &derivedSource{text: text, ctes: ctes}
 }
 
-// pushIntoDerived plans relation ri's derived SELECT again with its
-// pushed conjuncts inside; false when they cannot move (the reasons
-// above), and the caller filters the relation's rows as before.
+// pushableUnion is pushableSource for a set operation: a UNION ALL of
+// SELECTs each pushable, with no ORDER BY, LIMIT or WITH of its own.
+// (UNION, INTERSECT and EXCEPT compare rows, -0 and 0 as equal: a
+// conjunct that tells them apart could keep another row of a group.)
+func (b *builder) pushableUnion(s *ast.SetOprStmt, ctes []namedQuery) *derivedSource {
+	if s.With != nil || s.OrderBy != nil || s.Limit != nil || s.SelectList == nil || s.SelectList.With != nil ||
+		s.SelectList.OrderBy != nil || s.SelectList.Limit != nil || len(s.SelectList.Selects) < 2 {
+		return nil
+	}
+	for i, n := range s.SelectList.Selects {
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok || !b.pushableSelect(sel) {
+			return nil
+		}
+		if i > 0 && (sel.AfterSetOperator == nil || *sel.AfterSetOperator != ast.UnionAll) {
+			return nil
+		}
+	}
+	return &derivedSource{text: restoreSQL(s), union: true, ctes: ctes}
+}
+
+// pushableSelect reports whether conjuncts could move into s (the
+// conditions in this file's comment that the SELECT alone decides).
+func (b *builder) pushableSelect(s *ast.SelectStmt) bool {
+	if b.opts.NoPruning || s.From == nil || s.Limit != nil || s.Distinct || len(s.WindowSpecs) > 0 || hasParam(s) ||
+		containsFold(b.sql, "try_cast") || containsFold(b.sql, "qualify") {
+		return false
+	}
+	if s.GroupBy != nil && s.GroupBy.Rollup {
+		return false
+	}
+	for _, f := range s.Fields.Fields {
+		if f.WildCard != nil || f.Expr == nil || hasWindowExpr(f.Expr) {
+			return false
+		}
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			if hasWindowExpr(it.Expr) {
+				return false
+			}
+		}
+	}
+	return s.Having == nil || !hasWindowExpr(s.Having.Expr)
+}
+
+// pushIntoDerived plans relation ri's derived SELECT (each SELECT of its
+// UNION ALL) again with its pushed conjuncts inside; false when they
+// cannot move (the reasons above), and the caller filters the relation's
+// rows as before.
 func (b *builder) pushIntoDerived(ri int) (planNode, bool) {
 	r := b.rels[ri]
 	if r.source == nil || len(r.pushed) == 0 {
 		return nil, false
 	}
-	sel, err := reparse(r.source.text, nil)
-	if err != nil || len(sel.Fields.Fields) != r.schema.NumFields() {
-		return nil, false
+	for _, t := range r.pushed {
+		if hasParam(t) {
+			return nil, false
+		}
+	}
+	var sels []*ast.SelectStmt
+	if r.source.union {
+		st, err := parseSQL(r.source.text)
+		if err != nil {
+			return nil, false
+		}
+		u, ok := st.(*ast.SetOprStmt)
+		if !ok || u.SelectList == nil {
+			return nil, false
+		}
+		for _, n := range u.SelectList.Selects {
+			sel, ok := n.(*ast.SelectStmt)
+			if !ok {
+				return nil, false
+			}
+			sels = append(sels, sel)
+		}
+	} else {
+		sel, err := reparse(r.source.text, nil)
+		if err != nil {
+			return nil, false
+		}
+		sels = append(sels, sel)
+	}
+	var out planNode
+	for _, sel := range sels {
+		if !b.conjunctsInto(sel, ri, r.pushed) {
+			return nil, false
+		}
+		sub := b.child()
+		sub.ctes = r.source.ctes
+		p, err := sub.buildSelect(sel)
+		if err != nil {
+			return nil, false
+		}
+		// Each SELECT must give the relation's types itself: a conjunct
+		// computed in another type (an integer where the union has a
+		// decimal) could answer otherwise.
+		if !sameTypes(p.schema(), r.schema) {
+			return nil, false
+		}
+		if out == nil {
+			out = p
+		} else if out, err = b.unionAll(out, p, r.node); err != nil {
+			return nil, false
+		}
+	}
+	q, _ := uniqueNames(out)
+	return q, true
+}
+
+// conjunctsInto ANDs the conjuncts over relation ri into sel, each
+// column replaced by the item of sel it names: into HAVING when sel
+// groups or aggregates, else into WHERE. False when one cannot move.
+func (b *builder) conjunctsInto(sel *ast.SelectStmt, ri int, pushed []ast.ExprNode) bool {
+	if len(sel.Fields.Fields) != b.rels[ri].schema.NumFields() {
+		return false
 	}
 	aliases := map[string]bool{}
 	for _, f := range sel.Fields.Fields {
@@ -97,13 +189,10 @@ func (b *builder) pushIntoDerived(ri int) (planNode, bool) {
 		}
 	}
 	var cond ast.ExprNode
-	for _, t := range r.pushed {
-		if hasParam(t) {
-			return nil, false
-		}
+	for _, t := range pushed {
 		c, ok := b.substituteItems(t, ri, sel, aliases)
 		if !ok {
-			return nil, false
+			return false
 		}
 		cond = and(cond, c)
 	}
@@ -115,17 +204,7 @@ func (b *builder) pushIntoDerived(ri int) (planNode, bool) {
 	} else {
 		sel.Where = and(sel.Where, cond)
 	}
-	sub := b.child()
-	sub.ctes = r.source.ctes
-	p, err := sub.buildSelect(sel)
-	if err != nil {
-		return nil, false
-	}
-	q, _ := uniqueNames(p)
-	if !sameTypes(q.schema(), r.schema) {
-		return nil, false
-	}
-	return q, true
+	return true
 }
 
 // substituteItems is a copy of conjunct t, over relation ri, with each of

@@ -31,8 +31,12 @@ func TestPushIntoDerivedPlans(t *testing.T) {
 		{`WITH w AS (SELECT id AS k, qty FROM orders) SELECT count(*) FROM w WHERE k >= 1951`,
 			[]string{"keeps rows where id>=1951", "pruning skips 39"}},
 		{`SELECT count(*) FROM shifted WHERE k > 1951`, []string{"keeps rows where id>1950", "pruning skips 39"}},
+		{`WITH w AS (SELECT id AS k FROM orders WHERE grp = 'a' UNION ALL SELECT id FROM orders WHERE grp = 'b') SELECT count(*) FROM w WHERE k >= 1951`,
+			[]string{"keeps rows where grp='a' AND id>=1951", "keeps rows where grp='b' AND id>=1951"}},
 		{`SELECT count(*) FROM orders o JOIN (SELECT id AS k, qty FROM orders) d ON o.id = d.k WHERE d.k < 51`,
 			[]string{"keeps rows where id<51"}},
+		{`SELECT count(*) FROM (SELECT id, qty FROM orders WHERE grp = 'a' UNION ALL SELECT id + 1, qty FROM orders WHERE grp = 'b') u WHERE id <= 50`,
+			[]string{"keeps rows where grp='a' AND id<=50", "keeps rows where grp='b' AND id<=49"}},
 	} {
 		plan, err := e.Explain(context.Background(), tc.sql)
 		if err != nil {
@@ -52,6 +56,9 @@ func TestPushIntoDerivedPlans(t *testing.T) {
 		`SELECT * FROM (SELECT id, random() AS r FROM orders) t WHERE r < 0.5`,
 		`SELECT * FROM (SELECT id AS qty, qty AS id FROM orders) t WHERE id < 5`,
 		`SELECT * FROM (SELECT * FROM orders) t WHERE id < 50`,
+		`SELECT * FROM (SELECT id FROM orders UNION SELECT qty FROM orders) t WHERE id < 50`,
+		`SELECT * FROM (SELECT id FROM orders UNION ALL SELECT price FROM orders) t WHERE id < 50`,
+		`SELECT * FROM (SELECT id FROM orders UNION ALL (SELECT qty FROM orders LIMIT 5)) t WHERE id < 50`,
 	} {
 		plan, err := e.Explain(context.Background(), sql)
 		if err != nil {
@@ -89,6 +96,9 @@ func TestPushIntoDerivedKeepsAnswers(t *testing.T) {
 		"SELECT qty AS k, sum(id) AS v, grp AS g FROM orders GROUP BY qty, grp HAVING count(*) > 1",
 		"SELECT id AS k, CASE WHEN qty IS NULL THEN -1 ELSE qty END AS v, coalesce(grp, 'none') AS g FROM orders",
 		"SELECT count(*) AS k, sum(qty) AS v, 'all' AS g FROM orders",
+		"SELECT id AS k, qty AS v, grp AS g FROM orders WHERE id < 300 UNION ALL SELECT id + 1000, qty * 2, 'x' FROM orders WHERE grp IS NULL",
+		"SELECT id AS k, qty AS v, grp AS g FROM orders UNION ALL SELECT 7, NULL, NULL FROM orders WHERE id = 3",
+		"SELECT qty AS k, count(*) AS v, max(grp) AS g FROM orders GROUP BY qty UNION ALL SELECT id, id, grp FROM orders WHERE id < 20",
 	}
 	conds := []func() string{
 		func() string { return fmt.Sprintf("d.k %s %d", pick(r, "<", "<=", "=", "<>", ">", ">="), r.IntN(700)) },
@@ -111,7 +121,7 @@ func TestPushIntoDerivedKeepsAnswers(t *testing.T) {
 		switch r.IntN(4) {
 		case 0:
 			sql = fmt.Sprintf("SELECT d.k, d.v, d.g FROM (%s) d WHERE %s ORDER BY 1, 2, 3", d, w)
-		case 1:
+		case 1: // WITH over a UNION ALL too (cte_setop.go)
 			sql = fmt.Sprintf("WITH d AS (%s) SELECT d.k, d.v, d.g FROM d WHERE %s ORDER BY 1, 2, 3", d, w)
 		case 2:
 			sql = fmt.Sprintf("SELECT o.id, d.v FROM orders o LEFT JOIN (%s) d ON o.qty = d.k AND %s WHERE o.id < 200 ORDER BY 1, 2", d, w)

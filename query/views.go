@@ -11,7 +11,8 @@ import (
 	"github.com/quiverdb/quiver/cache"
 )
 
-// Views. CREATE [OR REPLACE] VIEW v [(cols)] AS SELECT … keeps the
+// Views. CREATE [OR REPLACE] VIEW v [(cols)] AS SELECT … (or a set
+// operation of SELECTs: cte_setop.go) keeps the
 // query as text (restoreSQL); a statement that names v plans it as if it
 // began WITH v [(cols)] AS (…): bindViews adds the views it names to the
 // builder's WITH names before planning (from_bind.go plans each use as a
@@ -160,11 +161,16 @@ func (v *Views) bind(b *builder, sql string) error {
 		if err != nil {
 			return &Error{Kind: ErrInvalid, Msg: "view " + d.name + " no longer parses", Err: err}
 		}
-		sel, ok := st.(*ast.SelectStmt)
-		if !ok {
-			return &Error{Kind: ErrInvalid, Msg: "view " + d.name + " is not a SELECT"}
+		var q ast.ResultSetNode
+		switch x := st.(type) {
+		case *ast.SelectStmt:
+			q = x
+		case *ast.SetOprStmt: // a WITH over a set operation (cte_setop.go)
+			q = x
+		default:
+			return &Error{Kind: ErrInvalid, Msg: "view " + d.name + " is not a query"}
 		}
-		cte := &ast.CommonTableExpression{Name: ast.NewCIStr(d.name), Query: &ast.SubqueryExpr{Query: sel}}
+		cte := &ast.CommonTableExpression{Name: ast.NewCIStr(d.name), Query: &ast.SubqueryExpr{Query: q}}
 		for _, c := range d.Columns {
 			cte.ColNameList = append(cte.ColNameList, ast.NewCIStr(c))
 		}
@@ -206,14 +212,19 @@ func (n *changeNode) createView(s *ast.CreateViewStmt) error {
 	if old := n.e.views.get(name); old != nil && !s.OrReplace {
 		return n.b.at(ErrInvalid, s.ViewName, "view %q exists (CREATE OR REPLACE VIEW)", old.name)
 	}
-	sel, ok := s.Select.(*ast.SelectStmt)
-	if !ok {
-		return n.b.at(ErrUnsupported, s.Select, "a view over a set operation (UNION, INTERSECT, EXCEPT)")
+	var sel ast.Node
+	switch x := s.Select.(type) {
+	case *ast.SelectStmt:
+		sel = x
+	case *ast.SetOprStmt:
+		sel = x
+	default:
+		return n.b.at(ErrUnsupported, s.Select, "a view over %T", s.Select)
 	}
-	if sel.Having != nil && isQualify(n.b.sql, sel.Having.Expr) {
+	if q := findQualify(n.b.sql, sel); q != nil {
 		// The view is kept as SQL the parser writes back, which knows
 		// QUALIFY only as the HAVING it was rewritten to (parse_qualify.go).
-		return n.b.at(ErrUnsupported, sel.Having.Expr, "QUALIFY in a view (filter by the window in a subquery: SELECT … FROM (SELECT …, row_number() OVER (…) AS rn FROM t) WHERE rn = 1)")
+		return n.b.at(ErrUnsupported, q, "QUALIFY in a view (filter by the window in a subquery: SELECT … FROM (SELECT …, row_number() OVER (…) AS rn FROM t) WHERE rn = 1)")
 	}
 	text := restoreSQL(sel)
 	if text == "" {
@@ -274,3 +285,26 @@ func (n *changeNode) dropView(tn *ast.TableName, ifExists bool) error {
 func quoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
+
+// findQualify returns the condition of a QUALIFY of a SELECT in n
+// (sql is the user's text, which tells a QUALIFY from a HAVING:
+// isQualify); nil when there is none.
+func findQualify(sql string, n ast.Node) ast.ExprNode {
+	v := &qualifyFinder{sql: sql}
+	n.Accept(v)
+	return v.found
+}
+
+type qualifyFinder struct {
+	sql   string
+	found ast.ExprNode
+}
+
+func (v *qualifyFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if s, ok := n.(*ast.SelectStmt); ok && s.Having != nil && v.found == nil && isQualify(v.sql, s.Having.Expr) {
+		v.found = s.Having.Expr
+	}
+	return n, v.found != nil
+}
+
+func (v *qualifyFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

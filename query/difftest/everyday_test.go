@@ -34,6 +34,13 @@ var everydayQueries = []testQuery{
 	{name: "filter into a WITH of a date cast", sql: "WITH x AS (SELECT o_orderkey, CAST(o_orderdate AS TIMESTAMP) AS ts FROM orders) SELECT count(*), min(ts), max(ts) FROM x WHERE ts >= TIMESTAMP '1995-03-15 12:00:00' AND ts < TIMESTAMP '1996-01-01'"},
 	{name: "a date's cast compared with timestamps", sql: "SELECT count(*) FROM orders WHERE CAST(o_orderdate AS TIMESTAMP) > TIMESTAMP '1995-06-30 23:59:59' AND o_orderdate::TIMESTAMP <= '1995-12-31 08:00:00'"},
 	{name: "a date's cast BETWEEN timestamps", sql: "SELECT count(*) FROM orders WHERE CAST(o_orderdate AS TIMESTAMP) BETWEEN TIMESTAMP '1994-01-01 00:00:01' AND TIMESTAMP '1994-02-01 00:00:00'"},
+	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
+	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
+	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},
+	{name: "WITH column list over an INTERSECT", sql: "WITH x(a) AS (SELECT k FROM t INTERSECT SELECT n FROM t) SELECT a FROM x WHERE a IS NOT NULL"},
+	{name: "WITH of an EXCEPT joined", sql: "WITH x AS (SELECT n_regionkey AS r FROM nation EXCEPT SELECT 2) SELECT r_name FROM region JOIN x ON r_regionkey = x.r"},
+	{name: "a derived UNION ALL filtered into each SELECT", sql: "SELECT g, count(*), sum(i) FROM (SELECT g, i FROM t WHERE k = 1 UNION ALL SELECT g, i * 2 FROM t WHERE k = 2) u WHERE i > 5 GROUP BY g"},
+	{name: "a derived UNION ALL of mixed types filtered", sql: "SELECT * FROM (SELECT id, i AS v FROM t UNION ALL SELECT id, d FROM t) u WHERE v > 900 AND id < 1000"},
 	{name: "alias in QUALIFY", sql: "SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t QUALIFY rn <= 2"},
 	{name: "alias of an expression over a window call in QUALIFY", sql: "SELECT id, k, rank() OVER (PARTITION BY k ORDER BY i) * 10 AS r10 FROM t QUALIFY r10 = 10"},
 	{name: "alias used twice", sql: "SELECT n_nationkey % 5 AS m FROM nation WHERE m = 1 OR m = 3"},
