@@ -29,8 +29,10 @@ import (
 //
 // The conjunct only moves where it keeps the same rows:
 //
-//   - the derived SELECT has no LIMIT, DISTINCT, window function, QUALIFY,
-//     ROLLUP, * item, ? placeholder or TRY_CAST, and a FROM; a WITH name
+//   - the derived SELECT has no LIMIT, DISTINCT, QUALIFY, ROLLUP, named
+//     window, * item, ? placeholder or TRY_CAST, and a FROM; over window
+//     calls, it does not group, and the conjunct reads only columns that
+//     every window partitions by (partitionKeys); a WITH name
 //     whose result is held once for all its uses (cte_held.go) is
 //     filtered above, as before; a set operation is a UNION ALL of such
 //     SELECTs, each giving the union's column types itself;
@@ -39,8 +41,8 @@ import (
 //     FROM's column, in the list it may mean an earlier item's alias);
 //   - the conjunct names only that relation's columns, and no ?.
 //
-// Anything else, or a SELECT that fails to plan again, keeps the filter
-// above the derived table. The derived SELECT is planned from its text
+// A conjunct that cannot move stays in a filter above the derived table,
+// and all do when the SELECT fails to plan again. The derived SELECT is planned from its text
 // as written (derivedSource), since planning rewrites an AST in place.
 
 // derivedSource is the text of a derived table's SELECT as written, kept
@@ -96,91 +98,170 @@ func (b *builder) pushableSelect(s *ast.SelectStmt) bool {
 		return false
 	}
 	for _, f := range s.Fields.Fields {
-		if f.WildCard != nil || f.Expr == nil || hasWindowExpr(f.Expr) {
+		if f.WildCard != nil || f.Expr == nil {
 			return false
+		}
+	}
+	if s.Having != nil && hasWindowExpr(s.Having.Expr) {
+		return false
+	}
+	// Over windows, only a SELECT that does not group: a conjunct then
+	// moves into WHERE if it reads only partition keys (partitionKeys).
+	return len(selectWindows(s)) == 0 || s.GroupBy == nil && s.Having == nil && !hasAggregate(s)
+}
+
+// selectWindows returns the window calls of s's list and ORDER BY.
+func selectWindows(s *ast.SelectStmt) []*ast.WindowFuncExpr {
+	f := &windowFinder{}
+	for _, fld := range s.Fields.Fields {
+		if fld.Expr != nil {
+			fld.Expr.Accept(f)
 		}
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
-			if hasWindowExpr(it.Expr) {
-				return false
+			it.Expr.Accept(f)
+		}
+	}
+	return f.found
+}
+
+// partitionKeys returns, for a SELECT with window calls, the columns
+// every window partitions by, as written ("t.k" or "k"): a conjunct over
+// those alone drops whole partitions, so it may filter the rows before
+// the windows run (DataFusion and Spark push such filters too). Nil when
+// s has no window (every item may be read); empty when no column is in
+// every window's PARTITION BY.
+func partitionKeys(s *ast.SelectStmt) map[string]bool {
+	windows := selectWindows(s)
+	if len(windows) == 0 {
+		return nil
+	}
+	keys := map[string]bool{}
+	for i, w := range windows {
+		these := map[string]bool{}
+		if w.Spec.PartitionBy != nil && w.Spec.Ref.L == "" {
+			for _, it := range w.Spec.PartitionBy.Items {
+				if c, ok := unparen(it.Expr).(*ast.ColumnNameExpr); ok {
+					these[columnKey(c)] = true
+				}
+			}
+		}
+		if i == 0 {
+			keys = these
+			continue
+		}
+		for k := range keys {
+			if !these[k] {
+				delete(keys, k)
 			}
 		}
 	}
-	return s.Having == nil || !hasWindowExpr(s.Having.Expr)
+	return keys
+}
+
+// columnKey is a column name as written, qualifier and all, ignoring case.
+func columnKey(c *ast.ColumnNameExpr) string {
+	return c.Name.Table.L + "." + c.Name.Name.L
 }
 
 // pushIntoDerived plans relation ri's derived SELECT (each SELECT of its
-// UNION ALL) again with its pushed conjuncts inside; false when they
-// cannot move (the reasons above), and the caller filters the relation's
-// rows as before.
-func (b *builder) pushIntoDerived(ri int) (planNode, bool) {
+// UNION ALL) again with those of its pushed conjuncts inside that can
+// move (the conditions above), and returns the plan and the conjuncts
+// left to filter its rows; false when none can move, and the caller
+// filters the relation's rows as before.
+func (b *builder) pushIntoDerived(ri int) (planNode, []ast.ExprNode, bool) {
 	r := b.rels[ri]
 	if r.source == nil || len(r.pushed) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
-	for _, t := range r.pushed {
-		if hasParam(t) {
-			return nil, false
-		}
+	sels, ok := r.source.selects()
+	if !ok {
+		return nil, nil, false
 	}
-	var sels []*ast.SelectStmt
-	if r.source.union {
-		st, err := parseSQL(r.source.text)
-		if err != nil {
-			return nil, false
+	// moved[s][i]: conjunct i in SELECT s's terms; it moves only if it
+	// moves into every SELECT.
+	moved := make([][]ast.ExprNode, len(sels))
+	for si, sel := range sels {
+		moved[si] = b.substitutions(sel, ri, r.pushed)
+	}
+	var rest []ast.ExprNode
+	moves := 0
+	for i, t := range r.pushed {
+		all := true
+		for si := range sels {
+			all = all && moved[si][i] != nil
 		}
-		u, ok := st.(*ast.SetOprStmt)
-		if !ok || u.SelectList == nil {
-			return nil, false
-		}
-		for _, n := range u.SelectList.Selects {
-			sel, ok := n.(*ast.SelectStmt)
-			if !ok {
-				return nil, false
+		if !all {
+			rest = append(rest, t)
+			for si := range sels {
+				moved[si][i] = nil
 			}
-			sels = append(sels, sel)
+			continue
 		}
-	} else {
-		sel, err := reparse(r.source.text, nil)
-		if err != nil {
-			return nil, false
-		}
-		sels = append(sels, sel)
+		moves++
+	}
+	if moves == 0 {
+		return nil, nil, false
 	}
 	var out planNode
-	for _, sel := range sels {
-		if !b.conjunctsInto(sel, ri, r.pushed) {
-			return nil, false
-		}
+	for si, sel := range sels {
+		addConjuncts(sel, moved[si])
 		sub := b.child()
 		sub.ctes = r.source.ctes
 		p, err := sub.buildSelect(sel)
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		// Each SELECT must give the relation's types itself: a conjunct
 		// computed in another type (an integer where the union has a
 		// decimal) could answer otherwise.
 		if !sameTypes(p.schema(), r.schema) {
-			return nil, false
+			return nil, nil, false
 		}
 		if out == nil {
 			out = p
 		} else if out, err = b.unionAll(out, p, r.node); err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	q, _ := uniqueNames(out)
-	return q, true
+	return q, rest, true
 }
 
-// conjunctsInto ANDs the conjuncts over relation ri into sel, each
-// column replaced by the item of sel it names: into HAVING when sel
-// groups or aggregates, else into WHERE. False when one cannot move.
-func (b *builder) conjunctsInto(sel *ast.SelectStmt, ri int, pushed []ast.ExprNode) bool {
+// selects parses the source again: its SELECT, or its UNION ALL's.
+func (d *derivedSource) selects() ([]*ast.SelectStmt, bool) {
+	if !d.union {
+		sel, err := reparse(d.text, nil)
+		return []*ast.SelectStmt{sel}, err == nil
+	}
+	st, err := parseSQL(d.text)
+	if err != nil {
+		return nil, false
+	}
+	u, ok := st.(*ast.SetOprStmt)
+	if !ok || u.SelectList == nil {
+		return nil, false
+	}
+	var sels []*ast.SelectStmt
+	for _, n := range u.SelectList.Selects {
+		sel, ok := n.(*ast.SelectStmt)
+		if !ok {
+			return nil, false
+		}
+		sels = append(sels, sel)
+	}
+	return sels, true
+}
+
+// substitutions returns each conjunct over relation ri in sel's terms,
+// its columns replaced by the items of sel they name; nil for one that
+// cannot move into sel (hasParam: a ? is numbered by its place in the
+// statement).
+func (b *builder) substitutions(sel *ast.SelectStmt, ri int, pushed []ast.ExprNode) []ast.ExprNode {
+	out := make([]ast.ExprNode, len(pushed))
 	if len(sel.Fields.Fields) != b.rels[ri].schema.NumFields() {
-		return false
+		return out
 	}
 	aliases := map[string]bool{}
 	for _, f := range sel.Fields.Fields {
@@ -188,33 +269,48 @@ func (b *builder) conjunctsInto(sel *ast.SelectStmt, ri int, pushed []ast.ExprNo
 			aliases[f.AsName.L] = true
 		}
 	}
-	var cond ast.ExprNode
-	for _, t := range pushed {
-		c, ok := b.substituteItems(t, ri, sel, aliases)
-		if !ok {
-			return false
+	keys := partitionKeys(sel)
+	for i, t := range pushed {
+		if hasParam(t) {
+			continue
 		}
-		cond = and(cond, c)
+		if c, ok := b.substituteItems(t, ri, sel, aliases, keys); ok {
+			out[i] = c
+		}
+	}
+	return out
+}
+
+// addConjuncts ANDs the non-nil conds into sel: into HAVING when sel
+// groups or aggregates, else into WHERE.
+func addConjuncts(sel *ast.SelectStmt, conds []ast.ExprNode) {
+	var cond ast.ExprNode
+	for _, c := range conds {
+		if c != nil {
+			cond = and(cond, c)
+		}
+	}
+	if cond == nil {
+		return
 	}
 	if sel.GroupBy != nil || sel.Having != nil || hasAggregate(sel) {
 		if sel.Having == nil {
 			sel.Having = &ast.HavingClause{}
 		}
 		sel.Having.Expr = and(sel.Having.Expr, cond)
-	} else {
-		sel.Where = and(sel.Where, cond)
+		return
 	}
-	return true
+	sel.Where = and(sel.Where, cond)
 }
 
 // substituteItems is a copy of conjunct t, over relation ri, with each of
 // its columns replaced by a copy of the item of sel it names.
-func (b *builder) substituteItems(t ast.ExprNode, ri int, sel *ast.SelectStmt, aliases map[string]bool) (ast.ExprNode, bool) {
+func (b *builder) substituteItems(t ast.ExprNode, ri int, sel *ast.SelectStmt, aliases, keys map[string]bool) (ast.ExprNode, bool) {
 	cp, err := reparse("SELECT "+restoreSQL(t), nil)
 	if err != nil || len(cp.Fields.Fields) != 1 {
 		return nil, false
 	}
-	v := &itemSubstituter{b: b, ri: ri, sel: sel, aliases: aliases, ok: true}
+	v := &itemSubstituter{b: b, ri: ri, sel: sel, aliases: aliases, keys: keys, ok: true}
 	out, _ := cp.Fields.Fields[0].Expr.Accept(v)
 	if !v.ok {
 		return nil, false
@@ -229,6 +325,7 @@ type itemSubstituter struct {
 	ri      int
 	sel     *ast.SelectStmt
 	aliases map[string]bool
+	keys    map[string]bool // over windows, the partition keys an item must be (partitionKeys)
 	ok      bool
 }
 
@@ -253,6 +350,12 @@ func (v *itemSubstituter) Leave(n ast.Node) (ast.Node, bool) {
 		return n, false
 	}
 	item := v.sel.Fields.Fields[ref.col].Expr
+	if v.keys != nil {
+		if c, isCol := unparen(item).(*ast.ColumnNameExpr); !isCol || !v.keys[columnKey(c)] {
+			v.ok = false
+			return n, false
+		}
+	}
 	if !movableItem(item, v.aliases) {
 		v.ok = false
 		return n, false

@@ -31,6 +31,12 @@ func TestPushIntoDerivedPlans(t *testing.T) {
 		{`WITH w AS (SELECT id AS k, qty FROM orders) SELECT count(*) FROM w WHERE k >= 1951`,
 			[]string{"keeps rows where id>=1951", "pruning skips 39"}},
 		{`SELECT count(*) FROM shifted WHERE k > 1951`, []string{"keeps rows where id>1950", "pruning skips 39"}},
+		// Over windows, a conjunct on a partition key moves, the rest stays above.
+		{`SELECT * FROM (SELECT id, grp, row_number() OVER (PARTITION BY grp ORDER BY id) AS rn, sum(qty) OVER (PARTITION BY grp, qty) AS s FROM orders) t WHERE grp = 'a' AND rn <= 2 AND id > 0`,
+			[]string{"keeps rows where grp='a'", "Filter (rn <= 2) AND (id > 0)"}},
+		// Part of WHERE moves: random() stays above.
+		{`SELECT count(*) FROM (SELECT id, qty FROM orders) t WHERE id > 1950 AND random() < 2`,
+			[]string{"keeps rows where id>1950", "pruning skips 39", "Filter random() < 2"}},
 		{`WITH w AS (SELECT id AS k FROM orders WHERE grp = 'a' UNION ALL SELECT id FROM orders WHERE grp = 'b') SELECT count(*) FROM w WHERE k >= 1951`,
 			[]string{"keeps rows where grp='a' AND id>=1951", "keeps rows where grp='b' AND id>=1951"}},
 		{`SELECT count(*) FROM orders o JOIN (SELECT id AS k, qty FROM orders) d ON o.id = d.k WHERE d.k < 51`,
@@ -53,6 +59,8 @@ func TestPushIntoDerivedPlans(t *testing.T) {
 		`SELECT * FROM (SELECT id FROM orders LIMIT 100) t WHERE id < 50`,
 		`SELECT * FROM (SELECT DISTINCT qty FROM orders) t WHERE qty < 5`,
 		`SELECT * FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM orders) t WHERE id < 50`,
+		`SELECT * FROM (SELECT id, grp, rank() OVER (PARTITION BY grp ORDER BY id) AS r, count(*) OVER (PARTITION BY id) AS c FROM orders) t WHERE grp = 'a'`,
+		`SELECT * FROM (SELECT grp, count(*) AS n, rank() OVER (PARTITION BY grp ORDER BY count(*)) AS r FROM orders GROUP BY grp) t WHERE grp = 'a'`,
 		`SELECT * FROM (SELECT id, random() AS r FROM orders) t WHERE r < 0.5`,
 		`SELECT * FROM (SELECT id AS qty, qty AS id FROM orders) t WHERE id < 5`,
 		`SELECT * FROM (SELECT * FROM orders) t WHERE id < 50`,
@@ -99,6 +107,9 @@ func TestPushIntoDerivedKeepsAnswers(t *testing.T) {
 		"SELECT id AS k, qty AS v, grp AS g FROM orders WHERE id < 300 UNION ALL SELECT id + 1000, qty * 2, 'x' FROM orders WHERE grp IS NULL",
 		"SELECT id AS k, qty AS v, grp AS g FROM orders UNION ALL SELECT 7, NULL, NULL FROM orders WHERE id = 3",
 		"SELECT qty AS k, count(*) AS v, max(grp) AS g FROM orders GROUP BY qty UNION ALL SELECT id, id, grp FROM orders WHERE id < 20",
+		"SELECT qty AS k, row_number() OVER (PARTITION BY qty ORDER BY id) AS v, grp AS g FROM orders",
+		"SELECT qty AS k, sum(id) OVER (PARTITION BY qty, grp ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS v, grp AS g FROM orders",
+		"SELECT id AS k, count(*) OVER (PARTITION BY grp) AS v, grp AS g FROM orders",
 	}
 	conds := []func() string{
 		func() string { return fmt.Sprintf("d.k %s %d", pick(r, "<", "<=", "=", "<>", ">", ">="), r.IntN(700)) },

@@ -138,12 +138,12 @@ func (b *builder) relPart(ri int) (*part, error) {
 		for c := range r.schema.Fields() {
 			p.cols = append(p.cols, partCol{colRef: colRef{ri, c}})
 		}
-		if q, ok := b.pushIntoDerived(ri); ok { // the conjuncts inside its SELECT (from_derived_push.go)
-			p.plan, p.est = q, estimate(q)
-			return p, nil
+		pushed := r.pushed
+		if q, rest, ok := b.pushIntoDerived(ri); ok { // conjuncts inside its SELECT (from_derived_push.go)
+			p.plan, p.est, pushed = q, estimate(q), rest
 		}
-		conds := make([]*conjunct, len(r.pushed))
-		for i, t := range r.pushed {
+		conds := make([]*conjunct, len(pushed))
+		for i, t := range pushed {
 			conds[i] = &conjunct{e: t, rels: 1 << ri}
 		}
 		return b.filterPart(p, conds) // WHERE's conjuncts over it alone, before it is joined

@@ -34,6 +34,8 @@ var everydayQueries = []testQuery{
 	{name: "filter into a WITH of a date cast", sql: "WITH x AS (SELECT o_orderkey, CAST(o_orderdate AS TIMESTAMP) AS ts FROM orders) SELECT count(*), min(ts), max(ts) FROM x WHERE ts >= TIMESTAMP '1995-03-15 12:00:00' AND ts < TIMESTAMP '1996-01-01'"},
 	{name: "a date's cast compared with timestamps", sql: "SELECT count(*) FROM orders WHERE CAST(o_orderdate AS TIMESTAMP) > TIMESTAMP '1995-06-30 23:59:59' AND o_orderdate::TIMESTAMP <= '1995-12-31 08:00:00'"},
 	{name: "a date's cast BETWEEN timestamps", sql: "SELECT count(*) FROM orders WHERE CAST(o_orderdate AS TIMESTAMP) BETWEEN TIMESTAMP '1994-01-01 00:00:01' AND TIMESTAMP '1994-02-01 00:00:00'"},
+	{name: "filter on a window's partition key", sql: "SELECT * FROM (SELECT id, k, i, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t) x WHERE k = 2 AND rn <= 3"},
+	{name: "filter beside a window's partition key", sql: "SELECT * FROM (SELECT id, k, i, sum(i) OVER (PARTITION BY k ORDER BY id) AS s FROM t) x WHERE i > 100 AND id < 200 AND k IN (1, 3)"},
 	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
 	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
 	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},
