@@ -99,6 +99,12 @@ func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
 	if err := b.asAggregates(s); err != nil { // build_aggfuncs.go
 		return nil, err
 	}
+	if err := b.wrapSetOpSubqueries(s); err != nil { // (SELECT … UNION …): rule_setop_subquery.go
+		return nil, err
+	}
+	if err := b.rewriteQuantified(s); err != nil { // x op ANY/ALL (…): rule_quantified.go
+		return nil, err
+	}
 	if err := b.inlineScalars(s); err != nil { // from_subquery.go
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 		}
 		return wrap(b, n)(expr.Not(e))
 	case *ast.CompareSubqueryExpr:
-		return nil, b.at(ErrUnsupported, n, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE; ANY/ALL are not supported)")
+		return nil, b.at(ErrUnsupported, n, "this subquery (a correlated subquery must be EXISTS, IN or a comparison that is a conjunct of WHERE)") // ANY/ALL were rewritten: rule_quantified.go
 	case *ast.WindowFuncExpr:
 		return nil, b.at(ErrInvalid, n, "window function %s is not allowed here (only in the SELECT list and ORDER BY)", x.Name)
 	case *ast.RowExpr:

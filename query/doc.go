@@ -214,7 +214,10 @@
 // no FROM at all (one row: SELECT 1 + 1); subqueries in WHERE: [NOT]
 // EXISTS, [NOT] IN (SELECT …) with SQL's NULL rules, and comparisons with
 // a scalar subquery, correlated or not (from_subquery.go; an uncorrelated
-// scalar subquery also in SELECT, HAVING and ORDER BY); UNION [ALL], INTERSECT, EXCEPT (setop.go);
+// scalar subquery also in SELECT, HAVING and ORDER BY); x op ANY / SOME /
+// ALL (SELECT …) (rule_quantified.go: = ANY and <> ALL as IN and NOT IN,
+// the other forms over an uncorrelated subquery); a subquery may be a set
+// operation (rule_setop_subquery.go); UNION [ALL], INTERSECT, EXCEPT (setop.go);
 // WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM (and
 // <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||

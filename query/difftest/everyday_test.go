@@ -36,6 +36,13 @@ var everydayQueries = []testQuery{
 	{name: "a date's cast BETWEEN timestamps", sql: "SELECT count(*) FROM orders WHERE CAST(o_orderdate AS TIMESTAMP) BETWEEN TIMESTAMP '1994-01-01 00:00:01' AND TIMESTAMP '1994-02-01 00:00:00'"},
 	{name: "filter on a window's partition key", sql: "SELECT * FROM (SELECT id, k, i, row_number() OVER (PARTITION BY k ORDER BY id) AS rn FROM t) x WHERE k = 2 AND rn <= 3"},
 	{name: "filter beside a window's partition key", sql: "SELECT * FROM (SELECT id, k, i, sum(i) OVER (PARTITION BY k ORDER BY id) AS s FROM t) x WHERE i > 100 AND id < 200 AND k IN (1, 3)"},
+	// subqueries that are set operations (rule_setop_subquery.go)
+	{name: "IN over a UNION", sql: "SELECT n_name FROM nation WHERE n_nationkey IN (SELECT r_regionkey FROM region UNION SELECT 24)"},
+	{name: "NOT IN over an EXCEPT with NULLs", sql: "SELECT id, k FROM t WHERE k NOT IN (SELECT n FROM t WHERE id < 50 EXCEPT SELECT 3)"},
+	{name: "EXISTS over an INTERSECT", sql: "SELECT count(*) FROM nation WHERE EXISTS (SELECT 1 FROM region INTERSECT SELECT 1)"},
+	{name: "a scalar UNION ALL", sql: "SELECT n_name, (SELECT max(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) q) + n_regionkey FROM nation"},
+	{name: "a scalar set operation", sql: "SELECT n_name FROM nation WHERE n_nationkey = (SELECT 5 UNION SELECT 5)"},
+	{name: "IN over a UNION in the SELECT list", sql: "SELECT id, k IN (SELECT n FROM t WHERE id < 9 UNION ALL SELECT NULL) FROM t WHERE id < 100"},
 	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
 	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
 	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},

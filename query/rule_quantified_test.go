@@ -1,0 +1,60 @@
+package query
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestQuantifiedComparisons: x op ANY/ALL (…) by SQL's rules — an empty
+// subquery, NULLs among its values, a NULL x — and subqueries that are
+// set operations; the forms not taken fail with an error that says how
+// to write them. (query/difftest compares every form with DuckDB.)
+func TestQuantifiedComparisons(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := testTable(t, mem, 2000, 50) // id 1..2000; qty = (id-1) % 50, NULL where id % 11 = 0
+	e := New(c, Options{Alloc: mem})
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT count(*) FROM orders WHERE id > ALL (SELECT id FROM orders WHERE id < 10)", "1991"},
+		{"SELECT count(*) FROM orders WHERE id > ALL (SELECT id FROM orders WHERE id < 0)", "2000"}, // empty: TRUE
+		{"SELECT count(*) FROM orders WHERE id > ANY (SELECT id FROM orders WHERE id < 0)", "0"},    // empty: FALSE
+		{"SELECT count(*) FROM orders WHERE id <= ANY (SELECT id FROM orders WHERE id < 10)", "9"},
+		{"SELECT count(*) FROM orders WHERE id = ANY (SELECT id * 2 FROM orders WHERE id < 10)", "9"},
+		{"SELECT count(*) FROM orders WHERE id <> ALL (SELECT id FROM orders WHERE id > 3)", "3"},
+		{"SELECT count(*) FROM orders WHERE id = SOME (SELECT 7 UNION SELECT 9 UNION ALL SELECT 9)", "2"},
+		// qty over ids 1..11 is 0..9 and one NULL
+		{"SELECT 5 > ALL (SELECT qty FROM orders WHERE id <= 11)", "false"},
+		{"SELECT 100 > ALL (SELECT qty FROM orders WHERE id <= 11)", "NULL"},
+		{"SELECT 100 > ALL (SELECT qty FROM orders WHERE id <= 10)", "true"},
+		{"SELECT 9 = ANY (SELECT qty FROM orders WHERE id <= 11)", "true"},
+		{"SELECT 50 = ANY (SELECT qty FROM orders WHERE id <= 11)", "NULL"},
+		{"SELECT 3 = ALL (SELECT 3 UNION ALL SELECT 3)", "true"},
+		{"SELECT 3 <> ANY (SELECT 3 UNION ALL SELECT 4)", "true"},
+		{"SELECT NULL < ANY (SELECT 1)", "NULL"},
+		{"SELECT NULL < ANY (SELECT 1 WHERE false)", "false"},
+		{"SELECT count(*) FROM orders WHERE id IN (SELECT 1 UNION SELECT 2 EXCEPT SELECT 2)", "1"},
+		{"SELECT count(*) FROM orders WHERE EXISTS (SELECT 1 INTERSECT SELECT 2)", "0"},
+	} {
+		got, err := run(t, e, tc.sql)
+		if err != nil {
+			t.Errorf("%s: %v", tc.sql, err)
+			continue
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: got %v, want %s", tc.sql, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ sql, msg string }{
+		{"SELECT count(*) FROM orders o WHERE id > ALL (SELECT id FROM orders p WHERE p.qty = o.qty)", "> ALL (SELECT …) over a correlated subquery (write it with EXISTS or NOT EXISTS)"},
+		{"SELECT count(*) FROM orders WHERE id > ANY (SELECT id, qty FROM orders)", "returns one column"},
+		{"SELECT count(*) FROM orders WHERE random() > ANY (SELECT ratio FROM orders)", "volatile"},
+	} {
+		_, err := run(t, e, tc.sql)
+		if err == nil || !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v, want an error saying %q", tc.sql, err, tc.msg)
+		}
+	}
+}
