@@ -204,7 +204,7 @@
 // table (optionally qualified by schema main or quiver.main, optionally
 // aliased; unquoted table names match ignoring case, quoted ones
 // exactly: names.go), several tables joined (comma, [INNER] JOIN … ON /
-// USING, LEFT and RIGHT [OUTER] JOIN, FULL [OUTER] JOIN … ON
+// USING, NATURAL [LEFT | RIGHT] JOIN (from_bind.go), LEFT and RIGHT [OUTER] JOIN, FULL [OUTER] JOIN … ON
 // (parse_fulljoin.go), CROSS JOIN, self-joins under aliases), derived
 // tables (an unaliased one is unnamed_subquery, as in DuckDB), VALUES
 // lists as tables ((VALUES (1, 'a'), (2, 'b')) AS v(x, y), or a
@@ -382,7 +382,8 @@
 // rows) is evaluated by Apply, once per distinct tuple of the outer
 // values it reads (apply.go).
 //
-// Anything else — FULL JOIN … USING, NATURAL joins, ANY/ALL,
+// Anything else — FULL JOIN … USING (and NATURAL FULL JOIN), ANY/ALL
+// over a correlated subquery except = ANY, LATERAL, WITH RECURSIVE,
 // INTERSECT/EXCEPT ALL, other functions (list functions beyond those
 // above, …),
 // UPDATE and DELETE —

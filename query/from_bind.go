@@ -107,9 +107,6 @@ func (b *builder) bindRefs(n ast.ResultSetNode) (*fromNode, error) {
 		if x.Right == nil {
 			return b.bindRefs(x.Left)
 		}
-		if x.NaturalJoin {
-			return nil, b.at(ErrUnsupported, x, "NATURAL JOIN (name the columns with USING or ON)")
-		}
 		l, err := b.bindRefs(x.Left)
 		if err != nil {
 			return nil, err
@@ -121,6 +118,13 @@ func (b *builder) bindRefs(n ast.ResultSetNode) (*fromNode, error) {
 		j := &fromNode{rel: -1, kind: joinInner, left: l, right: r}
 		if x.On != nil {
 			j.on = x.On.Expr
+		}
+		if x.NaturalJoin { // USING the columns both sides name
+			if x.Using = b.naturalColumns(l, r); len(x.Using) == 0 {
+				// PostgreSQL joins every pair; DuckDB refuses, as here.
+				return nil, b.at(ErrInvalid, x, "NATURAL JOIN: no column name is on both sides (left: %s; right: %s); CROSS JOIN joins every pair",
+					strings.Join(b.sideNames(l), ", "), strings.Join(b.sideNames(r), ", "))
+			}
 		}
 		if len(x.Using) > 0 {
 			on, err := b.usingCondition(l, r, x.Using, x.Tp == ast.RightJoin)
@@ -576,12 +580,50 @@ func (b *builder) usingCondition(l, r *fromNode, cols []*ast.ColumnName, right b
 // usingPair is a column USING joined: merged is the other side's copy.
 type usingPair struct{ kept, merged colRef }
 
+// naturalColumns are the columns NATURAL JOIN joins on: the names both
+// sides show (a column an earlier USING merged counts once), in the left
+// side's order.
+func (b *builder) naturalColumns(l, r *fromNode) []*ast.ColumnName {
+	right := map[string]bool{}
+	for _, name := range b.sideNames(r) {
+		right[strings.ToLower(name)] = true
+	}
+	var cols []*ast.ColumnName
+	seen := map[string]bool{}
+	for _, name := range b.sideNames(l) {
+		k := strings.ToLower(name)
+		if right[k] && !seen[k] {
+			seen[k] = true
+			cols = append(cols, &ast.ColumnName{Name: ast.NewCIStr(name)})
+		}
+	}
+	return cols
+}
+
+// sideNames are the column names a side of a join shows, as * does:
+// not those of hidden relations, nor USING's merged copies.
+func (b *builder) sideNames(side *fromNode) []string {
+	var names []string
+	side.walk(func(rel int) {
+		r := b.rels[rel]
+		if r.hidden {
+			return
+		}
+		for c, f := range r.schema.Fields() {
+			if !b.mergedByUsing(colRef{rel, c}) {
+				names = append(names, f.Name)
+			}
+		}
+	})
+	return names
+}
+
 // sideColumn finds the one relation column of a side of a join that has
-// the name.
+// the name (a copy an earlier USING merged does not count).
 func (b *builder) sideColumn(side *fromNode, c *ast.ColumnName) (colRef, error) {
 	var found []colRef
 	side.walk(func(rel int) {
-		if col, ok := columnByName(b.rels[rel].schema, c.Name.O); ok {
+		if col, ok := columnByName(b.rels[rel].schema, c.Name.O); ok && !b.mergedByUsing(colRef{rel, col}) {
 			found = append(found, colRef{rel, col})
 		}
 	})
@@ -601,6 +643,20 @@ func (b *builder) sideColumn(side *fromNode, c *ast.ColumnName) (colRef, error) 
 // mergedByUsing reports whether ref is the hidden copy of a USING column.
 func (b *builder) mergedByUsing(ref colRef) bool {
 	return slices.ContainsFunc(b.using, func(u usingPair) bool { return u.merged == ref })
+}
+
+// keptFor is the column a USING merged ref into (as merged, a column is
+// in one pair). A kept column merged again by a later USING (a JOIN b
+// USING (k) RIGHT JOIN c USING (k)) is followed to the last.
+func (b *builder) keptFor(ref colRef) colRef {
+	for range len(b.using) {
+		i := slices.IndexFunc(b.using, func(u usingPair) bool { return u.merged == ref })
+		if i < 0 {
+			break
+		}
+		ref = b.using[i].kept
+	}
+	return ref
 }
 
 // walk calls fn with each relation of the tree, left to right.

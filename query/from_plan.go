@@ -324,20 +324,37 @@ func (b *builder) joinedStar(f *ast.SelectField) ([]selectItem, error) {
 	var items []selectItem
 	q := f.WildCard.Table.O
 	found := false
+	item := func(ref colRef) selectItem {
+		r := b.rels[ref.rel]
+		name := r.schema.Field(ref.col).Name
+		shown := name
+		if r.display != nil {
+			shown = r.display[ref.col]
+		}
+		return selectItem{node: qualified(r.name, name), name: shown}
+	}
+	// A USING column shows once, where the left side has it, with the
+	// preserved side's value: a RIGHT JOIN's shows the right's copy there
+	// (shownEarly), as DuckDB and PostgreSQL do.
+	shownEarly := map[colRef]bool{}
 	for ri, r := range b.rels {
 		if r.hidden || (q != "" && !strings.EqualFold(q, r.name)) {
 			continue
 		}
 		found = true
-		for i, fld := range r.schema.Fields() {
-			if q == "" && b.mergedByUsing(colRef{ri, i}) {
-				continue // a USING column shows once
+		for i := range r.schema.Fields() {
+			ref := colRef{ri, i}
+			if q == "" && shownEarly[ref] {
+				continue
 			}
-			name := fld.Name
-			if r.display != nil {
-				name = r.display[i]
+			if q == "" && b.mergedByUsing(ref) {
+				if kept := b.keptFor(ref); !shownEarly[kept] && (kept.rel > ri || kept.rel == ri && kept.col > i) {
+					items = append(items, item(kept))
+					shownEarly[kept] = true
+				}
+				continue
 			}
-			items = append(items, selectItem{node: qualified(r.name, fld.Name), name: name})
+			items = append(items, item(ref))
 		}
 	}
 	if !found {

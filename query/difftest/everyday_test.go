@@ -43,6 +43,15 @@ var everydayQueries = []testQuery{
 	{name: "a scalar UNION ALL", sql: "SELECT n_name, (SELECT max(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) q) + n_regionkey FROM nation"},
 	{name: "a scalar set operation", sql: "SELECT n_name FROM nation WHERE n_nationkey = (SELECT 5 UNION SELECT 5)"},
 	{name: "IN over a UNION in the SELECT list", sql: "SELECT id, k IN (SELECT n FROM t WHERE id < 9 UNION ALL SELECT NULL) FROM t WHERE id < 100"},
+	// NATURAL joins: USING the columns both sides name
+	{name: "NATURAL JOIN", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a NATURAL JOIN (SELECT n_nationkey AS k, n_regionkey FROM nation WHERE n_nationkey < 9) b"},
+	{name: "RIGHT JOIN USING shows the column where the left has it", sql: "SELECT * FROM (SELECT k, n, i FROM t WHERE id < 40) a RIGHT JOIN (SELECT n, k, f FROM t WHERE id BETWEEN 30 AND 60) b USING (k, n)"},
+	{name: "USING chained, then RIGHT", sql: "SELECT * FROM (SELECT 1 AS k, 2 AS n) a JOIN (SELECT 2 AS n, 1 AS k) b USING (n) RIGHT JOIN (SELECT 3 AS n, 4 AS z) c USING (n)"},
+	{name: "RIGHT JOINs USING chained", sql: "SELECT *, n FROM (SELECT 1 AS k, 2 AS n) a RIGHT JOIN (SELECT 3 AS n, 1 AS k) b USING (n) RIGHT JOIN (SELECT 3 AS n, 4 AS z) c USING (n)"},
+	{name: "NATURAL LEFT JOIN", sql: "SELECT * FROM (SELECT n_regionkey AS rk, n_name FROM nation) a NATURAL LEFT JOIN (SELECT r_regionkey AS rk, r_name FROM region WHERE r_regionkey < 3) b"},
+	{name: "NATURAL RIGHT JOIN of two keys", sql: "SELECT * FROM (SELECT k, n, i FROM t WHERE id < 40) a NATURAL RIGHT JOIN (SELECT n, k, f FROM t WHERE id BETWEEN 30 AND 60) b"},
+	{name: "NATURAL JOINs chained", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a NATURAL JOIN (SELECT n_nationkey AS k, n_regionkey AS rk FROM nation) b NATURAL JOIN (SELECT r_regionkey AS rk, r_name FROM region) c"},
+	{name: "USING chained", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a JOIN (SELECT n_nationkey AS k, n_regionkey FROM nation) b USING (k) JOIN (SELECT n_nationkey AS k, n_comment FROM nation) c USING (k)"},
 	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
 	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
 	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},
