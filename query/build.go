@@ -74,6 +74,9 @@ type selectItem struct {
 }
 
 func (b *builder) buildSelect(s *ast.SelectStmt) (planNode, error) {
+	if hasGroupingSets(s) { // ROLLUP, CUBE, GROUPING SETS: build_groupingsets.go
+		return b.buildGroupingSets(s)
+	}
 	if err := b.resolveNamedWindows(s); err != nil { // plan_window.go
 		return nil, err
 	}
@@ -367,20 +370,23 @@ func (b *builder) selectItems(s *ast.SelectStmt) ([]selectItem, error) {
 			items = append(items, more...)
 			continue
 		}
-		it := selectItem{node: f.Expr, alias: f.AsName.O}
-		switch {
-		case it.alias != "":
-			it.name = it.alias
-		case isColumn(f.Expr):
-			it.name = f.Expr.(*ast.ColumnNameExpr).Name.Name.O
-		default:
-			// The parser writes count(*) back as count(1). A long
-			// expression is named by its start (clipName).
-			it.name = clipName(pipesText(strings.ReplaceAll(filterText(restore(f.Expr)), "count(1)", "count(*)")))
-		}
-		items = append(items, it)
+		items = append(items, selectItem{node: f.Expr, alias: f.AsName.O, name: fieldName(f)})
 	}
 	return items, nil
+}
+
+// fieldName is the name of a SELECT item's column: its alias, the
+// column it names, or the text of its expression.
+func fieldName(f *ast.SelectField) string {
+	switch {
+	case f.AsName.O != "":
+		return f.AsName.O
+	case isColumn(f.Expr):
+		return f.Expr.(*ast.ColumnNameExpr).Name.Name.O
+	}
+	// The parser writes count(*) back as count(1). A long expression is
+	// named by its start (clipName).
+	return clipName(pipesText(strings.ReplaceAll(filterText(restore(f.Expr)), "count(1)", "count(*)")))
 }
 
 func isColumn(n ast.ExprNode) bool {

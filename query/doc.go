@@ -218,6 +218,9 @@
 // ALL (SELECT …) (rule_quantified.go: = ANY and <> ALL as IN and NOT IN,
 // the other forms over an uncorrelated subquery); a subquery may be a set
 // operation (rule_setop_subquery.go); UNION [ALL], INTERSECT, EXCEPT (setop.go);
+// GROUP BY ROLLUP (…), CUBE (…), GROUPING SETS (…) and MySQL's WITH
+// ROLLUP, with GROUPING(…) (build_groupingsets.go: a UNION ALL of one
+// GROUP BY per set, so FROM is read once per set);
 // WHERE with comparisons,
 // AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM (and
 // <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||

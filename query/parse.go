@@ -81,6 +81,7 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 	}
 	text = rewriteExclude(text, &edits)                               // parse_exclude.go
 	text = rewriteByAll(text, &edits)                                 // parse_byall.go
+	text = rewriteGroupingSets(text, &edits)                          // parse_groupingsets.go
 	text = rewriteStarExclude(text, &edits)                           // parse_star.go
 	text = rewriteTZLiterals(text, &edits)                            // parse_tzliteral.go
 	if text, err = rewriteSubscripts(text, sql, &edits); err != nil { // parse_subscript.go
