@@ -123,6 +123,26 @@ func (b *builder) expr(n ast.ExprNode, sc scope) (expr.Expr, error) {
 			return v, nil
 		}
 		return nil, b.at(ErrUnsupported, n, "operator %s", x.Op)
+	case *ast.IsTruthExpr: // x IS [NOT] TRUE / FALSE: never NULL
+		v, err := b.expr(x.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		if v.Type().ID() == arrow.NULL {
+			v = expr.NullLiteral(arrow.FixedWidthTypes.Boolean)
+		}
+		if v.Type().ID() != arrow.BOOL {
+			return nil, b.at(ErrInvalid, x, "IS [NOT] TRUE/FALSE tests a boolean, not %s", sqlTypeName(v.Type()))
+		}
+		lit, err := expr.Literal(x.True != 0)
+		if err != nil {
+			return nil, err
+		}
+		is, err := expr.NotDistinct(v, lit)
+		if err != nil || !x.Not {
+			return wrap(b, x)(is, err)
+		}
+		return wrap(b, x)(expr.Not(is))
 	case *ast.IsNullExpr:
 		v, nested, err := b.nestedOperand(x.Expr, sc) // l IS NULL: build_nested.go
 		if !nested && err == nil {

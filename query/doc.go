@@ -222,7 +222,7 @@
 // ROLLUP, with GROUPING(…) (build_groupingsets.go: a UNION ALL of one
 // GROUP BY per set, so FROM is read once per set);
 // WHERE with comparisons,
-// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] DISTINCT FROM (and
+// AND/OR/NOT, IN (…), BETWEEN, IS [NOT] NULL, IS [NOT] TRUE / FALSE, IS [NOT] DISTINCT FROM (and
 // <=>), LIKE (a prefix pattern also prunes) and ILIKE, arithmetic, ||
 // (string concatenation, NULL if either side is; other types are
 // converted as CAST to VARCHAR; looser than arithmetic, tighter than

@@ -31,6 +31,7 @@ func TestMessagesSayWhatTheUserWrote(t *testing.T) {
 		{`SELECT day - INTERVAL 18446744073709551616 YEAR FROM orders`, "is out of range", ErrInvalid},
 		{`SELECT day + INTERVAL '99999999999999999999' DAY FROM orders`, "is out of range", ErrInvalid},
 		{`SELECT day + INTERVAL 1.5 DAY FROM orders`, "INTERVAL 1.5 DAY: the count must be an integer constant", ErrUnsupported},
+		{`SELECT id FROM orders WHERE qty IS TRUE`, "at line 1, column 29: IS [NOT] TRUE/FALSE tests a boolean, not BIGINT", ErrInvalid},
 	} {
 		_, err := run(t, e, tc.sql)
 		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), sentinelPrefix) {

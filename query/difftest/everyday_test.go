@@ -52,6 +52,8 @@ var everydayQueries = []testQuery{
 	{name: "NATURAL RIGHT JOIN of two keys", sql: "SELECT * FROM (SELECT k, n, i FROM t WHERE id < 40) a NATURAL RIGHT JOIN (SELECT n, k, f FROM t WHERE id BETWEEN 30 AND 60) b"},
 	{name: "NATURAL JOINs chained", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a NATURAL JOIN (SELECT n_nationkey AS k, n_regionkey AS rk FROM nation) b NATURAL JOIN (SELECT r_regionkey AS rk, r_name FROM region) c"},
 	{name: "USING chained", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a JOIN (SELECT n_nationkey AS k, n_regionkey FROM nation) b USING (k) JOIN (SELECT n_nationkey AS k, n_comment FROM nation) c USING (k)"},
+	{name: "IS [NOT] TRUE and FALSE", sql: "SELECT id, (i > 0) IS TRUE, (i > 0) IS NOT TRUE, b IS FALSE, b IS NOT FALSE, NULL IS TRUE FROM t"},
+	{name: "IS NOT TRUE in WHERE", sql: "SELECT count(*) FROM t WHERE (i > 100 AND b) IS NOT TRUE"},
 	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
 	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
 	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},
