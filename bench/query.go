@@ -91,8 +91,17 @@ func queries(sf float64) []benchQuery {
 		// both engines' text agrees.
 		{timestampLabel, timestampSQL},
 		{stringsLabel, stringsSQL},
+		// Q1's aggregates by ROLLUP of its keys: three grouping sets,
+		// which quiver plans as three GROUP BYs over lineitem
+		// (build_groupingsets.go) where DuckDB groups once; summed to one
+		// row.
+		{"Q1's sums by ROLLUP of its keys", rollupSQL},
 	}
 }
+
+const rollupSQL = `SELECT count(*), sum(q), sum(n) FROM (
+  SELECT l_returnflag, l_linestatus, sum(l_quantity) AS q, count(*) AS n FROM lineitem
+  WHERE l_shipdate <= DATE '1998-09-02' GROUP BY ROLLUP (l_returnflag, l_linestatus)) x`
 
 // havingSQL groups lineitem by order key with a HAVING on %s between %d
 // and %d, summed to one row both engines' text agrees on.
