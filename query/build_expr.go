@@ -290,10 +290,7 @@ func (b *builder) binary(x *ast.BinaryOperationExpr, sc scope) (expr.Expr, error
 		}
 		return w(expr.Compare(op, l, r))
 	}
-	if x.Op == opcode.NullEQ { // <=>, IS [NOT] DISTINCT FROM: parse_types.go
-		if distinctFrom(b.sql, x.R.OriginTextPosition()) {
-			return w(expr.Distinct(l, r))
-		}
+	if x.Op == opcode.NullEQ { // <=>, IS NOT DISTINCT FROM (IS DISTINCT FROM is NOT (<=>): markDistinct)
 		return w(expr.NotDistinct(l, r))
 	}
 	return nil, b.at(ErrUnsupported, x, "operator %s", x.Op)

@@ -68,10 +68,7 @@ func (b *builder) nestedCompare(x *ast.BinaryOperationExpr, sc scope) (expr.Expr
 			if err != nil {
 				return nil, true, err
 			}
-			if distinctFrom(b.sql, x.R.OriginTextPosition()) {
-				return expr.IsNotNull(operand), true, nil
-			}
-			return expr.IsNull(operand), true, nil
+			return expr.IsNull(operand), true, nil // <=> NULL (IS DISTINCT FROM is NOT (<=>): markDistinct)
 		}
 		return nil, true, b.at(ErrUnsupported, x, "%s: a list or struct compares only with another list or struct column or element (list literals are not supported)", restore(x))
 	}
@@ -81,9 +78,6 @@ func (b *builder) nestedCompare(x *ast.BinaryOperationExpr, sc scope) (expr.Expr
 	w := wrap(b, x)
 	if isCmp {
 		return nestedResult(w(expr.Compare(op, l, r)))
-	}
-	if distinctFrom(b.sql, x.R.OriginTextPosition()) {
-		return nestedResult(w(expr.Distinct(l, r)))
 	}
 	return nestedResult(w(expr.NotDistinct(l, r)))
 }

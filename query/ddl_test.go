@@ -259,6 +259,12 @@ func TestViews(t *testing.T) {
 	if got := rows(t, e, `SELECT count(*), sum(a) FROM odd`); strings.Join(got, ",") != "3|8" { // 1, 3, 4
 		t.Errorf("view over EXCEPT: %v", got)
 	}
+	// IS DISTINCT FROM kept in a view's restored text (markDistinct)
+	exec(t, e, `CREATE VIEW not2 AS SELECT a FROM t WHERE a IS DISTINCT FROM 2`)
+	if got := rows(t, e, `SELECT count(*) FROM not2`); strings.Join(got, ",") != "3" {
+		t.Errorf("view with IS DISTINCT FROM: %v", got)
+	}
+	exec(t, e, `DROP VIEW not2`)
 	exec(t, e, `DROP VIEW both_ab`)
 	exec(t, e, `DROP VIEW odd`)
 	exec(t, e, `CREATE OR REPLACE VIEW big AS SELECT a AS n FROM t WHERE a = 1`)

@@ -97,7 +97,8 @@ func parseSQL(sql string) (ast.StmtNode, error) {
 				if len(edits) > 0 {
 					remapPositions(stmts[0], edits)
 				}
-				markGroups(stmts[0]) // parse_exclude.go
+				markGroups(stmts[0])        // parse_exclude.go
+				markDistinct(stmts[0], sql) // parse_types.go
 				return stmts[0], nil
 			}
 			return nil, &Error{Kind: ErrSyntax, Msg: fmt.Sprintf("%d statements; send one at a time", len(stmts))}

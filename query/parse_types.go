@@ -3,6 +3,9 @@ package query
 import (
 	"regexp"
 	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // The TiDB grammar (parse.go) lacks spellings quiver takes: TRY_CAST(x AS
@@ -166,6 +169,31 @@ func distinctFrom(sql string, off int) (negate bool) {
 	}
 	m := distinctBefore.FindStringSubmatch(sql[:off])
 	return m != nil && m[1] == ""
+}
+
+// markDistinct makes each a <=> b of stmt that sql wrote a IS DISTINCT
+// FROM b into NOT (a <=> b), once, as it is parsed: the planner then
+// reads <=> as IS NOT DISTINCT FROM whatever text a statement was parsed
+// from. (It read the user's text at the operand's position, which a
+// query planned again from restored text — a view, a WITH used twice, a
+// derived table with conjuncts moved in — does not share: the negation
+// was lost.)
+func markDistinct(stmt ast.Node, sql string) {
+	stmt.Accept(&distinctMarker{sql: sql})
+}
+
+type distinctMarker struct{ sql string }
+
+func (v *distinctMarker) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+
+func (v *distinctMarker) Leave(n ast.Node) (ast.Node, bool) {
+	x, ok := n.(*ast.BinaryOperationExpr)
+	if !ok || x.Op != opcode.NullEQ || !distinctFrom(v.sql, x.R.OriginTextPosition()) {
+		return n, true
+	}
+	not := &ast.UnaryOperationExpr{Op: opcode.Not, V: &ast.ParenthesesExpr{Expr: x}}
+	not.SetOriginTextPosition(x.OriginTextPosition())
+	return not, true
 }
 
 // intervalFunc is the call a standalone INTERVAL literal becomes: the

@@ -37,6 +37,8 @@ func TestQuantifiedComparisons(t *testing.T) {
 		{"SELECT NULL < ANY (SELECT 1 WHERE false)", "false"},
 		{"SELECT count(*) FROM orders WHERE id IN (SELECT 1 UNION SELECT 2 EXCEPT SELECT 2)", "1"},
 		{"SELECT count(*) FROM orders WHERE EXISTS (SELECT 1 INTERSECT SELECT 2)", "0"},
+		// the subquery is planned from restored text: IS DISTINCT FROM keeps its NOT (markDistinct)
+		{"SELECT count(*) FROM orders WHERE id > ALL (SELECT id FROM orders WHERE qty IS DISTINCT FROM 5 AND id < 3)", "1998"},
 	} {
 		got, err := run(t, e, tc.sql)
 		if err != nil {
