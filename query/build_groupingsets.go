@@ -27,7 +27,8 @@ import (
 // text; a key may be written as a SELECT position or alias. ORDER BY
 // must name output columns (by name, alias, position or the item's
 // text), and window functions, QUALIFY and DISTINCT are refused with
-// grouping sets, as are ? placeholders.
+// grouping sets, as are ? placeholders, TRY_CAST and QUALIFY (each set
+// is planned from restored text: replannable).
 
 // maxGroupingSets bounds the sets of one GROUP BY (CUBE of 8 keys is
 // 256): each is a GROUP BY over FROM.
@@ -60,6 +61,9 @@ func isGroupingCall(n ast.ExprNode) bool {
 func (b *builder) buildGroupingSets(s *ast.SelectStmt) (planNode, error) {
 	if hasParam(s) {
 		return nil, b.at(ErrUnsupported, s.GroupBy, "grouping sets with ? parameters")
+	}
+	if !b.replannable() { // from_derived_push.go
+		return nil, b.at(ErrUnsupported, s.GroupBy, "grouping sets in a statement with TRY_CAST or QUALIFY")
 	}
 	if s.Distinct {
 		return nil, b.at(ErrUnsupported, s.GroupBy, "SELECT DISTINCT with grouping sets")

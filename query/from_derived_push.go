@@ -90,8 +90,7 @@ func (b *builder) pushableUnion(s *ast.SetOprStmt, ctes []namedQuery) *derivedSo
 // pushableSelect reports whether conjuncts could move into s (the
 // conditions in this file's comment that the SELECT alone decides).
 func (b *builder) pushableSelect(s *ast.SelectStmt) bool {
-	if b.opts.NoPruning || s.From == nil || s.Limit != nil || s.Distinct || len(s.WindowSpecs) > 0 || hasParam(s) ||
-		containsFold(b.sql, "try_cast") || containsFold(b.sql, "qualify") {
+	if b.opts.NoPruning || s.From == nil || s.Limit != nil || s.Distinct || len(s.WindowSpecs) > 0 || hasParam(s) || !b.replannable() {
 		return false
 	}
 	if s.GroupBy != nil && s.GroupBy.Rollup {
@@ -416,4 +415,13 @@ func sameTypes(a, b *arrow.Schema) bool {
 		}
 	}
 	return true
+}
+
+// replannable reports whether a part of the statement may be planned
+// again from restored text (restoreSQL): not when the user's text holds
+// TRY_CAST or QUALIFY, which the planner tells from CAST and HAVING by
+// the user's text at the node's position (isTryCast, isQualify), and a
+// restored text's positions are its own.
+func (b *builder) replannable() bool {
+	return !containsFold(b.sql, "try_cast") && !containsFold(b.sql, "qualify")
 }

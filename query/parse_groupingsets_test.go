@@ -85,6 +85,7 @@ func TestGroupingSets(t *testing.T) {
 		{"SELECT grp FROM orders GROUP BY CUBE (id, grp, qty, price, ratio, day, flag, id + 1, id + 2)", "CUBE of more than 8 keys"},
 		{"SELECT grp, GROUPING(qty) FROM orders GROUP BY ROLLUP (grp)", "grouping(qty): not a grouping key"},
 		{"SELECT grp FROM orders GROUP BY ROLLUP (3)", "position 3 is not in the SELECT list"},
+		{"SELECT grp, TRY_CAST(grp AS DATE) FROM orders GROUP BY ROLLUP (grp)", "grouping sets in a statement with TRY_CAST or QUALIFY"},
 	} {
 		_, err := run(t, e, tc.sql)
 		if err == nil || !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {

@@ -140,6 +140,9 @@ func (b *builder) quantified(x *ast.CompareSubqueryExpr) (ast.ExprNode, error) {
 	if hasParam(x) {
 		return nil, b.at(ErrUnsupported, x, "%s with ? parameters", how)
 	}
+	if !b.replannable() { // from_derived_push.go
+		return nil, b.at(ErrUnsupported, x, "%s in a statement with TRY_CAST or QUALIFY", how)
+	}
 	if !movableItem(x.L, nil) {
 		return nil, b.at(ErrUnsupported, x.L, "%s whose left side holds a subquery or a volatile call", how)
 	}

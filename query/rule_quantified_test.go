@@ -53,6 +53,7 @@ func TestQuantifiedComparisons(t *testing.T) {
 		{"SELECT count(*) FROM orders o WHERE id > ALL (SELECT id FROM orders p WHERE p.qty = o.qty)", "> ALL (SELECT …) over a correlated subquery (write it with EXISTS or NOT EXISTS)"},
 		{"SELECT count(*) FROM orders WHERE id > ANY (SELECT id, qty FROM orders)", "returns one column"},
 		{"SELECT count(*) FROM orders WHERE random() > ANY (SELECT ratio FROM orders)", "volatile"},
+		{"SELECT count(*) FROM orders WHERE TRY_CAST(grp AS DATE) > ANY (SELECT day FROM orders)", "in a statement with TRY_CAST or QUALIFY"},
 	} {
 		_, err := run(t, e, tc.sql)
 		if err == nil || !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {

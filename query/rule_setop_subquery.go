@@ -24,7 +24,8 @@ import (
 // Renaming the columns changes nothing a subquery shows: its rows are
 // compared or tested, never named. A correlated one is left as it is
 // (a derived table cannot see the enclosing query) and refused where it
-// is planned, as is one with a ? placeholder or a * item.
+// is planned, as is one with a ? placeholder or a * item, or in a
+// statement with TRY_CAST or QUALIFY (replannable).
 
 // setOpAlias begins the names the wrapper gives the set operation and
 // its columns.
@@ -83,7 +84,7 @@ func (v *setOpWrapper) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // as it is.
 func (b *builder) setOpAsSelect(u *ast.SetOprStmt) (*ast.SelectStmt, error) {
 	first := firstSetSelect(u)
-	if first == nil || first.Fields == nil || hasParam(u) {
+	if first == nil || first.Fields == nil || hasParam(u) || !b.replannable() {
 		return nil, nil
 	}
 	for _, f := range first.Fields.Fields {
