@@ -76,6 +76,11 @@ func (b *builder) buildGroupingSets(s *ast.SelectStmt) (planNode, error) {
 			return nil, b.at(ErrUnsupported, f, "* with grouping sets (name the columns)")
 		}
 	}
+	// Each set is planned from restored text: || regrouped and marked
+	// first, as buildSelect does, or it reads back as concat(), which
+	// skips NULLs.
+	fixConcatPrecedence(s)
+	markPipes(s)
 	sets, err := b.groupingSets(s)
 	if err != nil {
 		return nil, err

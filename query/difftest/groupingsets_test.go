@@ -27,6 +27,7 @@ var groupingSetsQueries = []testQuery{
 	{name: "ORDER BY an aggregate and LIMIT", ordered: true, sql: "SELECT k, sum(i) AS si FROM t GROUP BY ROLLUP (k) ORDER BY si DESC NULLS LAST, k LIMIT 4"},
 	{name: "over a join", sql: "SELECT r_name, n_name, count(*), sum(c_acctbal) FROM customer JOIN nation ON c_nationkey = n_nationkey JOIN region ON n_regionkey = r_regionkey GROUP BY ROLLUP (r_name, n_name)"},
 	{name: "over no rows", sql: "SELECT k, count(*), sum(i) FROM t WHERE id < 0 GROUP BY ROLLUP (k)"},
+	{name: "a || key, NULL with a NULL side", sql: "SELECT g || '!', count(*), sum(i) FROM t GROUP BY ROLLUP (g || '!')"},
 	{name: "CUBE without aggregates", sql: "SELECT k, g FROM t GROUP BY CUBE (k, g)"},
 	{name: "ROLLUP without aggregates over no rows", sql: "SELECT k, g FROM t WHERE id < 0 GROUP BY ROLLUP (k, g)"},
 	{name: "HAVING without aggregates", sql: "SELECT k, 1 AS one FROM t GROUP BY ROLLUP (k) HAVING k IS NULL"},
