@@ -99,12 +99,18 @@ func TestPushIntoDerivedKeepsAnswers(t *testing.T) {
 		"SELECT id AS k, qty AS v, grp AS g FROM orders WHERE id < 300 UNION ALL SELECT id + 1000, qty * 2, 'x' FROM orders WHERE grp IS NULL",
 		"SELECT id AS k, qty AS v, grp AS g FROM orders UNION ALL SELECT 7, NULL, NULL FROM orders WHERE id = 3",
 		"SELECT qty AS k, count(*) AS v, max(grp) AS g FROM orders GROUP BY qty UNION ALL SELECT id, id, grp FROM orders WHERE id < 20",
+		// || is NULL with a NULL side; planned again from text it must
+		// not turn into concat(), which skips NULLs
+		"SELECT id AS k, qty AS v, grp || 'x' AS g FROM orders",
+		"SELECT id AS k, qty AS v, qty + 1 || grp AS g FROM orders WHERE id < 400 UNION ALL SELECT id, qty, grp || 'y' FROM orders WHERE id < 50",
 	}
 	conds := []func() string{
 		func() string { return fmt.Sprintf("d.k %s %d", pick(r, "<", "<=", "=", "<>", ">", ">="), r.IntN(700)) },
 		func() string { return fmt.Sprintf("d.v %s %d", pick(r, "<", ">", "="), r.IntN(60)) },
 		func() string { return fmt.Sprintf("d.k + d.v > %d", r.IntN(600)) },
-		func() string { return "d.g " + pick(r, "= 'a'", "IS NULL", "IS NOT NULL", "<> 'b'", "LIKE 'n%'") },
+		func() string {
+			return "d.g " + pick(r, "= 'a'", "IS NULL", "IS NOT NULL", "<> 'b'", "LIKE 'n%'", "LIKE '%x'")
+		},
 		func() string { return fmt.Sprintf("d.v BETWEEN %d AND %d", r.IntN(30), 20+r.IntN(60)) },
 	}
 	n := 120
