@@ -17,14 +17,14 @@ import (
 // ALLs of 2–3 SELECTs (now and then an integer in one and a decimal in
 // another at the same position), SELECTs a filter must not enter
 // (DISTINCT, LIMIT, a window, a UNION) and SELECTs over such SELECTs —
-// wrapped as a derived table in FROM, a WITH name (now and then used
-// twice, or with a column list) or joined to a table (inner, LEFT, FULL;
-// the conjunct in ON or WHERE, over either side), with random conjuncts
-// over the derived columns outside: the filters quiver moves into the
-// SELECT (query/from_derived_push.go, query/cte_setop.go). Dates are cast
-// to TIMESTAMP and compared with TIMESTAMP, DATE and string constants at
-// and off midnight, inside and outside the derived tables: the casts
-// quiver takes off the column (query/rule_cast.go).
+// wrapped as a derived table in FROM, a view, a WITH name (now and then
+// used twice, or with a column list) or joined to a table (inner, LEFT,
+// FULL; the conjunct in ON or WHERE, over either side), with random
+// conjuncts over the derived columns outside: the filters quiver moves
+// into the SELECT (query/from_derived_push.go, query/cte_setop.go).
+// Dates are cast to TIMESTAMP and compared with TIMESTAMP, DATE and
+// string constants at and off midnight, inside and outside the derived
+// tables: the casts quiver takes off the column (query/rule_cast.go).
 //
 //	go test -tags duckdb -run TestDerived ./query/difftest/ -args -joinseed 7 -derivedqueries 20000
 
@@ -41,7 +41,11 @@ func TestDerived(t *testing.T) {
 	for i := range *derivedQueries {
 		tq := g.query()
 		tq.name = fmt.Sprint(i)
-		if d := e.mismatch(ctx, tq, &tl); d != "" {
+		d := e.createView(ctx, g.view)
+		if d == "" {
+			d = e.mismatch(ctx, tq, &tl)
+		}
+		if d != "" {
 			failed++
 			if failed <= 10 {
 				t.Errorf("query %d (-joinseed %d):\n%s", i, *joinSeed, d)
@@ -58,6 +62,20 @@ func TestDerived(t *testing.T) {
 	if tl.refused > tl.queries/20 {
 		t.Errorf("%d of %d generated queries refused by both engines: the generator writes bad SQL", tl.refused, tl.queries)
 	}
+}
+
+// createView runs CREATE OR REPLACE VIEW … in both engines ("" for
+// none); it returns what differs, or "".
+func (e *engines) createView(ctx context.Context, sql string) string {
+	if sql == "" {
+		return ""
+	}
+	_, qerr := e.q.Exec(ctx, sql)
+	_, derr := e.db.ExecContext(ctx, sql)
+	if (qerr == nil) != (derr == nil) {
+		return fmt.Sprintf("SQL: %s\nquiver: %v\nDuckDB: %v", sql, qerr, derr)
+	}
+	return ""
 }
 
 // dkind is the type of a derived table's column, as the conjuncts over
@@ -84,6 +102,7 @@ type derived struct {
 	sql     string
 	cols    []dcol
 	lateral bool // an item names an earlier item's alias
+	limit   bool // an ORDER BY … LIMIT inside
 }
 
 // derivedItems are SELECT items over one join table, by kind; each may
@@ -122,7 +141,10 @@ var derivedKeys = []dcol{{"s", dStr}, {"n", dInt}, {"k % 5", dInt}, {"d", dDate}
 var tableCols = []dcol{{"k", dInt}, {"n", dInt}, {"s", dStr}, {"d", dDate}, {"v", dDec}}
 
 // derivedGen writes random queries over derived tables of the join tables.
-type derivedGen struct{ rng *rand.Rand }
+type derivedGen struct {
+	rng  *rand.Rand
+	view string // the CREATE VIEW the last query reads, or ""
+}
 
 func (g *derivedGen) pick(xs ...string) string { return xs[g.rng.IntN(len(xs))] }
 func (g *derivedGen) chance(p float64) bool    { return g.rng.Float64() < p }
@@ -292,6 +314,7 @@ func (g *derivedGen) unmovable() derived {
 			order = append(order, fmt.Sprintf("%d NULLS LAST", i+1))
 		}
 		d.sql += fmt.Sprintf(" ORDER BY %s LIMIT %d", strings.Join(order, ", "), g.rng.IntN(60))
+		d.limit = true
 	case 2:
 		name := fmt.Sprintf("w%d", len(d.cols))
 		part := g.pick("s", "n", "k % 3")
@@ -322,7 +345,7 @@ func (g *derivedGen) over(d derived) derived {
 		cols = append(cols, dcol{name, c.kind})
 	}
 	return derived{sql: fmt.Sprintf("SELECT %s FROM (%s) z%s", strings.Join(items, ", "), d.sql,
-		where(g.conds(qualified("z", d.cols), 0.6)...)), cols: cols}
+		where(g.conds(qualified("z", d.cols), 0.6)...)), cols: cols, limit: d.limit}
 }
 
 // qualified is cols named through alias.
@@ -496,10 +519,22 @@ func (g *derivedGen) joinKey(cols []dcol) string {
 
 // query wraps a derived table in one of the ways conjuncts reach it.
 func (g *derivedGen) query() testQuery {
+	g.view = ""
 	d := g.derived(0)
 	x := qualified("x", d.cols)
-	switch g.rng.IntN(10) {
-	case 0, 1, 2: // in FROM
+	wrap := g.rng.IntN(10)
+	if d.limit && wrap >= 5 {
+		// DuckDB (v1.5.6) joined to a subquery's ORDER BY … LIMIT
+		// answers differently from run to run (the rows of the LIMIT
+		// are fully ordered): so no joins over one.
+		wrap -= 5
+	}
+	switch wrap {
+	case 0, 1, 2: // in FROM, or a view
+		if g.chance(0.25) {
+			g.view = "CREATE OR REPLACE VIEW dv AS " + d.sql
+			return testQuery{sql: fmt.Sprintf("SELECT %s FROM dv x%s", g.outputs(x, 0.3), where(g.conds(x, 0.95)...))}
+		}
 		return testQuery{sql: fmt.Sprintf("SELECT %s FROM (%s) x%s", g.outputs(x, 0.3), d.sql, where(g.conds(x, 0.95)...))}
 	case 3, 4: // a WITH name, maybe with a column list
 		with := "x"
