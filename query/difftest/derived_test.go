@@ -93,8 +93,9 @@ const (
 
 // dcol is a column: its name (or expression) and kind.
 type dcol struct {
-	name string
-	kind dkind
+	name  string
+	kind  dkind
+	mixed bool // an integer in one SELECT of a UNION ALL, a decimal in another
 }
 
 // derived is a generated SELECT or set operation and its columns.
@@ -135,10 +136,10 @@ var derivedConsts = [dKinds][]string{
 }
 
 // derivedKeys are GROUP BY keys.
-var derivedKeys = []dcol{{"s", dStr}, {"n", dInt}, {"k % 5", dInt}, {"d", dDate}, {"CAST(d AS TIMESTAMP)", dTS}, {"upper(s)", dStr}}
+var derivedKeys = []dcol{{name: "s", kind: dStr}, {name: "n", kind: dInt}, {name: "k % 5", kind: dInt}, {name: "d", kind: dDate}, {name: "CAST(d AS TIMESTAMP)", kind: dTS}, {name: "upper(s)", kind: dStr}}
 
 // tableCols are a join table's columns.
-var tableCols = []dcol{{"k", dInt}, {"n", dInt}, {"s", dStr}, {"d", dDate}, {"v", dDec}}
+var tableCols = []dcol{{name: "k", kind: dInt}, {name: "n", kind: dInt}, {name: "s", kind: dStr}, {name: "d", kind: dDate}, {name: "v", kind: dDec}}
 
 // derivedGen writes random queries over derived tables of the join tables.
 type derivedGen struct {
@@ -212,7 +213,7 @@ func (g *derivedGen) projection() derived {
 	for i := range n {
 		k := g.kind()
 		items = append(items, g.pick(derivedItems[k]...)+" AS "+names[i])
-		cols = append(cols, dcol{names[i], k})
+		cols = append(cols, dcol{name: names[i], kind: k})
 	}
 	// An item naming an earlier item's alias (a conjunct over it cannot
 	// move: in WHERE the name would be FROM's column, or none).
@@ -220,7 +221,7 @@ func (g *derivedGen) projection() derived {
 	if lateral {
 		name := fmt.Sprintf("c%d", n)
 		items = append(items, "c0 "+g.pick("+ 1", "* 2", "- n")+" AS "+name)
-		cols = append(cols, dcol{name, cols[0].kind})
+		cols = append(cols, dcol{name: name, kind: cols[0].kind})
 	}
 	return derived{sql: fmt.Sprintf("SELECT %s FROM %s%s", strings.Join(items, ", "), g.table(), g.innerWhere()), cols: cols, lateral: lateral}
 }
@@ -234,7 +235,7 @@ func (g *derivedGen) grouped() derived {
 	add := func(item string, k dkind) {
 		name := fmt.Sprintf("c%d", len(cols))
 		items = append(items, item+" AS "+name)
-		cols = append(cols, dcol{name, k})
+		cols = append(cols, dcol{name: name, kind: k})
 	}
 	for range g.rng.IntN(3) {
 		k := derivedKeys[g.rng.IntN(len(derivedKeys))]
@@ -274,7 +275,7 @@ func (g *derivedGen) unionAll() derived {
 		if (k == dInt || k == dDec) && g.chance(0.5) {
 			mixed[i] = true
 		}
-		cols = append(cols, dcol{fmt.Sprintf("c%d", i), k})
+		cols = append(cols, dcol{name: fmt.Sprintf("c%d", i), kind: k})
 	}
 	var sels []string
 	for b := range 2 + g.rng.IntN(2) {
@@ -286,6 +287,7 @@ func (g *derivedGen) unionAll() derived {
 				if k == dDec {
 					cols[i].kind = dDec
 				}
+				cols[i].mixed = cols[i].mixed || b > 0 && k != c.kind
 			}
 			item := g.pick(derivedItems[k]...)
 			if b > 0 && g.chance(0.12) {
@@ -319,7 +321,7 @@ func (g *derivedGen) unmovable() derived {
 		name := fmt.Sprintf("w%d", len(d.cols))
 		part := g.pick("s", "n", "k % 3")
 		d.sql = strings.Replace(d.sql, " FROM ", fmt.Sprintf(", count(*) OVER (PARTITION BY %s) AS %s FROM ", part, name), 1)
-		d.cols = append(d.cols, dcol{name, dInt})
+		d.cols = append(d.cols, dcol{name: name, kind: dInt})
 	default:
 		var items []string
 		for _, c := range d.cols {
@@ -342,7 +344,7 @@ func (g *derivedGen) over(d derived) derived {
 		}
 		name := fmt.Sprintf("c%d", i)
 		items = append(items, item+" AS "+name)
-		cols = append(cols, dcol{name, c.kind})
+		cols = append(cols, dcol{name, c.kind, c.mixed})
 	}
 	return derived{sql: fmt.Sprintf("SELECT %s FROM (%s) z%s", strings.Join(items, ", "), d.sql,
 		where(g.conds(qualified("z", d.cols), 0.6)...)), cols: cols, limit: d.limit}
@@ -352,7 +354,7 @@ func (g *derivedGen) over(d derived) derived {
 func qualified(alias string, cols []dcol) []dcol {
 	var out []dcol
 	for _, c := range cols {
-		out = append(out, dcol{alias + "." + c.name, c.kind})
+		out = append(out, dcol{alias + "." + c.name, c.kind, c.mixed})
 	}
 	return out
 }
@@ -401,7 +403,11 @@ func (g *derivedGen) cond(cols []dcol, depth int) string {
 			}
 			return fmt.Sprint(g.rng.IntN(45) - 5)
 		}
-		switch g.rng.IntN(7) {
+		r := g.rng.IntN(7)
+		if c.mixed && g.chance(0.4) {
+			r = 4
+		}
+		switch r {
 		case 0:
 			return fmt.Sprintf("%s %sBETWEEN %s AND %s", c.name, g.pick("", "NOT "), lit(), lit())
 		case 1:
