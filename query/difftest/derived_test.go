@@ -47,6 +47,9 @@ func TestDerived(t *testing.T) {
 		}
 		if d != "" {
 			failed++
+			if g.view != "" {
+				d = g.view + "\n" + d
+			}
 			if failed <= 10 {
 				t.Errorf("query %d (-joinseed %d):\n%s", i, *joinSeed, d)
 			}
