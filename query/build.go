@@ -835,7 +835,7 @@ func (b *builder) plainAggCall(call *ast.AggregateFuncExpr, ts scope, n *aggrega
 // argSlot is the index of arg among n's aggregate arguments, added once
 // however many aggregates read it.
 func (n *aggregateNode) argSlot(arg expr.Expr, argIndex map[string]int) int {
-	argText := arg.String()
+	argText := expr.Key(arg) // not its text: a join may hold two columns of one name
 	i, ok := argIndex[argText]
 	if !ok {
 		i = len(n.args)

@@ -29,6 +29,17 @@ const pipesFunc = "quiver$pipes"
 // markPipes renames the || calls of s to pipesFunc.
 func markPipes(s *ast.SelectStmt) { s.Accept(pipesMarker{}) }
 
+// pipesKeptSQL is restoreSQL of a query (a WITH name's, a derived
+// table's) that is parsed again from the text, its || regrouped and
+// marked first as planning does (fixConcatPrecedence, markPipes):
+// restored unmarked, a || b reads back as a written concat(a, b), which
+// skips a NULL operand where || is NULL.
+func pipesKeptSQL(n ast.Node) string {
+	n.Accept(&concatRegrouper{})
+	n.Accept(pipesMarker{})
+	return restoreSQL(n)
+}
+
 type pipesMarker struct{}
 
 func (pipesMarker) Enter(n ast.Node) (ast.Node, bool) {

@@ -30,7 +30,7 @@ func (b *builder) bindWithSetOp(c *ast.CommonTableExpression, u *ast.SetOprStmt)
 	if err := b.nameCTEColumns(c, first); err != nil {
 		return err
 	}
-	b.ctes = append(b.ctes, namedQuery{name: c.Name.O, setop: u, text: restoreSQL(u), used: new(bool),
+	b.ctes = append(b.ctes, namedQuery{name: c.Name.O, setop: u, text: pipesKeptSQL(u), used: new(bool),
 		scope: slices.Clip(b.ctes), params: paramOrders(u), shared: &cteShared{}})
 	return nil
 }

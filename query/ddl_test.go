@@ -283,6 +283,13 @@ func TestViews(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.sql, err, tc.msg)
 		}
 	}
+	// || is NULL with a NULL side, written back and read again too (it
+	// was read back as concat(), which skips NULLs).
+	exec(t, e, `INSERT INTO t VALUES (6, NULL)`)
+	exec(t, e, `CREATE VIEW piped AS SELECT b || '!' AS p, a + 1 || b AS q FROM t`)
+	if got := rows(t, e, `SELECT count(p), count(q), max(q) FROM piped`); strings.Join(got, ",") != "4|4|5w" {
+		t.Errorf("|| in a view: %v", got)
+	}
 	exec(t, e, `DROP VIEW bigger`)
 	exec(t, e, `DROP VIEW IF EXISTS bigger`)
 	if _, err := e.Query(context.Background(), `SELECT * FROM bigger`); !errors.Is(err, ErrNoTable) {

@@ -527,7 +527,7 @@ func (b *builder) bindWith(w *ast.WithClause) error {
 		if err := b.nameCTEColumns(c, sel); err != nil {
 			return err
 		}
-		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: restoreSQL(sel), used: new(bool),
+		b.ctes = append(b.ctes, namedQuery{name: c.Name.O, query: sel, text: pipesKeptSQL(sel), used: new(bool),
 			scope: slices.Clip(b.ctes), params: paramOrders(sel), shared: &cteShared{}})
 	}
 	return nil

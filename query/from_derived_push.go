@@ -61,7 +61,7 @@ func (b *builder) pushableSource(s *ast.SelectStmt, text string, ctes []namedQue
 		return nil
 	}
 	if text == "" {
-		text = restoreSQL(s)
+		text = pipesKeptSQL(s)
 	}
 	return &derivedSource{text: text, ctes: ctes}
 }
@@ -84,7 +84,7 @@ func (b *builder) pushableUnion(s *ast.SetOprStmt, ctes []namedQuery) *derivedSo
 			return nil
 		}
 	}
-	return &derivedSource{text: restoreSQL(s), union: true, ctes: ctes}
+	return &derivedSource{text: pipesKeptSQL(s), union: true, ctes: ctes}
 }
 
 // pushableSelect reports whether conjuncts could move into s (the

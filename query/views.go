@@ -226,7 +226,7 @@ func (n *changeNode) createView(s *ast.CreateViewStmt) error {
 		// QUALIFY only as the HAVING it was rewritten to (parse_qualify.go).
 		return n.b.at(ErrUnsupported, q, "QUALIFY in a view (filter by the window in a subquery: SELECT … FROM (SELECT …, row_number() OVER (…) AS rn FROM t) WHERE rn = 1)")
 	}
-	text := restoreSQL(sel)
+	text := pipesKeptSQL(sel) // a || b kept apart from concat(a, b) (build_concat.go)
 	if text == "" {
 		return n.b.at(ErrInvalid, s.Select, "the view's query cannot be written back as SQL")
 	}

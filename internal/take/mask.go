@@ -19,9 +19,14 @@ type Mask struct {
 }
 
 // NewMask is a mask of n rows, the TRUE rows of mask (set and not NULL).
+// A mask of no rows may have no values buffer at all (a constant
+// evaluated over an empty batch).
 func NewMask(mask *array.Boolean) *Mask {
 	n := mask.Len()
 	m := &Mask{bits: make([]byte, bitutil.BytesForBits(int64(n))), n: n}
+	if n == 0 {
+		return m
+	}
 	bitutil.CopyBitmap(mask.Data().Buffers()[1].Bytes(), mask.Data().Offset(), n, m.bits, 0)
 	m.andValid(mask)
 	return m
@@ -29,6 +34,9 @@ func NewMask(mask *array.Boolean) *Mask {
 
 // And keeps the rows of m that are TRUE in mask too (of m's length).
 func (m *Mask) And(mask *array.Boolean) {
+	if m.n == 0 {
+		return
+	}
 	bitutil.BitmapAnd(m.bits, mask.Data().Buffers()[1].Bytes(), 0, int64(mask.Data().Offset()), m.bits, 0, int64(m.n))
 	m.andValid(mask)
 }

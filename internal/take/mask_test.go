@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -61,5 +62,19 @@ func TestMask(t *testing.T) {
 				b.Release()
 			}
 		}
+	}
+}
+
+// TestMaskOfNoRows: a boolean array of no rows may have no values buffer
+// (a constant over an empty batch); NewMask, And and Selection take it. They
+// dereferenced the missing buffer: SELECT count(*) FROM empty WHERE 7 IS
+// NULL panicked.
+func TestMaskOfNoRows(t *testing.T) {
+	empty := array.NewBooleanData(array.NewData(arrow.FixedWidthTypes.Boolean, 0, []*memory.Buffer{nil, nil}, nil, 0, 0))
+	defer empty.Release()
+	m := NewMask(empty)
+	m.And(empty)
+	if m.Count() != 0 || len(m.Selection(nil)) != 0 || len(Selection(nil, empty)) != 0 {
+		t.Errorf("count %d, selection %v", m.Count(), m.Selection(nil))
 	}
 }

@@ -35,6 +35,9 @@ import (
 // ascending, eight rows per byte of the bitmaps.
 func Selection(dst []int32, mask *array.Boolean) []int32 {
 	n, off := mask.Len(), mask.Data().Offset()
+	if n == 0 { // perhaps without a values buffer (a constant over no rows)
+		return dst
+	}
 	if off%8 != 0 {
 		for i := range n {
 			if mask.IsValid(i) && mask.Value(i) {

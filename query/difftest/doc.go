@@ -64,7 +64,12 @@
 // GROUP BY, joins and lineitem, and QUALIFY (window_test.go). TestTimeZones
 // runs casts, fields, calendar arithmetic (INTERVAL constants and values),
 // TIMESTAMPTZ literals and strptime with %z in three session zones
-// (timezone_test.go).
+// (timezone_test.go). TestDerived wraps generated SELECTs over the join
+// tables — projections, aggregates, UNION ALLs of differing types, SELECTs
+// a filter must not enter — as derived tables, WITH names and join
+// inputs, with random conjuncts outside that quiver moves into them, and
+// dates cast to TIMESTAMP compared at and off midnight (derived_test.go;
+// -joinseed, -derivedqueries).
 //
 // # Comparison
 //

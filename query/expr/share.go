@@ -41,8 +41,7 @@ func Share(exprs []Expr) []Expr {
 
 // shareKey identifies what a node computes: an arithmetic node by its
 // operator, type and operands' ids, a column by batch index and type,
-// anything else by its Go type, text and type (a column under it is
-// named, and the arrays of one name hold the same values).
+// anything else by its Go type, Key (text and columns read) and type.
 type shareKey struct {
 	op         ArithOp
 	typ        string
@@ -74,7 +73,7 @@ func (s *sharer) id(e Expr) int {
 	case *column:
 		k = shareKey{col: true, index: x.index, typ: x.typ.String()}
 	default:
-		k = shareKey{other: fmt.Sprintf("%T", e), typ: e.Type().String(), text: e.String()}
+		k = shareKey{other: fmt.Sprintf("%T", e), typ: e.Type().String(), text: Key(e)}
 	}
 	id, ok := s.ids[k]
 	if !ok {
