@@ -91,6 +91,14 @@ func (t *KeyTable) UseDense(lo, hi int64) error {
 	return nil
 }
 
+// denseKey is what a dense index numbers: the keys stored as fixedKeys
+// of int64 (BIGINT, and TIMESTAMP and TIME, whose values are int64: keys.go)
+// or of date32. Insert and lookup take each of their array types: a
+// lookup that skipped one would leave every row's id as it was.
+type denseKey interface {
+	int64 | arrow.Date32 | arrow.Timestamp | arrow.Time64
+}
+
 // insert is Insert into a table UseDense made.
 func (d *denseIndex) insert(key arrow.Array, rows []uint32, ids []uint32) error {
 	var err error
@@ -99,11 +107,17 @@ func (d *denseIndex) insert(key arrow.Array, rows []uint32, ids []uint32) error 
 		err = insertDense(d, a.Int64Values(), key, rows, ids)
 	case *array.Date32:
 		err = insertDense(d, a.Date32Values(), key, rows, ids)
+	case *array.Timestamp:
+		err = insertDense(d, a.TimestampValues(), key, rows, ids)
+	case *array.Time64:
+		err = insertDense(d, a.Time64Values(), key, rows, ids)
+	default:
+		err = fmt.Errorf("agg: a dense index of %s keys", key.DataType())
 	}
 	return err
 }
 
-func insertDense[T int64 | arrow.Date32](d *denseIndex, vals []T, key arrow.Array, rows []uint32, ids []uint32) error {
+func insertDense[T denseKey](d *denseIndex, vals []T, key arrow.Array, rows []uint32, ids []uint32) error {
 	dense, lo := d.ids, uint64(d.lo)
 	span := uint64(len(dense))
 	nulls := key.NullN() > 0
@@ -131,7 +145,7 @@ func insertDense[T int64 | arrow.Date32](d *denseIndex, vals []T, key arrow.Arra
 	return nil
 }
 
-func spanOf[T int64 | arrow.Date32](vals []T) (lo, hi int64) {
+func spanOf[T denseKey](vals []T) (lo, hi int64) {
 	lo, hi = int64(vals[0]), int64(vals[0])
 	for _, v := range vals[1:] {
 		lo, hi = min(lo, int64(v)), max(hi, int64(v))
@@ -174,7 +188,7 @@ func (t *KeyTable) Densify() error {
 	return nil
 }
 
-func fillDense[T int64 | arrow.Date32](ids []uint32, lo int64, vals []T) {
+func fillDense[T denseKey](ids []uint32, lo int64, vals []T) {
 	for id, v := range vals {
 		ids[int64(v)-lo] = uint32(id) + 1
 	}
@@ -189,6 +203,14 @@ func (d *denseIndex) lookup(key arrow.Array, rows []uint32, ids []uint32) {
 		probeDense(d, a.Int64Values(), rows, ids)
 	case *array.Date32:
 		probeDense(d, a.Date32Values(), rows, ids)
+	case *array.Timestamp: // a TIMESTAMP's and a TIME's keys are int64 (keys.go)
+		probeDense(d, a.TimestampValues(), rows, ids)
+	case *array.Time64:
+		probeDense(d, a.Time64Values(), rows, ids)
+	default: // no dense index is made of other keys (denseKeys); none matches
+		for _, r := range rows {
+			ids[r] = NoKey
+		}
 	}
 	if key.NullN() > 0 {
 		for _, r := range rows {
@@ -199,7 +221,7 @@ func (d *denseIndex) lookup(key arrow.Array, rows []uint32, ids []uint32) {
 	}
 }
 
-func probeDense[T int64 | arrow.Date32](d *denseIndex, vals []T, rows []uint32, ids []uint32) {
+func probeDense[T denseKey](d *denseIndex, vals []T, rows []uint32, ids []uint32) {
 	dense, lo := d.ids, uint64(d.lo)
 	span := uint64(len(dense))
 	for _, r := range rows {

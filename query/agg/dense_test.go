@@ -28,6 +28,26 @@ func int64Keys(mem memory.Allocator, dt arrow.DataType, vals []int64, null func(
 		b.AppendValues(ds, valid)
 		return b.NewArray()
 	}
+	switch dt.ID() {
+	case arrow.TIMESTAMP:
+		b := array.NewTimestampBuilder(mem, dt.(*arrow.TimestampType))
+		defer b.Release()
+		ts := make([]arrow.Timestamp, len(vals))
+		for i, v := range vals {
+			ts[i] = arrow.Timestamp(v)
+		}
+		b.AppendValues(ts, valid)
+		return b.NewArray()
+	case arrow.TIME64:
+		b := array.NewTime64Builder(mem, dt.(*arrow.Time64Type))
+		defer b.Release()
+		ts := make([]arrow.Time64, len(vals))
+		for i, v := range vals {
+			ts[i] = arrow.Time64(v)
+		}
+		b.AppendValues(ts, valid)
+		return b.NewArray()
+	}
 	b := array.NewInt64Builder(mem)
 	defer b.Release()
 	b.AppendValues(vals, valid)
@@ -53,6 +73,10 @@ func TestDenseMatchesMap(t *testing.T) {
 		{arrow.PrimitiveTypes.Int64, 0, 100000, 300000}, // ~85,000 keys: dense by the 4-per-tuple rule
 		{arrow.FixedWidthTypes.Date32, 8000, 1500, 4000},
 		{arrow.FixedWidthTypes.Date32, math.MinInt32, 50, 60},
+		// a TIMESTAMP's and a TIME's keys are int64: a lookup that skipped
+		// their arrays matched every probe row with the first tuple
+		{&arrow.TimestampType{Unit: arrow.Microsecond}, 865_123_200_000_000, 300, 900},
+		{arrow.FixedWidthTypes.Time64us, 3_600_000_000, 300, 900},
 	}
 	for ci, c := range cases {
 		t.Run(fmt.Sprintf("%v/lo=%d/n=%d", c.dt, c.lo, c.n), func(t *testing.T) {

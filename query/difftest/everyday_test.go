@@ -54,6 +54,9 @@ var everydayQueries = []testQuery{
 	{name: "USING chained", sql: "SELECT * FROM (SELECT n_nationkey AS k, n_name FROM nation) a JOIN (SELECT n_nationkey AS k, n_regionkey FROM nation) b USING (k) JOIN (SELECT n_nationkey AS k, n_comment FROM nation) c USING (k)"},
 	{name: "IS [NOT] TRUE and FALSE", sql: "SELECT id, (i > 0) IS TRUE, (i > 0) IS NOT TRUE, b IS FALSE, b IS NOT FALSE, NULL IS TRUE FROM t"},
 	{name: "IS NOT TRUE in WHERE", sql: "SELECT count(*) FROM t WHERE (i > 100 AND b) IS NOT TRUE"},
+	// a TIMESTAMP join key whose build side has few distinct keys (agg/dense.go's dense index)
+	{name: "a TIMESTAMP constant as a join key", sql: "SELECT count(*) FROM t y JOIN (SELECT k, TIMESTAMP '1995-07-30 00:00:00' AS c0 FROM t WHERE id < 40) x ON x.c0 = CAST(y.dt AS TIMESTAMP)"},
+	{name: "one TIMESTAMP as a join key", sql: "SELECT count(*) FROM t y JOIN (SELECT max(CAST(dt AS TIMESTAMP)) AS c0 FROM t WHERE id < 40) x ON x.c0 = CAST(y.dt AS TIMESTAMP)"},
 	// WITH over a set operation (cte_setop.go); a conjunct over a UNION ALL moves into each SELECT
 	{name: "WITH of a UNION ALL, filtered", sql: "WITH u AS (SELECT n_nationkey AS k, n_name AS name FROM nation UNION ALL SELECT r_regionkey, r_name FROM region) SELECT * FROM u WHERE k < 3"},
 	{name: "WITH of a UNION used twice", sql: "WITH u AS (SELECT k FROM t UNION SELECT n FROM t) SELECT count(*), (SELECT max(k) FROM u) FROM u WHERE k > 2"},
