@@ -28,7 +28,7 @@ func TestErrorsMapToCodes(t *testing.T) {
 		msg  string
 	}{
 		{`SELEC id FROM nums`, codes.InvalidArgument, "syntax error"},
-		{`SELECT a.id FROM nums a NATURAL JOIN nums b`, codes.InvalidArgument, "NATURAL JOIN"},
+		{`SELECT a.id FROM nums a, LATERAL (SELECT a.id) b`, codes.InvalidArgument, "LATERAL"},
 		{`SELECT id FROM missing`, codes.NotFound, `"missing"`},
 		{`SELECT nope FROM nums`, codes.InvalidArgument, `no column "nope"`},
 		{`DELETE FROM nums`, codes.InvalidArgument, "Delete"},

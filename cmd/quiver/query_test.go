@@ -35,7 +35,7 @@ func TestQueryCommand(t *testing.T) {
 		{[]string{"query"}, 2, "exactly one SQL"},
 		{[]string{"query", "--rows", "10", "SELECT nope FROM comet"}, 1, `no column "nope"`},
 		{[]string{"query", "--rows", "10", "SELECT id FROM comet a JOIN comet b ON a.id = b.id"}, 1, `column "id" is ambiguous: it could be a.id or b.id`},
-		{[]string{"query", "--rows", "10", "SELECT a.id FROM comet a NATURAL JOIN comet b"}, 1, "NATURAL JOIN"},
+		{[]string{"query", "--rows", "10", "SELECT a.id FROM comet a, LATERAL (SELECT a.id) b"}, 1, "LATERAL"},
 		{[]string{"query", "--table", "nofile", "SELECT 1"}, 2, "NAME=FILE"},
 	} {
 		code, _, errs := runCLI(tc.args...)
