@@ -3,7 +3,6 @@
 package difftest
 
 import (
-	"context"
 	"testing"
 )
 
@@ -98,18 +97,4 @@ var everydayQueries = []testQuery{
 	{name: "a subquery without an alias", sql: "SELECT * FROM (SELECT count(*) AS n FROM nation), (SELECT max(r_name) AS m FROM region)"},
 }
 
-func TestEveryday(t *testing.T) {
-	ctx := context.Background()
-	var n tally
-	for _, q := range everydayQueries {
-		t.Run(q.name, func(t *testing.T) {
-			if d := env.mismatch(ctx, q, &n); d != "" {
-				t.Error(d)
-			}
-		})
-	}
-	t.Log(n.String())
-	for _, r := range n.refusals { // every one of these is meant to run
-		t.Errorf("both engines refused %s", r)
-	}
-}
+func TestEveryday(t *testing.T) { runQueriesMeantToRun(t, everydayQueries) }

@@ -3,7 +3,6 @@
 package difftest
 
 import (
-	"context"
 	"testing"
 )
 
@@ -36,18 +35,4 @@ var groupingSetsQueries = []testQuery{
 	{name: "in a WITH", sql: "WITH r AS (SELECT l_returnflag, l_linestatus, sum(l_quantity) AS q FROM lineitem GROUP BY ROLLUP (l_returnflag, l_linestatus)) SELECT * FROM r WHERE q > 1000"},
 }
 
-func TestGroupingSets(t *testing.T) {
-	ctx := context.Background()
-	var n tally
-	for _, q := range groupingSetsQueries {
-		t.Run(q.name, func(t *testing.T) {
-			if d := env.mismatch(ctx, q, &n); d != "" {
-				t.Error(d)
-			}
-		})
-	}
-	t.Log(n.String())
-	for _, r := range n.refusals {
-		t.Errorf("both engines refused %s", r)
-	}
-}
+func TestGroupingSets(t *testing.T) { runQueriesMeantToRun(t, groupingSetsQueries) }
