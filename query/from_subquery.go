@@ -157,31 +157,38 @@ func (v *freeCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // clauses (not of its FROM items) by its value.
 func (b *builder) inlineScalars(s *ast.SelectStmt) error {
 	v := &scalarInliner{b: b}
-	for _, f := range s.Fields.Fields {
-		if f.Expr != nil {
-			if n, ok := f.Expr.Accept(v); ok {
-				f.Expr = n.(ast.ExprNode)
+	rewriteClauses(s, v)
+	return v.err
+}
+
+// rewriteClauses walks v over s's SELECT list, WHERE, HAVING and ORDER BY
+// (not its FROM items), each clause taking the node v returns for it when
+// the walk completes.
+func rewriteClauses(s *ast.SelectStmt, v ast.Visitor) {
+	accept := func(e ast.ExprNode) ast.ExprNode {
+		if n, ok := e.Accept(v); ok {
+			return n.(ast.ExprNode)
+		}
+		return e
+	}
+	if s.Fields != nil {
+		for _, f := range s.Fields.Fields {
+			if f.Expr != nil {
+				f.Expr = accept(f.Expr)
 			}
 		}
 	}
 	if s.Where != nil {
-		if n, ok := s.Where.Accept(v); ok {
-			s.Where = n.(ast.ExprNode)
-		}
+		s.Where = accept(s.Where)
 	}
 	if s.Having != nil {
-		if n, ok := s.Having.Expr.Accept(v); ok {
-			s.Having.Expr = n.(ast.ExprNode)
-		}
+		s.Having.Expr = accept(s.Having.Expr)
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
-			if n, ok := it.Expr.Accept(v); ok {
-				it.Expr = n.(ast.ExprNode)
-			}
+			it.Expr = accept(it.Expr)
 		}
 	}
-	return v.err
 }
 
 type scalarInliner struct {

@@ -47,28 +47,7 @@ func (b *builder) rewriteQuantified(s *ast.SelectStmt) error {
 		return nil
 	}
 	v := &quantifiedRewriter{b: b}
-	if s.Fields != nil {
-		for _, f := range s.Fields.Fields {
-			if f.Expr != nil {
-				n, _ := f.Expr.Accept(v)
-				f.Expr = n.(ast.ExprNode)
-			}
-		}
-	}
-	if s.Where != nil {
-		n, _ := s.Where.Accept(v)
-		s.Where = n.(ast.ExprNode)
-	}
-	if s.Having != nil {
-		n, _ := s.Having.Expr.Accept(v)
-		s.Having.Expr = n.(ast.ExprNode)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			n, _ := it.Expr.Accept(v)
-			it.Expr = n.(ast.ExprNode)
-		}
-	}
+	rewriteClauses(s, v) // from_subquery.go
 	return v.err
 }
 

@@ -36,24 +36,7 @@ const setOpAlias = "setop$"
 // inside other subqueries, which are rewritten when those are planned).
 func (b *builder) wrapSetOpSubqueries(s *ast.SelectStmt) error {
 	v := &setOpWrapper{b: b}
-	if s.Fields != nil {
-		for _, f := range s.Fields.Fields {
-			if f.Expr != nil {
-				f.Expr.Accept(v)
-			}
-		}
-	}
-	if s.Where != nil {
-		s.Where.Accept(v)
-	}
-	if s.Having != nil {
-		s.Having.Expr.Accept(v)
-	}
-	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			it.Expr.Accept(v)
-		}
-	}
+	rewriteClauses(s, v) // from_subquery.go
 	return v.err
 }
 
