@@ -210,21 +210,11 @@ func quantifierWord(all bool) string {
 	return "ANY"
 }
 
-// opText is a comparison operator as SQL writes it.
+// opText is a comparison operator as SQL writes it (expr.CmpOp's name,
+// through build_expr.go's cmpOps).
 func opText(op opcode.Op) string {
-	switch op {
-	case opcode.EQ:
-		return "="
-	case opcode.NE:
-		return "<>"
-	case opcode.LT:
-		return "<"
-	case opcode.LE:
-		return "<="
-	case opcode.GT:
-		return ">"
-	case opcode.GE:
-		return ">="
+	if c, ok := cmpOps[op]; ok {
+		return c.String()
 	}
 	return op.String()
 }
