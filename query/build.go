@@ -53,6 +53,7 @@ type builder struct {
 	preset       *relation    // a table the planner scans through this builder
 	ctes         []namedQuery // WITH names in scope
 	ids          *int         // numbers the planner's relations, shared by a statement's builders
+	scalars      *scalarMemo  // uncorrelated scalar subqueries' values, shared likewise (from_subquery.go)
 	// probing: binding a subquery's FROM only to learn its names
 	// (freeRefs), on copies of the ASTs it plans.
 	probing bool

@@ -387,9 +387,12 @@ func (b *builder) unnamed() ast.CIStr {
 // child returns a builder for a subquery of b's statement: same text,
 // cache, options, parameters and tick count, and b's WITH names.
 func (b *builder) child() *builder {
+	if b.scalars == nil {
+		b.scalars = &scalarMemo{}
+	}
 	return &builder{ctx: b.ctx, sql: b.sql, c: b.c, opts: b.opts, params: b.params, nparams: b.nparams,
 		prepare: b.prepare, ctes: slices.Clip(b.ctes), ids: b.ids, probing: b.probing, depth: b.depth + 1,
-		ticks: b.ticks, trace: b.trace}
+		ticks: b.ticks, trace: b.trace, scalars: b.scalars}
 }
 
 // maxNesting bounds how deeply subqueries, derived tables and WITH

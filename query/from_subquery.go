@@ -235,6 +235,67 @@ func (v *scalarInliner) Leave(n ast.Node) (ast.Node, bool) {
 // scalarValue runs an uncorrelated scalar subquery: one column, at most
 // one row (NULL when none).
 func (b *builder) scalarValue(at ast.Node, sel *ast.SelectStmt) (ast.ExprNode, error) {
+	key := ""
+	if !b.prepare && !hasVolatile(sel) && !hasParam(sel) { // two ? read alike with other values
+		key = restoreSQL(sel) // before planning rewrites sel
+		if v, ok := b.scalars.get(key); ok {
+			return newValueNode(v.lit, v.ValueExpr.GetString()), nil // a node of its own per use
+		}
+	}
+	n, err := b.runScalar(at, sel)
+	if err == nil && key != "" {
+		b.scalars.put(key, n)
+	}
+	return n, err
+}
+
+// scalarMemo keeps the value of each uncorrelated scalar subquery a
+// statement ran, by its text: a part planned again from restored text (a
+// derived table a conjunct moved into, each grouping set) would otherwise
+// run its scalar subqueries again. One without volatile calls
+// (hasVolatile) or ? placeholders (two read alike, bound to other values)
+// gives the same value each time within a statement.
+type scalarMemo struct{ values map[string]*valueNode }
+
+func (m *scalarMemo) get(key string) (*valueNode, bool) {
+	if m == nil {
+		return nil, false
+	}
+	v, ok := m.values[key]
+	return v, ok
+}
+
+func (m *scalarMemo) put(key string, v *valueNode) {
+	if m == nil {
+		return
+	}
+	if m.values == nil {
+		m.values = map[string]*valueNode{}
+	}
+	m.values[key] = v
+}
+
+// hasVolatile reports a call in n whose value changes from call to call
+// (random()).
+func hasVolatile(n ast.Node) bool {
+	v := &volatileFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type volatileFinder struct{ found bool }
+
+func (v *volatileFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && expr.Volatile(f.FnName.L) {
+		v.found = true
+	}
+	return n, v.found
+}
+
+func (v *volatileFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// runScalar plans and runs an uncorrelated scalar subquery.
+func (b *builder) runScalar(at ast.Node, sel *ast.SelectStmt) (*valueNode, error) {
 	sub := b.child()
 	p, err := sub.buildSelect(sel)
 	if err != nil {

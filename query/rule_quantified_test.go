@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // TestQuantifiedComparisons: x op ANY/ALL (…) by SQL's rules — an empty
@@ -59,5 +60,42 @@ func TestQuantifiedComparisons(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v, want an error saying %q", tc.sql, err, tc.msg)
 		}
+	}
+}
+
+// TestScalarMemo: a statement runs each uncorrelated scalar subquery
+// once (scalarMemo): planned again from its text — a derived table a
+// conjunct moved into, a grouping set — it reads the value kept, here
+// after its table is gone; one with a volatile call runs each time.
+func TestScalarMemo(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	c, _ := testTable(t, mem, 300, 50)
+	b := &builder{ctx: t.Context(), c: c, opts: Options{Alloc: mem}}
+	sub := func(sql string) *ast.SelectStmt {
+		st, err := parseSQL(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.(*ast.SelectStmt)
+	}
+	b.child() // makes the statement's memo, as planning a subquery does
+	first, err := b.scalarValue(nil, sub("SELECT max(id) FROM orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.scalarValue(nil, sub("SELECT max(id) + random() FROM orders")); err != nil {
+		t.Fatal(err)
+	}
+	c.Drop("orders")
+	again, err := b.scalarValue(nil, sub("SELECT max(id) FROM orders"))
+	if err != nil || restore(again) != restore(first) || restore(first) != "300" {
+		t.Errorf("the kept value: %v, %v (first %v)", again, err, first)
+	}
+	if again == first {
+		t.Error("one node for two uses")
+	}
+	if _, err := b.scalarValue(nil, sub("SELECT max(id) + random() FROM orders")); err == nil {
+		t.Error("a volatile subquery was not run again")
 	}
 }
